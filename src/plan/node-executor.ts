@@ -1,0 +1,57 @@
+import type { SerializedError } from "../errors/deputy-error.js";
+import type { PlanIssue } from "../errors/plan-validation-error.js";
+import type { ToolRegistry } from "../tools/tool-registry.js";
+import type { ExecutionPlan, PlanNode } from "./plan-schema.js";
+import type { Escalation, NodeStatus, Resolution } from "./run-state.js";
+import type { TemplateScope } from "./template.js";
+
+/**
+ * What the engine offers every executor: the tools and whatever the host configured for the other node
+ * types (delegate backends, trace sinks, agents, policies). Executors read their own keys from `services`.
+ */
+export interface ExecutionHost {
+  tools: ToolRegistry;
+  /** Host-wide settings and services, keyed by the part of deputy that reads them. */
+  services: Record<string, unknown>;
+}
+
+/** One unit of work: a node, or one item of a for_each node. */
+export interface WorkUnit {
+  runId: string;
+  nodeId: string;
+  itemIndex?: number;
+  scope: TemplateScope;
+  signal: AbortSignal;
+  /** Statuses and errors of the nodes so far (for CEL guards). */
+  statuses: Record<string, NodeStatus>;
+  errors: Record<string, SerializedError>;
+  /** Set when this unit escalated in an earlier attempt and someone resolved it. */
+  resolution?: Resolution;
+  /** The earlier escalation, when there was one. */
+  escalation?: Escalation;
+  host: ExecutionHost;
+}
+
+/** How a unit ended. `details` is kept in the unit's durable record and shown in the manifest. */
+export type UnitOutcome =
+  | { status: "ok"; value: unknown; details?: Record<string, unknown> }
+  | { status: "error"; error: SerializedError; details?: Record<string, unknown> }
+  | {
+      status: "escalated";
+      escalation: Omit<Escalation, "nodeId" | "item" | "createdAt">;
+      details?: Record<string, unknown>;
+    }
+  | { status: "skipped"; details?: Record<string, unknown> };
+
+/** Validation context offered to executors' `validate` hooks. */
+export interface ValidationContext {
+  plan: ExecutionPlan;
+  host: ExecutionHost;
+}
+
+/** Runs one node type. The engine owns scheduling, for_each, checkpoints and statuses; executors own the work. */
+export interface NodeExecutor<N extends PlanNode = PlanNode> {
+  /** Extra, type-specific checks, reported with all other validation issues. */
+  validate?(node: N, ctx: ValidationContext): PlanIssue[];
+  execute(node: N, unit: WorkUnit): Promise<UnitOutcome>;
+}

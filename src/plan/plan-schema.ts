@@ -1,0 +1,102 @@
+import { z } from "zod";
+
+/** Node ids: a letter, then letters, digits, `_` or `-`. */
+export const NODE_ID = /^[A-Za-z][A-Za-z0-9_-]*$/;
+
+const retrySchema = z.strictObject({
+  max_attempts: z.int().min(1).max(10).default(1),
+  backoff_seconds: z.number().min(0).max(60).default(0),
+});
+
+const forEachSchema = z.strictObject({
+  source: z.string().regex(/^\{artifacts\.[A-Za-z0-9_.\-[\]]+\}$/, "must be exactly `{artifacts.<id>}`"),
+  select: z.string().min(1).optional(),
+  as: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an identifier").default("item"),
+  max_items: z.int().min(1).default(1000),
+  max_concurrency: z.int().min(1).max(64).default(8),
+  on_item_error: z.enum(["collect", "fail", "skip"]).default("collect"),
+  skip_existing: z.boolean().default(true),
+});
+
+const baseShape = {
+  id: z.string().regex(NODE_ID, "must start with a letter and hold only letters, digits, `_` and `-`"),
+  depends_on: z.array(z.string()).default([]),
+  store_as: z.string().min(1),
+  when: z.string().min(1).optional(),
+  for_each: forEachSchema.optional(),
+  timeout: z.number().positive().optional(),
+  retry: retrySchema.default({ max_attempts: 1, backoff_seconds: 0 }),
+  description: z.string().optional(),
+};
+
+export const toolNodeSchema = z.strictObject({
+  ...baseShape,
+  type: z.literal("tool").default("tool"),
+  tool: z.string().min(1),
+  args: z.record(z.string(), z.unknown()).default({}),
+});
+
+export const delegateNodeSchema = z.strictObject({
+  ...baseShape,
+  type: z.literal("delegate"),
+  instruction: z.string().min(1),
+  facts: z.record(z.string(), z.unknown()).default({}),
+  tools: z
+    .array(z.string().min(1))
+    .min(1)
+    .refine((t) => new Set(t).size === t.length, "tools must be unique"),
+  min_confidence: z.number().min(0).max(1).optional(),
+  accept_when: z.string().min(1).optional(),
+  on_reject: z.enum(["fail", "retry_backend", "escalate"]).default("fail"),
+  allow_side_effects: z.boolean().default(false),
+  escalate_to: z.string().min(1).optional(),
+});
+
+export const agentNodeSchema = z.strictObject({
+  ...baseShape,
+  type: z.literal("agent"),
+  agent: z.string().min(1),
+  action: z.string().min(1).optional(),
+  input: z.record(z.string(), z.unknown()).default({}),
+});
+
+export const planMetadataSchema = z.strictObject({
+  max_parallel_tasks: z.int().min(1).max(128).default(10),
+  execution_timeout: z.number().positive().optional(),
+  checkpoint: z.boolean().default(true),
+});
+
+export const planHeaderSchema = z.strictObject({
+  name: z.string().min(1),
+  objective: z.string().default(""),
+  nodes: z.array(z.unknown()).min(1, "a plan needs at least one node"),
+  metadata: planMetadataSchema.default({ max_parallel_tasks: 10, checkpoint: true }),
+  /** Declared inputs (a JSON Schema object) when a plan is called like a function (agents' delegations). */
+  inputs: z.record(z.string(), z.unknown()).optional(),
+  /** The artifact key a plan returns when called like a function. */
+  returns: z.string().optional(),
+});
+
+export type ToolNode = z.output<typeof toolNodeSchema>;
+export type DelegateNode = z.output<typeof delegateNodeSchema>;
+export type AgentNode = z.output<typeof agentNodeSchema>;
+export type PlanNode = ToolNode | DelegateNode | AgentNode;
+export type ForEach = z.output<typeof forEachSchema>;
+export type RetryPolicy = z.output<typeof retrySchema>;
+export type PlanMetadata = z.output<typeof planMetadataSchema>;
+
+/** A parsed, structurally valid plan (defaults applied). */
+export interface ExecutionPlan {
+  name: string;
+  objective: string;
+  nodes: PlanNode[];
+  metadata: PlanMetadata;
+  inputs?: Record<string, unknown>;
+  returns?: string;
+}
+
+export const nodeSchemas = {
+  tool: toolNodeSchema,
+  delegate: delegateNodeSchema,
+  agent: agentNodeSchema,
+} as const;

@@ -1,0 +1,84 @@
+import type { SerializedError } from "../errors/deputy-error.js";
+
+/** Where a node stands. `pending` and `running` never end a run; the rest are final for this attempt. */
+export type NodeStatus = "pending" | "running" | "ok" | "partial" | "skipped" | "error" | "blocked" | "escalated";
+
+/** How a run ended (or `running` while it goes on). */
+export type RunStatus = "running" | "completed" | "partial" | "failed" | "escalated" | "cancelled";
+
+/** What a person (or an agent) decided about an escalation. */
+export type Resolution =
+  | { kind: "call"; call: { name: string; arguments: Record<string, unknown> } }
+  | { kind: "value"; value: unknown }
+  | { kind: "skip" };
+
+/** A node or item paused for a decision. */
+export interface Escalation {
+  nodeId: string;
+  item?: number;
+  /** The gate's verdict that caused it (`low_confidence`, `declined`, …). */
+  verdict: string;
+  reason: string;
+  proposal?: unknown;
+  createdAt: string;
+  resolution?: Resolution;
+}
+
+/** The durable record of one for_each item. */
+export interface ItemRecord {
+  index: number;
+  status: "ok" | "error" | "skipped" | "escalated";
+  key?: string;
+  error?: SerializedError;
+  escalation?: Escalation;
+  /** Executor-specific facts worth keeping (a delegate's verdict, an agent's ledger). */
+  details?: Record<string, unknown>;
+}
+
+/** Item counts of a for_each node. `reused` items were already stored and not dispatched again. */
+export interface ItemCounts {
+  total: number;
+  ok: number;
+  error: number;
+  skipped: number;
+  escalated: number;
+  reused: number;
+}
+
+/** The durable record of one node. */
+export interface NodeRecord {
+  status: NodeStatus;
+  storedKeys: string[];
+  attempts: number;
+  startedAt?: string;
+  endedAt?: string;
+  durationMs?: number;
+  error?: SerializedError;
+  escalation?: Escalation;
+  items?: ItemCounts;
+  details?: Record<string, unknown>;
+}
+
+/** The durable header of a run. */
+export interface RunRecord {
+  runId: string;
+  planName: string;
+  fingerprint: string;
+  /** The plan as given (raw JSON), so a run can be resumed from the store alone. */
+  plan: unknown;
+  status: RunStatus;
+  createdAt: string;
+  updatedAt: string;
+  /** How the run was started (tools module path, delegate specs without secrets, …), for `deputy resume`. */
+  options: Record<string, unknown>;
+  error?: SerializedError;
+}
+
+/** Everything a store keeps of a run. */
+export interface StoredRun {
+  run: RunRecord;
+  artifacts: Record<string, unknown>;
+  nodes: Record<string, NodeRecord>;
+  /** Item records by node id, then by index. */
+  items: Record<string, Record<number, ItemRecord>>;
+}

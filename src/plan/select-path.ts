@@ -1,0 +1,65 @@
+import { DeputyError } from "../errors/deputy-error.js";
+
+/** One step of a select path: a key, `[]` (flatten), or `[n]` (index). */
+export type PathStep = { key: string } | { flatten: true } | { index: number };
+
+const STEP = /^([A-Za-z0-9_-]+)((?:\[\d*\])*)$/;
+
+/**
+ * Parses a select path: keys joined by dots, each optionally followed by `[]` (flatten a list) or `[n]`
+ * (take element n), e.g. `alerts[]`, `data.items[].tags[]`, `results[0].name`.
+ * Throws `SELECT_INVALID` with the offending part.
+ */
+export function parseSelectPath(path: string): PathStep[] {
+  const steps: PathStep[] = [];
+  for (const part of path.split(".")) {
+    const m = STEP.exec(part);
+    if (!m) {
+      throw new DeputyError(
+        "SELECT_INVALID",
+        `Select path "${path}": "${part}" is not a key, \`key[]\` or \`key[n]\` (keys hold letters, digits, _ and -).`,
+      );
+    }
+    steps.push({ key: m[1]! });
+    for (const b of m[2]!.match(/\[\d*\]/g) ?? []) {
+      steps.push(b === "[]" ? { flatten: true } : { index: Number(b.slice(1, -1)) });
+    }
+  }
+  return steps;
+}
+
+/**
+ * Applies a parsed path. Once a `[]` has flattened a list, later steps apply to every element, and a
+ * further `[]` flattens one level more. Missing keys and non-lists are errors that name the step.
+ */
+export function applySelectPath(value: unknown, steps: PathStep[], label = "value"): unknown {
+  let many = false;
+  let current: unknown = value;
+  let where = label;
+  const one = (v: unknown, step: PathStep): unknown => {
+    if ("key" in step) {
+      if (typeof v !== "object" || v === null || Array.isArray(v) || !(step.key in v)) {
+        throw new DeputyError("SELECT_MISSING", `${where} has no key "${step.key}".`);
+      }
+      return (v as Record<string, unknown>)[step.key];
+    }
+    if ("index" in step) {
+      if (!Array.isArray(v) || step.index >= v.length) {
+        throw new DeputyError("SELECT_MISSING", `${where} has no element [${step.index}].`);
+      }
+      return v[step.index];
+    }
+    if (!Array.isArray(v)) throw new DeputyError("SELECT_MISSING", `${where} is not a list, so it cannot be flattened.`);
+    return v;
+  };
+  for (const step of steps) {
+    if ("flatten" in step) {
+      current = many ? (current as unknown[]).flatMap((v) => one(v, step) as unknown[]) : one(current, step);
+      many = true;
+    } else {
+      current = many ? (current as unknown[]).map((v) => one(v, step)) : one(current, step);
+    }
+    where += "key" in step ? `.${step.key}` : "index" in step ? `[${step.index}]` : "[]";
+  }
+  return current;
+}

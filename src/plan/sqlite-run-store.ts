@@ -1,0 +1,204 @@
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import Database from "better-sqlite3";
+import type { RunMutation, RunStore } from "./run-store.js";
+import type { ItemRecord, NodeRecord, RunRecord, StoredRun } from "./run-state.js";
+import { RunError } from "../errors/run-error.js";
+
+/** Options of {@link SqliteRunStore}. */
+export interface SqliteRunStoreOptions {
+  /**
+   * SQLite `synchronous` mode. `"normal"` (default) with WAL survives a crash or `kill -9` of the process;
+   * `"full"` also survives a power cut, at the price of an fsync per commit.
+   */
+  synchronous?: "normal" | "full";
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS runs (
+  run_id TEXT PRIMARY KEY, plan_name TEXT NOT NULL, fingerprint TEXT NOT NULL, plan TEXT NOT NULL,
+  status TEXT NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL, options TEXT NOT NULL, error TEXT
+);
+CREATE TABLE IF NOT EXISTS artifacts (
+  run_id TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (run_id, key)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS nodes (
+  run_id TEXT NOT NULL, node_id TEXT NOT NULL, record TEXT NOT NULL, PRIMARY KEY (run_id, node_id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS items (
+  run_id TEXT NOT NULL, node_id TEXT NOT NULL, idx INTEGER NOT NULL, record TEXT NOT NULL,
+  PRIMARY KEY (run_id, node_id, idx)
+) WITHOUT ROWID;
+`;
+
+interface Pending {
+  runId: string;
+  batch: RunMutation[];
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * Durable run store in one SQLite file (WAL). Concurrent `write` calls made in the same turn of the event loop
+ * are committed together in one transaction (group commit), so many in-flight items cost one commit.
+ */
+export class SqliteRunStore implements RunStore {
+  readonly path: string;
+  readonly #db: Database.Database;
+  readonly #stmts;
+  #queue: Pending[] = [];
+  #scheduled = false;
+  #closed = false;
+
+  constructor(path: string, options: SqliteRunStoreOptions = {}) {
+    this.path = path;
+    if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+    this.#db = new Database(path);
+    this.#db.pragma("journal_mode = WAL");
+    this.#db.pragma(`synchronous = ${options.synchronous === "full" ? "FULL" : "NORMAL"}`);
+    this.#db.pragma("busy_timeout = 5000");
+    this.#db.exec(SCHEMA);
+    const db = this.#db;
+    this.#stmts = {
+      insertRun: db.prepare(
+        `INSERT INTO runs (run_id, plan_name, fingerprint, plan, status, created_at, updated_at, options)
+         VALUES (@runId, @planName, @fingerprint, @plan, @status, @createdAt, @updatedAt, @options)`,
+      ),
+      status: db.prepare(`UPDATE runs SET status = ?, updated_at = ?, error = ? WHERE run_id = ?`),
+      artifact: db.prepare(`INSERT OR REPLACE INTO artifacts (run_id, key, value) VALUES (?, ?, ?)`),
+      node: db.prepare(`INSERT OR REPLACE INTO nodes (run_id, node_id, record) VALUES (?, ?, ?)`),
+      item: db.prepare(`INSERT OR REPLACE INTO items (run_id, node_id, idx, record) VALUES (?, ?, ?, ?)`),
+      getRun: db.prepare(`SELECT * FROM runs WHERE run_id = ?`),
+      getNode: db.prepare(`SELECT record FROM nodes WHERE run_id = ? AND node_id = ?`),
+      getItem: db.prepare(`SELECT record FROM items WHERE run_id = ? AND node_id = ? AND idx = ?`),
+      artifacts: db.prepare(`SELECT key, value FROM artifacts WHERE run_id = ?`),
+      nodes: db.prepare(`SELECT node_id, record FROM nodes WHERE run_id = ?`),
+      items: db.prepare(`SELECT node_id, record FROM items WHERE run_id = ? ORDER BY node_id, idx`),
+      list: db.prepare(`SELECT * FROM runs ORDER BY created_at DESC, rowid DESC LIMIT ?`),
+    };
+  }
+
+  async createRun(run: RunRecord): Promise<void> {
+    this.#assertOpen();
+    try {
+      this.#stmts.insertRun.run({
+        ...run,
+        plan: JSON.stringify(run.plan),
+        options: JSON.stringify(run.options),
+      });
+    } catch (cause) {
+      throw new RunError("RUN_EXISTS", `Run ${run.runId} already exists in ${this.path}.`, { cause });
+    }
+  }
+
+  write(runId: string, batch: RunMutation[]): Promise<void> {
+    this.#assertOpen();
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ runId, batch, resolve, reject });
+      if (!this.#scheduled) {
+        this.#scheduled = true;
+        setImmediate(() => this.#flush());
+      }
+    });
+  }
+
+  #flush(): void {
+    this.#scheduled = false;
+    const queue = this.#queue;
+    this.#queue = [];
+    try {
+      this.#db.transaction(() => {
+        for (const p of queue) for (const m of p.batch) this.#apply(p.runId, m);
+      })();
+      for (const p of queue) p.resolve();
+    } catch (error) {
+      for (const p of queue) p.reject(error);
+    }
+  }
+
+  #apply(runId: string, m: RunMutation): void {
+    const s = this.#stmts;
+    switch (m.kind) {
+      case "artifact":
+        s.artifact.run(runId, m.key, JSON.stringify(m.value ?? null));
+        break;
+      case "node":
+        s.node.run(runId, m.nodeId, JSON.stringify(m.record));
+        break;
+      case "item":
+        s.item.run(runId, m.nodeId, m.item.index, JSON.stringify(m.item));
+        break;
+      case "status":
+        s.status.run(m.status, m.updatedAt, m.error ? JSON.stringify(m.error) : null, runId);
+        break;
+      case "resolution": {
+        if (m.item === undefined) {
+          const row = s.getNode.get(runId, m.nodeId) as { record: string } | undefined;
+          const record = row && (JSON.parse(row.record) as NodeRecord);
+          if (record?.escalation) {
+            record.escalation.resolution = m.resolution;
+            s.node.run(runId, m.nodeId, JSON.stringify(record));
+          }
+        } else {
+          const row = s.getItem.get(runId, m.nodeId, m.item) as { record: string } | undefined;
+          const record = row && (JSON.parse(row.record) as ItemRecord);
+          if (record?.escalation) {
+            record.escalation.resolution = m.resolution;
+            s.item.run(runId, m.nodeId, m.item, JSON.stringify(record));
+          }
+        }
+        break;
+      }
+    }
+  }
+
+  async load(runId: string): Promise<StoredRun | undefined> {
+    this.#assertOpen();
+    const row = this.#stmts.getRun.get(runId) as Record<string, string> | undefined;
+    if (!row) return undefined;
+    const artifacts: Record<string, unknown> = {};
+    for (const a of this.#stmts.artifacts.iterate(runId) as Iterable<{ key: string; value: string }>) {
+      artifacts[a.key] = JSON.parse(a.value);
+    }
+    const nodes: Record<string, NodeRecord> = {};
+    for (const n of this.#stmts.nodes.iterate(runId) as Iterable<{ node_id: string; record: string }>) {
+      nodes[n.node_id] = JSON.parse(n.record) as NodeRecord;
+    }
+    const items: StoredRun["items"] = {};
+    for (const i of this.#stmts.items.iterate(runId) as Iterable<{ node_id: string; record: string }>) {
+      const item = JSON.parse(i.record) as ItemRecord;
+      (items[i.node_id] ??= {})[item.index] = item;
+    }
+    return { run: toRunRecord(row), artifacts, nodes, items };
+  }
+
+  async list(options: { limit?: number } = {}): Promise<RunRecord[]> {
+    this.#assertOpen();
+    return (this.#stmts.list.all(options.limit ?? 1_000_000) as Record<string, string>[]).map(toRunRecord);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    if (this.#queue.length > 0) this.#flush();
+    this.#closed = true;
+    this.#db.close();
+  }
+
+  #assertOpen() {
+    if (this.#closed) throw new RunError("STORE_CLOSED", `The run store ${this.path} is closed.`);
+  }
+}
+
+function toRunRecord(row: Record<string, string>): RunRecord {
+  return {
+    runId: row.run_id!,
+    planName: row.plan_name!,
+    fingerprint: row.fingerprint!,
+    plan: JSON.parse(row.plan!),
+    status: row.status as RunRecord["status"],
+    createdAt: row.created_at!,
+    updatedAt: row.updated_at!,
+    options: JSON.parse(row.options!) as Record<string, unknown>,
+    ...(row.error ? { error: JSON.parse(row.error) } : {}),
+  };
+}

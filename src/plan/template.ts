@@ -1,0 +1,123 @@
+import { DeputyError } from "../errors/deputy-error.js";
+import { applySelectPath, type PathStep } from "./select-path.js";
+
+/** A placeholder: its root (`artifacts`, the for_each alias, `index`, `inputs`) and the steps below it. */
+export interface Placeholder {
+  text: string;
+  root: string;
+  steps: PathStep[];
+}
+
+/** A compiled template string: a literal, one whole placeholder (structured value), or text with holes. */
+export type CompiledTemplate =
+  | { kind: "literal"; value: string }
+  | { kind: "whole"; ref: Placeholder }
+  | { kind: "parts"; parts: (string | Placeholder)[] };
+
+/** Everything a template can see while rendering. */
+export interface TemplateScope {
+  artifacts: Record<string, unknown>;
+  /** The for_each alias (`item` unless the node says otherwise) and its value. */
+  alias?: string;
+  item?: unknown;
+  index?: number;
+  /** A plan's declared inputs, when it is run like a function. */
+  inputs?: Record<string, unknown>;
+}
+
+const PLACEHOLDER = /\{([A-Za-z_][A-Za-z0-9_]*)((?:\.[A-Za-z0-9_-]+|\[\d+\])*)\}/g;
+const cache = new Map<string, CompiledTemplate>();
+
+function parsePath(rest: string): PathStep[] {
+  const steps: PathStep[] = [];
+  for (const m of rest.matchAll(/\.([A-Za-z0-9_-]+)|\[(\d+)\]/g)) {
+    steps.push(m[1] !== undefined ? { key: m[1] } : { index: Number(m[2]) });
+  }
+  return steps;
+}
+
+/** Compiles (and caches) a template string. Text that is no placeholder is kept as it is. */
+export function compileTemplate(text: string): CompiledTemplate {
+  let compiled = cache.get(text);
+  if (compiled) return compiled;
+  const parts: (string | Placeholder)[] = [];
+  let last = 0;
+  for (const m of text.matchAll(PLACEHOLDER)) {
+    if (m.index > last) parts.push(text.slice(last, m.index));
+    parts.push({ text: m[0], root: m[1]!, steps: parsePath(m[2]!) });
+    last = m.index + m[0].length;
+  }
+  if (last < text.length) parts.push(text.slice(last));
+  if (parts.length === 1 && typeof parts[0] !== "string") compiled = { kind: "whole", ref: parts[0]! };
+  else if (parts.every((p) => typeof p === "string")) compiled = { kind: "literal", value: text };
+  else compiled = { kind: "parts", parts };
+  if (cache.size > 10_000) cache.clear();
+  cache.set(text, compiled);
+  return compiled;
+}
+
+/** Every placeholder in a value (strings, arrays and objects, recursively). */
+export function placeholdersIn(value: unknown): Placeholder[] {
+  if (typeof value === "string") {
+    const c = compileTemplate(value);
+    return c.kind === "whole" ? [c.ref] : c.kind === "parts" ? c.parts.filter((p) => typeof p !== "string") : [];
+  }
+  if (Array.isArray(value)) return value.flatMap(placeholdersIn);
+  if (typeof value === "object" && value !== null) return Object.values(value).flatMap(placeholdersIn);
+  return [];
+}
+
+/** True when a placeholder's root is one this scope knows (otherwise its text is kept literally). */
+function knows(scope: TemplateScope, root: string): boolean {
+  return (
+    root === "artifacts" ||
+    (root === scope.alias && scope.alias !== undefined) ||
+    (root === "index" && scope.index !== undefined) ||
+    (root === "inputs" && scope.inputs !== undefined)
+  );
+}
+
+function resolve(ref: Placeholder, scope: TemplateScope): unknown {
+  if (ref.root === "artifacts") {
+    const [first, ...rest] = ref.steps;
+    if (!first || !("key" in first)) {
+      throw new DeputyError("TEMPLATE_INVALID", `${ref.text}: name an artifact, as in {artifacts.fetch_alerts}.`);
+    }
+    if (!(first.key in scope.artifacts)) {
+      throw new DeputyError("TEMPLATE_MISSING", `${ref.text}: no artifact "${first.key}" is stored.`);
+    }
+    return applySelectPath(scope.artifacts[first.key], rest, `artifacts.${first.key}`);
+  }
+  if (ref.root === "index") return scope.index;
+  if (ref.root === "inputs") return applySelectPath(scope.inputs, ref.steps, "inputs");
+  return applySelectPath(scope.item, ref.steps, ref.root);
+}
+
+function stringify(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (value === undefined) return "";
+  if (typeof value === "object") return JSON.stringify(value);
+  return String(value);
+}
+
+/** Renders one template string: a whole placeholder yields the structured value, otherwise text. */
+export function renderString(text: string, scope: TemplateScope): unknown {
+  const c = compileTemplate(text);
+  if (c.kind === "literal") return c.value;
+  if (c.kind === "whole") return knows(scope, c.ref.root) ? resolve(c.ref, scope) : c.ref.text;
+  let out = "";
+  for (const p of c.parts) out += typeof p === "string" ? p : knows(scope, p.root) ? stringify(resolve(p, scope)) : p.text;
+  return out;
+}
+
+/** Renders every string inside a value (objects and arrays are copied, never mutated). */
+export function renderValue(value: unknown, scope: TemplateScope): unknown {
+  if (typeof value === "string") return renderString(value, scope);
+  if (Array.isArray(value)) return value.map((v) => renderValue(v, scope));
+  if (typeof value === "object" && value !== null) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = renderValue(v, scope);
+    return out;
+  }
+  return value;
+}

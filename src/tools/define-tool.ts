@@ -1,0 +1,98 @@
+import type { z } from "zod";
+import { InvalidOptionError } from "../errors/invalid-option-error.js";
+import { toJsonSchema, type JsonSchema, type SchemaInput } from "../schema/json-schema.js";
+
+/** What a tool's `run` receives besides its arguments. */
+export interface ToolContext {
+  /** Aborted when the node times out, the run is cancelled or its `execution_timeout` passes. */
+  signal: AbortSignal;
+  /**
+   * `runId/nodeId` or `runId/nodeId/itemIndex`: the same for every attempt of the same work, also after a
+   * resume, so a tool with side effects can dedupe (see docs/architecture.md, "at-least-once").
+   */
+  idempotencyKey: string;
+  runId: string;
+  nodeId: string;
+  itemIndex?: number;
+  /** 1 for the first attempt, 2 for the first retry, … */
+  attempt: number;
+}
+
+/** Options of {@link defineTool}. */
+export interface ToolDefinition<Input extends SchemaInput = SchemaInput, Output = unknown> {
+  /** Unique name; plans refer to the tool by it. */
+  name: string;
+  /** What the tool does, for people and models. */
+  description: string;
+  /** A shorter or more directive description shown to delegate models instead of `description`. */
+  delegateDescription?: string;
+  /** Arguments as a zod schema or a JSON Schema (object). */
+  input: Input;
+  /**
+   * `true` when a delegate model may call it without the side-effect double key (read-only, idempotent tools).
+   * Default `false`.
+   */
+  delegateSafe?: boolean;
+  /** Argument names whose values are never written to traces (also `"x-sensitive": true` in the schema). */
+  sensitive?: string[];
+  run(args: Input extends z.ZodType ? z.output<Input> : any, ctx: ToolContext): Output | Promise<Output>;
+}
+
+/** A tool, normalised: its input is plain JSON Schema. */
+export interface Tool {
+  readonly name: string;
+  readonly description: string;
+  readonly delegateDescription: string | undefined;
+  readonly parameters: JsonSchema;
+  readonly delegateSafe: boolean;
+  readonly sensitive: readonly string[];
+  run(args: any, ctx: ToolContext): unknown;
+}
+
+const NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
+
+/**
+ * Defines a tool that plans, delegates and agents can call.
+ *
+ * @example
+ * const lookup = defineTool({
+ *   name: "lookup_user",
+ *   description: "Find a user by e-mail",
+ *   input: z.object({ email: z.string().email() }),
+ *   delegateSafe: true,
+ *   run: async ({ email }, { signal }) => db.users.find(email, { signal }),
+ * });
+ */
+export function defineTool<Input extends SchemaInput, Output>(definition: ToolDefinition<Input, Output>): Tool {
+  return toTool(definition);
+}
+
+/** Accepts a {@link Tool}, a definition, or a plain object of the same shape (as a `.mjs` tools module exports). */
+export function toTool(value: unknown): Tool {
+  if (typeof value !== "object" || value === null) throw new InvalidOptionError("tool", "an object", value);
+  const def = value as Partial<ToolDefinition> & { parameters?: JsonSchema };
+  if (typeof def.name !== "string" || !NAME.test(def.name)) {
+    throw new InvalidOptionError("tool.name", "a name like `lookup_user`", def.name);
+  }
+  if (typeof def.description !== "string" || def.description.trim() === "") {
+    throw new InvalidOptionError(`tool.description (${def.name})`, "a non-empty string", def.description);
+  }
+  if (typeof def.run !== "function") throw new InvalidOptionError(`tool.run (${def.name})`, "a function", def.run);
+  const input = def.input ?? def.parameters;
+  if (input === undefined) {
+    throw new InvalidOptionError(`tool.input (${def.name})`, "a zod schema or a JSON Schema", input);
+  }
+  const parameters = toJsonSchema(input);
+  const sensitive = new Set(def.sensitive ?? []);
+  const props = (parameters.properties ?? {}) as Record<string, Record<string, unknown>>;
+  for (const [key, prop] of Object.entries(props)) if (prop?.["x-sensitive"] === true) sensitive.add(key);
+  return Object.freeze({
+    name: def.name,
+    description: def.description,
+    delegateDescription: def.delegateDescription,
+    parameters,
+    delegateSafe: def.delegateSafe === true,
+    sensitive: [...sensitive],
+    run: def.run.bind(def),
+  });
+}
