@@ -1,1 +1,43 @@
-// placeholder, replaced below
+import { Command, CommanderError } from "commander";
+import { DeputyError } from "../errors/deputy-error.js";
+import type { CliContext, RegisterCommand } from "./cli-context.js";
+import { EXIT } from "./exit-codes.js";
+
+// Each command lives in its own file under commands/ and is listed here once.
+const commands: RegisterCommand[] = [];
+
+/** Runs the `deputy` command line; resolves to the process exit code. */
+export async function main(argv: string[], io: Partial<CliContext> = {}): Promise<number> {
+  let exitCode = 0;
+  const ctx: CliContext = {
+    stdout: io.stdout ?? ((t) => process.stdout.write(t)),
+    stderr: io.stderr ?? ((t) => process.stderr.write(t)),
+    isTTY: io.isTTY ?? Boolean(process.stderr.isTTY),
+    setExitCode: (code) => {
+      exitCode = code;
+    },
+  };
+  const program = new Command("deputy")
+    .description("Execution plans with tool-call delegates, and bounded agent-to-agent delegation.")
+    .option("--debug", "show stack traces of errors")
+    .exitOverride()
+    .configureOutput({ writeOut: ctx.stdout, writeErr: ctx.stderr });
+  for (const register of commands) register(program, ctx);
+  try {
+    await program.parseAsync(argv, { from: "user" });
+    return exitCode;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      return error.exitCode === 0 ? 0 : EXIT.invalid;
+    }
+    const debug = argv.includes("--debug");
+    if (debug && error instanceof Error) ctx.stderr(`${error.stack}\n`);
+    else ctx.stderr(`deputy: ${oneLine(error)}\n`);
+    return DeputyError.isInstance(error) && /INVALID|NOT_FOUND|FINGERPRINT/.test(error.code) ? EXIT.invalid : EXIT.failed;
+  }
+}
+
+function oneLine(error: unknown): string {
+  if (DeputyError.isInstance(error)) return `${error.message} [${error.code}]`;
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,5 +1,7 @@
 import type { SerializedError } from "../errors/deputy-error.js";
 import type { PlanIssue } from "../errors/plan-validation-error.js";
+import type { ToolCallDelegate } from "../delegate/protocol.js";
+import type { TraceSink } from "../delegate/trace.js";
 import type { ToolRegistry } from "../tools/tool-registry.js";
 import type { ExecutionPlan, PlanNode } from "./plan-schema.js";
 import type { Escalation, NodeStatus, Resolution } from "./run-state.js";
@@ -7,11 +9,18 @@ import type { TemplateScope } from "./template.js";
 
 /**
  * What the engine offers every executor: the tools and whatever the host configured for the other node
- * types (delegate backends, trace sinks, agents, policies). Executors read their own keys from `services`.
+ * types (delegate backends, trace sinks, agents, policies).
  */
 export interface ExecutionHost {
   tools: ToolRegistry;
-  /** Host-wide settings and services, keyed by the part of deputy that reads them. */
+  /** The delegate backend chain, first to last (`retry_backend` walks it). */
+  delegates: ToolCallDelegate[];
+  traceSink: TraceSink | undefined;
+  /** The host half of the side-effect double key. Default `false`. */
+  allowDelegateSideEffects: boolean;
+  /** Registered agents by name (agent nodes, `escalate_to`). */
+  agents: Record<string, unknown>;
+  /** Anything else a custom executor needs. */
   services: Record<string, unknown>;
 }
 

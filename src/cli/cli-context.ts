@@ -1,0 +1,13 @@
+import type { Command } from "commander";
+
+/** What every command gets: where to write, and the exit code to set. */
+export interface CliContext {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  /** True when stderr is a terminal (live progress is shown only then). */
+  isTTY: boolean;
+  setExitCode(code: number): void;
+}
+
+/** A command module registers its subcommand(s) on the program. */
+export type RegisterCommand = (program: Command, ctx: CliContext) => void;
