@@ -1,0 +1,31 @@
+import { delegateNodeExecutor } from "../delegate/delegate-node-executor.js";
+import { ToolRegistry } from "../tools/tool-registry.js";
+import type { ExecutionHost, NodeExecutor } from "./node-executor.js";
+import type { PlanNode } from "./plan-schema.js";
+import type { RunOptions } from "./run-options.js";
+import { toolNodeExecutor } from "./tool-node-executor.js";
+
+/** The built-in executors; `agent` nodes are added by the agents part. */
+export const builtInExecutors: Partial<Record<PlanNode["type"], NodeExecutor<any>>> = {
+  tool: toolNodeExecutor,
+  delegate: delegateNodeExecutor,
+};
+
+/** Builds the host and executor table a run (or a validation) uses. */
+export function createHost(options: Omit<RunOptions, "store">): {
+  host: ExecutionHost;
+  executors: Partial<Record<PlanNode["type"], NodeExecutor<any>>>;
+} {
+  const tools = options.tools instanceof ToolRegistry ? options.tools : new ToolRegistry(options.tools);
+  return {
+    host: {
+      tools,
+      delegates: options.delegates ?? [],
+      traceSink: options.traceSink,
+      allowDelegateSideEffects: options.allowDelegateSideEffects ?? false,
+      agents: options.agents ?? {},
+      services: options.services ?? {},
+    },
+    executors: { ...builtInExecutors, ...options.executors },
+  };
+}

@@ -1,0 +1,40 @@
+/**
+ * Execution plans: validate a JSON DAG of tool, delegate and agent nodes, run it with real concurrency,
+ * checkpoint every node and item, and resume after a crash or an escalation.
+ */
+export { compileGuard, type CelGuard } from "./cel-guard.js";
+export { builtInExecutors, createHost } from "./create-host.js";
+export { checkToolArgs, dispatchTool, type DispatchResult } from "./dispatch-tool.js";
+export { canonicalJson, planFingerprint } from "./fingerprint.js";
+export { MemoryRunStore } from "./memory-run-store.js";
+export type { ExecutionHost, NodeExecutor, UnitOutcome, ValidationContext, WorkUnit } from "./node-executor.js";
+export type {
+  AgentNode,
+  DelegateNode,
+  ExecutionPlan,
+  ForEach,
+  PlanMetadata,
+  PlanNode,
+  RetryPolicy,
+  ToolNode,
+} from "./plan-schema.js";
+export { nodeChannel, runChannel, type RunEvent } from "./run-events.js";
+export { buildManifest, type NodeManifest, type RunManifest } from "./run-manifest.js";
+export type { RunOptions } from "./run-options.js";
+export { newRunId, resumeRun, runPlan, type ResumeOptions } from "./run-plan.js";
+export type {
+  Escalation,
+  ItemCounts,
+  ItemRecord,
+  NodeRecord,
+  NodeStatus,
+  Resolution,
+  RunRecord,
+  RunStatus,
+  StoredRun,
+} from "./run-state.js";
+export { applyMutations, type RunMutation, type RunStore } from "./run-store.js";
+export { applySelectPath, parseSelectPath, type PathStep } from "./select-path.js";
+export { SqliteRunStore, type SqliteRunStoreOptions } from "./sqlite-run-store.js";
+export { compileTemplate, renderString, renderValue, type TemplateScope } from "./template.js";
+export { parsePlan, validatePlan, type ValidateOptions, type ValidationReport } from "./validate-plan.js";

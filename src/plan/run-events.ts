@@ -1,0 +1,29 @@
+import { channel } from "node:diagnostics_channel";
+import type { NodeStatus, RunStatus } from "./run-state.js";
+
+/** Events of a run, named noun-verb (see docs/architecture.md). */
+export type RunEvent =
+  | { type: "run-start"; runId: string; plan: string; nodes: number; resumed: boolean }
+  | { type: "run-end"; runId: string; status: RunStatus; durationMs: number }
+  | { type: "node-start"; runId: string; nodeId: string; items?: number }
+  | { type: "node-end"; runId: string; nodeId: string; status: NodeStatus; durationMs: number }
+  | { type: "item-end"; runId: string; nodeId: string; index: number; status: string; done: number; total: number };
+
+/** `deputy:run` and `deputy:node` on node:diagnostics_channel carry the same events as `onEvent`. */
+export const runChannel = channel("deputy:run");
+export const nodeChannel = channel("deputy:node");
+
+/** Makes the emitter of one run: cheap when nobody listens. */
+export function createEmitter(onEvent?: (event: RunEvent) => void): (event: RunEvent) => void {
+  return (event) => {
+    if (onEvent) {
+      try {
+        onEvent(event);
+      } catch {
+        // A listener's failure must not fail the run.
+      }
+    }
+    const ch = event.type === "run-start" || event.type === "run-end" ? runChannel : nodeChannel;
+    if (ch.hasSubscribers) ch.publish(event);
+  };
+}

@@ -1,0 +1,135 @@
+import { DeputyError, serializeError, type SerializedError } from "../errors/deputy-error.js";
+import { commit, executeUnit, makeUnit, storeKey, type EngineContext } from "./engine-context.js";
+import type { PlanNode } from "./plan-schema.js";
+import type { ItemCounts, ItemRecord, NodeRecord } from "./run-state.js";
+import type { RunMutation } from "./run-store.js";
+import { applySelectPath, parseSelectPath } from "./select-path.js";
+import { renderString, type TemplateScope } from "./template.js";
+
+/**
+ * Fans a node out over a list: at most `max_concurrency` items in flight, each item committed (its record and
+ * its artifact) before its slot is released, so a crash repeats at most the items that were in flight.
+ */
+export async function runForEach(ctx: EngineContext, node: PlanNode, base: TemplateScope): Promise<NodeRecord> {
+  const fe = node.for_each!;
+  const source = renderString(fe.source, base);
+  const list = fe.select ? applySelectPath(source, parseSelectPath(fe.select), fe.source.slice(1, -1)) : source;
+  if (!Array.isArray(list)) {
+    throw new DeputyError(
+      "FOR_EACH_NOT_A_LIST",
+      `for_each needs a list; ${fe.source}${fe.select ? ` with select "${fe.select}"` : ""} is ${list === null ? "null" : typeof list}.`,
+    );
+  }
+  if (list.length > fe.max_items) {
+    throw new DeputyError(
+      "FOR_EACH_TOO_MANY",
+      `for_each has ${list.length} items, more than max_items (${fe.max_items}); raise max_items or narrow the source.`,
+    );
+  }
+  const previous = ctx.state.items[node.id] ?? {};
+  const counts: ItemCounts = { total: list.length, ok: 0, error: 0, skipped: 0, escalated: 0, reused: 0 };
+  const keys: (string | undefined)[] = new Array(list.length);
+
+  // `on_item_error: "fail"` stops the node at the first failure and aborts the items in flight.
+  const stop = new AbortController();
+  const signal = AbortSignal.any([ctx.signal, stop.signal]);
+  let firstFailure: { index: number; error: SerializedError } | undefined;
+  let next = 0;
+  let done = 0;
+
+  const runItem = async (index: number) => {
+    const scope: TemplateScope = { ...base, alias: fe.as, item: list[index], index };
+    const prev = previous[index];
+    let key: string;
+    try {
+      key = storeKey(node, scope);
+    } catch (error) {
+      return finish(index, { index, status: "error", error: serializeError(error) }, []);
+    }
+    if (prev?.status === "ok" || (fe.skip_existing && key in ctx.state.artifacts)) {
+      counts.reused++;
+      counts.ok++;
+      keys[index] = key;
+      if (!prev) await commit(ctx, [{ kind: "item", nodeId: node.id, item: { index, status: "ok", key, details: { reused: true } } }]);
+      return report(index, "ok");
+    }
+    if (prev?.status === "escalated" && prev.escalation && !prev.escalation.resolution) {
+      counts.escalated++;
+      return report(index, "escalated");
+    }
+    const unit = makeUnit(ctx, node, scope, signal, index);
+    if (prev?.escalation) {
+      unit.escalation = prev.escalation;
+      if (prev.escalation.resolution) unit.resolution = prev.escalation.resolution;
+    }
+    const outcome = await executeUnit(ctx, node, unit);
+    const details = outcome.details ? { details: outcome.details } : {};
+    switch (outcome.status) {
+      case "ok":
+        return finish(index, { index, status: "ok", key, ...details }, [{ kind: "artifact", key, value: outcome.value }]);
+      case "skipped":
+        return finish(index, { index, status: "skipped", ...details }, []);
+      case "escalated":
+        return finish(
+          index,
+          {
+            index,
+            status: "escalated",
+            escalation: { ...outcome.escalation, nodeId: node.id, item: index, createdAt: ctx.now().toISOString() },
+            ...details,
+          },
+          [],
+        );
+      case "error":
+        return finish(
+          index,
+          { index, status: fe.on_item_error === "skip" ? "skipped" : "error", error: outcome.error, ...details },
+          [],
+        );
+    }
+  };
+
+  const finish = async (index: number, item: ItemRecord, extra: RunMutation[]) => {
+    if (item.status === "ok") keys[index] = item.key;
+    counts[item.status]++;
+    if (item.status === "error" && fe.on_item_error === "fail" && !firstFailure) {
+      firstFailure = { index, error: item.error! };
+      stop.abort(new DeputyError("ITEM_FAILED", `Item ${index} failed; on_item_error is "fail".`));
+    }
+    await commit(ctx, [...extra, { kind: "item", nodeId: node.id, item }]);
+    report(index, item.status);
+  };
+
+  const report = (index: number, status: string) => {
+    done++;
+    ctx.emit({ type: "item-end", runId: ctx.state.run.runId, nodeId: node.id, index, status, done, total: list.length });
+  };
+
+  const worker = async () => {
+    while (next < list.length && !signal.aborted) await runItem(next++);
+  };
+  await Promise.all(Array.from({ length: Math.min(fe.max_concurrency, list.length) }, worker));
+
+  const storedKeys = keys.filter((k): k is string => k !== undefined);
+  if (firstFailure) {
+    return {
+      status: "error",
+      storedKeys,
+      attempts: 1,
+      items: counts,
+      error: { code: "ITEM_FAILED", message: `Item ${firstFailure.index} failed: ${firstFailure.error.message}`, details: { item: firstFailure.index } },
+    };
+  }
+  if (ctx.signal.aborted && done < list.length) {
+    return { status: "error", storedKeys, attempts: 1, items: counts, error: { code: "ABORTED", message: `Aborted after ${done} of ${list.length} items.` } };
+  }
+  const status =
+    counts.escalated > 0 ? "escalated" : counts.error === 0 ? "ok" : counts.ok === 0 && counts.skipped === 0 ? "error" : "partial";
+  return {
+    status,
+    storedKeys,
+    attempts: 1,
+    items: counts,
+    ...(status === "error" ? { error: { code: "ALL_ITEMS_FAILED", message: `All ${counts.error} items failed.` } } : {}),
+  };
+}

@@ -1,0 +1,90 @@
+import type { SerializedError } from "../errors/deputy-error.js";
+import type { ExecutionPlan } from "./plan-schema.js";
+import type { Escalation, ItemCounts, NodeStatus, RunStatus, StoredRun } from "./run-state.js";
+
+/** One node in a manifest. */
+export interface NodeManifest {
+  type: "tool" | "delegate" | "agent";
+  status: NodeStatus;
+  storedKeys: string[];
+  items?: ItemCounts;
+  /** The node's error, and each failed item's. */
+  errors: (SerializedError & { item?: number })[];
+  escalations: Escalation[];
+  /** Per-item details (verdicts, ledgers) for items that have any. */
+  itemDetails?: Record<number, Record<string, unknown>>;
+  details?: Record<string, unknown>;
+  attempts: number;
+  startedAt?: string;
+  endedAt?: string;
+  durationMs?: number;
+}
+
+/** What a run did: statuses, stored keys, counts, errors, escalations, timings and the artifacts. */
+export interface RunManifest {
+  runId: string;
+  plan: string;
+  status: RunStatus;
+  fingerprint: string;
+  createdAt: string;
+  updatedAt: string;
+  counts: Record<NodeStatus, number>;
+  nodes: Record<string, NodeManifest>;
+  artifacts: Record<string, unknown>;
+  error?: SerializedError;
+}
+
+/** Builds the manifest of a stored run. */
+export function buildManifest(stored: StoredRun, plan: ExecutionPlan): RunManifest {
+  const counts: Record<NodeStatus, number> = {
+    pending: 0,
+    running: 0,
+    ok: 0,
+    partial: 0,
+    skipped: 0,
+    error: 0,
+    blocked: 0,
+    escalated: 0,
+  };
+  const nodes: Record<string, NodeManifest> = {};
+  for (const node of plan.nodes) {
+    const record = stored.nodes[node.id];
+    const status = record?.status ?? "pending";
+    counts[status]++;
+    const items = Object.values(stored.items[node.id] ?? {});
+    const errors: NodeManifest["errors"] = [];
+    if (record?.error) errors.push(record.error);
+    for (const item of items) if (item.error) errors.push({ ...item.error, item: item.index });
+    const escalations: Escalation[] = [];
+    if (record?.escalation) escalations.push(record.escalation);
+    for (const item of items) if (item.escalation && item.status === "escalated") escalations.push(item.escalation);
+    const itemDetails: Record<number, Record<string, unknown>> = {};
+    for (const item of items) if (item.details) itemDetails[item.index] = item.details;
+    nodes[node.id] = {
+      type: node.type,
+      status,
+      storedKeys: record?.storedKeys ?? [],
+      ...(record?.items ? { items: record.items } : {}),
+      errors,
+      escalations,
+      ...(Object.keys(itemDetails).length ? { itemDetails } : {}),
+      ...(record?.details ? { details: record.details } : {}),
+      attempts: record?.attempts ?? 0,
+      ...(record?.startedAt ? { startedAt: record.startedAt } : {}),
+      ...(record?.endedAt ? { endedAt: record.endedAt } : {}),
+      ...(record?.durationMs !== undefined ? { durationMs: record.durationMs } : {}),
+    };
+  }
+  return {
+    runId: stored.run.runId,
+    plan: stored.run.planName,
+    status: stored.run.status,
+    fingerprint: stored.run.fingerprint,
+    createdAt: stored.run.createdAt,
+    updatedAt: stored.run.updatedAt,
+    counts,
+    nodes,
+    artifacts: stored.artifacts,
+    ...(stored.run.error ? { error: stored.run.error } : {}),
+  };
+}

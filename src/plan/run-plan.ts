@@ -1,0 +1,117 @@
+import { randomBytes } from "node:crypto";
+import { RunError } from "../errors/run-error.js";
+import { createHost } from "./create-host.js";
+import type { EngineContext } from "./engine-context.js";
+import { planFingerprint } from "./fingerprint.js";
+import { MemoryRunStore } from "./memory-run-store.js";
+import { createEmitter } from "./run-events.js";
+import { runEngine } from "./run-engine.js";
+import type { RunManifest } from "./run-manifest.js";
+import type { RunOptions } from "./run-options.js";
+import type { NodeStatus, RunRecord, StoredRun } from "./run-state.js";
+import type { RunMutation, RunStore } from "./run-store.js";
+import { parsePlan } from "./validate-plan.js";
+
+/**
+ * Validates and runs a plan (the JSON object as given). Resolves with the run's manifest whatever the run's
+ * status; rejects only when the plan is invalid (`PlanValidationError`, listing every issue) or the store fails.
+ *
+ * @example
+ * const manifest = await runPlan(JSON.parse(await readFile("plan.json", "utf8")), {
+ *   tools: [fetchAlerts, fileTicket],
+ *   store: new SqliteRunStore(".deputy/runs.db"),
+ * });
+ * if (manifest.status === "escalated") console.log(manifest.nodes.triage.escalations);
+ */
+export async function runPlan(input: unknown, options: RunOptions): Promise<RunManifest> {
+  const { host, executors } = createHost(options);
+  const { plan } = parsePlan(input, { host, executors, knownArtifacts: Object.keys(options.artifacts ?? {}) });
+  const now = options._internal?.now ?? (() => new Date());
+  const store = options.store ?? new MemoryRunStore();
+  const runId = options.runId ?? options._internal?.newRunId?.() ?? newRunId(now());
+  const run: RunRecord = {
+    runId,
+    planName: plan.name,
+    fingerprint: planFingerprint(input),
+    plan: input,
+    status: "running",
+    createdAt: now().toISOString(),
+    updatedAt: now().toISOString(),
+    options: { ...options.meta, ...(options.inputs ? { inputs: options.inputs } : {}) },
+  };
+  await store.createRun(run);
+  const state: StoredRun = { run, artifacts: {}, nodes: {}, items: {} };
+  const ctx = context(options, plan, host, executors, store, state, now);
+  const initial: RunMutation[] = Object.entries(options.artifacts ?? {}).map(([key, value]) => ({ kind: "artifact", key, value }));
+  if (initial.length) {
+    await ctx.store.write(runId, initial);
+    for (const m of initial) if (m.kind === "artifact") state.artifacts[m.key] = m.value;
+  }
+  return runEngine(ctx, false);
+}
+
+/** Options of {@link resumeRun}: those of a run, plus the plan to check against the stored one. */
+export interface ResumeOptions extends Omit<RunOptions, "runId" | "artifacts" | "store"> {
+  store: RunStore;
+  /** The plan as it is now; refused when its fingerprint differs from the run's. Default: the stored plan. */
+  plan?: unknown;
+}
+
+/**
+ * Continues a run from its last checkpoint: nodes and items that completed are not run again, failed and
+ * blocked nodes are retried, unfinished for_each nodes go on with the items not yet stored, and escalations
+ * that were resolved (`deputy resolve`) are applied. A plan whose fingerprint changed is refused.
+ */
+export async function resumeRun(runId: string, options: ResumeOptions): Promise<RunManifest> {
+  const stored = await options.store.load(runId);
+  if (!stored) throw new RunError("RUN_NOT_FOUND", `No run "${runId}" in the store.`, { runId });
+  if (options.plan !== undefined && planFingerprint(options.plan) !== stored.run.fingerprint) {
+    throw new RunError(
+      "PLAN_FINGERPRINT_CHANGED",
+      `The plan changed since run ${runId} started (fingerprint ${planFingerprint(options.plan)} ≠ ${stored.run.fingerprint}); start a new run instead.`,
+      { runId },
+    );
+  }
+  const { host, executors } = createHost(options);
+  const { plan } = parsePlan(stored.run.plan, { host, executors, knownArtifacts: Object.keys(stored.artifacts) });
+  const retry: NodeStatus[] = ["error", "blocked", "pending", "running"];
+  for (const [id, record] of Object.entries(stored.nodes)) if (retry.includes(record.status)) delete stored.nodes[id];
+  const now = options._internal?.now ?? (() => new Date());
+  const inputs = options.inputs ?? (stored.run.options.inputs as Record<string, unknown> | undefined);
+  const ctx = context({ ...options, ...(inputs ? { inputs } : {}) }, plan, host, executors, options.store, stored, now);
+  return runEngine(ctx, true);
+}
+
+function context(
+  options: Omit<RunOptions, "store">,
+  plan: EngineContext["plan"],
+  host: EngineContext["host"],
+  executors: EngineContext["executors"],
+  store: RunStore,
+  state: StoredRun,
+  now: () => Date,
+): EngineContext {
+  const timeout = plan.metadata.execution_timeout;
+  const signals = [options.signal, timeout === undefined ? undefined : AbortSignal.timeout(timeout * 1000)].filter(
+    (s): s is AbortSignal => s !== undefined,
+  );
+  return {
+    plan,
+    host,
+    executors,
+    store,
+    state,
+    signal: signals.length ? AbortSignal.any(signals) : new AbortController().signal,
+    inputs: options.inputs,
+    now,
+    emit: createEmitter(options.onEvent),
+    statuses: {},
+    errors: {},
+  };
+}
+
+/** Time-ordered, unique run ids: `20261130-041503-3f9a1c`. */
+export function newRunId(at: Date): string {
+  const iso = at.toISOString();
+  return `${iso.slice(0, 10).replace(/-/g, "")}-${iso.slice(11, 19).replace(/:/g, "")}-${randomBytes(3).toString("hex")}`;
+}
