@@ -1,0 +1,82 @@
+import type { ToolSpec } from "./protocol.js";
+
+/** What {@link buildPrompt} needs. */
+export interface PromptInput {
+  instruction: string;
+  facts: Record<string, unknown>;
+  tools: ToolSpec[];
+}
+
+/** A prompt in two parts: `system` depends only on the tools, `user` only on the instruction and facts. */
+export interface DelegatePrompt {
+  system: string;
+  user: string;
+}
+
+const RULES = [
+  "You choose exactly one tool call for the task below, or decline.",
+  'Answer with one JSON object and nothing else: {"name": "<tool name>", "arguments": {...}}.',
+  'If no tool fits the task, or a required argument cannot be taken from the task or its facts, decline: {"name": null}.',
+  "Use only the tool names listed here and only the argument keys each tool's parameters declare. Never invent a name, a key or a value.",
+  "Take argument values from the task and the facts.",
+].join("\n");
+
+/**
+ * The prompt every backend sends for a proposal (chat backends as a system and a user message; completion
+ * backends can join them). It is deterministic, so a backend can cache the prefix:
+ *
+ * - `system`: the rules (one call or a decline; never invent names or keys), then the candidate tools, one per
+ *   line, as `{"name", "description", "parameters"}` JSON in the node's order. It depends on the tools only, so
+ *   every proposal of a node (every for_each item) shares it.
+ * - `user`: `Task: <instruction>`, then `Facts: <facts as JSON with sorted keys>` when there are facts.
+ *
+ * @example
+ * const { system, user } = buildPrompt({ instruction: "Triage: disk full", facts: { severity: "high" }, tools });
+ */
+export function buildPrompt({ instruction, facts, tools }: PromptInput): DelegatePrompt {
+  return { system: systemPrompt(tools), user: userPrompt(instruction, facts) };
+}
+
+const systemCache = new Map<string, string>();
+
+function systemPrompt(tools: ToolSpec[]): string {
+  const lines = tools.map((t) =>
+    JSON.stringify({ name: t.name, description: t.description, parameters: t.parameters }),
+  );
+  const key = lines.join("\n");
+  let text = systemCache.get(key);
+  if (text === undefined) {
+    text = `${RULES}\n\nTools:\n${key}`;
+    if (systemCache.size > 256) systemCache.clear();
+    systemCache.set(key, text);
+  }
+  return text;
+}
+
+function userPrompt(instruction: string, facts: Record<string, unknown>): string {
+  return Object.keys(facts).length === 0
+    ? `Task: ${instruction}`
+    : `Task: ${instruction}\nFacts: ${sortedJson(facts)}`;
+}
+
+/**
+ * How long an input is for the gate's `input_too_long` check: the instruction's length plus the length of the
+ * facts as sorted JSON (what the prompt carries, without the fixed labels).
+ */
+export function inputChars(instruction: string, facts: Record<string, unknown>): number {
+  return instruction.length + sortedJson(facts).length;
+}
+
+/** JSON with object keys sorted at every depth, so the same facts always give the same text. */
+export function sortedJson(value: unknown): string {
+  return JSON.stringify(sortKeys(value)) ?? "null";
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (typeof value !== "object" || value === null) return value;
+  if (typeof (value as { toJSON?: unknown }).toJSON === "function") return value;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value).sort()) out[key] = sortKeys((value as Record<string, unknown>)[key]);
+  return out;
+}
