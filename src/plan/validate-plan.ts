@@ -139,6 +139,18 @@ function storeAsProducers(nodes: PlanNode[], issues: PlanIssue[]): Producer[] {
   const staticKeys = new Map<string, string>();
   for (const node of nodes) {
     const c = compileTemplate(node.store_as);
+    const parts = c.kind === "literal" ? [] : c.kind === "whole" ? [c.ref] : c.parts;
+    const alias = node.for_each?.as;
+    if (node.for_each && !parts.some((p) => typeof p !== "string" && (p.root === "index" || p.root === alias))) {
+      issues.push(
+        issue(
+          "store_as_not_per_item",
+          `store_as under for_each must contain {index} or an item field (e.g. {${alias}.id}), else items overwrite each other`,
+          node.id,
+          "store_as",
+        ),
+      );
+    }
     if (c.kind === "literal") {
       if (!/^[A-Za-z0-9_-]+$/.test(node.store_as)) {
         issues.push(issue("invalid_store_as", `store_as "${node.store_as}" may hold only letters, digits, _ and - (besides placeholders)`, node.id, "store_as"));
@@ -148,18 +160,6 @@ function storeAsProducers(nodes: PlanNode[], issues: PlanIssue[]): Producer[] {
       else staticKeys.set(node.store_as, node.id);
       producers.push({ nodeId: node.id, pattern: new RegExp(`^${escape(node.store_as)}$`) });
     } else {
-      const parts = c.kind === "whole" ? [c.ref] : c.parts;
-      const alias = node.for_each?.as;
-      if (node.for_each && !parts.some((p) => typeof p !== "string" && (p.root === "index" || p.root === alias))) {
-        issues.push(
-          issue(
-            "store_as_not_per_item",
-            `store_as under for_each must contain {index} or an item field (e.g. {${alias}.id}), else items overwrite each other`,
-            node.id,
-            "store_as",
-          ),
-        );
-      }
       const source = parts.map((p) => (typeof p === "string" ? escape(p) : "[^.]+")).join("");
       producers.push({ nodeId: node.id, pattern: new RegExp(`^${source}$`) });
     }

@@ -1,0 +1,146 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { defineTool } from "../tools/define-tool.js";
+import { createHost } from "./create-host.js";
+import { validatePlan } from "./validate-plan.js";
+
+const tools = [
+  defineTool({
+    name: "fetch_alerts",
+    description: "Fetch alerts",
+    input: z.object({ source: z.string(), limit: z.number().optional() }),
+    run: () => [],
+  }),
+  defineTool({ name: "notify", description: "Notify", input: z.object({ text: z.string() }), run: () => true }),
+];
+
+function check(plan: unknown) {
+  const { host, executors } = createHost({ tools });
+  return validatePlan(plan, { host, executors });
+}
+
+function codes(plan: unknown) {
+  return check(plan).issues.map((i) => `${i.code}@${i.nodeId ?? "-"}`);
+}
+
+describe("validatePlan", () => {
+  it("accepts a sound plan and applies the documented defaults", () => {
+    const report = check({
+      name: "ok",
+      nodes: [
+        { id: "fetch", tool: "fetch_alerts", args: { source: "x" }, store_as: "alerts" },
+        {
+          id: "each",
+          tool: "notify",
+          depends_on: ["fetch"],
+          args: { text: "{item.title}" },
+          store_as: "n_{index}",
+          for_each: { source: "{artifacts.alerts}", select: "items[]" },
+        },
+      ],
+    });
+    expect(report.issues).toEqual([]);
+    expect(report.plan!.metadata).toEqual({ max_parallel_tasks: 10, checkpoint: true });
+    const each = report.plan!.nodes[1]!;
+    expect(each.type).toBe("tool");
+    expect(each.retry).toEqual({ max_attempts: 1, backoff_seconds: 0 });
+    expect(each.for_each).toEqual({
+      source: "{artifacts.alerts}",
+      select: "items[]",
+      as: "item",
+      max_items: 1000,
+      max_concurrency: 8,
+      on_item_error: "collect",
+      skip_existing: true,
+    });
+  });
+
+  it("reports every issue in one pass, each with its code and node id", () => {
+    const report = check({
+      name: "bad",
+      objective: "many problems",
+      colour: "blue",
+      nodes: [
+        { id: "a", tool: "fetch_alerts", args: { source: "x" }, store_as: "alerts" },
+        { id: "a", tool: "notify", args: { text: "hi" }, store_as: "dup" },
+        { id: "b", tool: "notfy", args: {}, store_as: "b" },
+        { id: "c", tool: "fetch_alerts", args: { limit: 1, sauce: "y" }, store_as: "c" },
+        { id: "d", tool: "notify", depends_on: ["ee"], args: { text: "{artifacts.alerts}" }, store_as: "d" },
+        { id: "e", tool: "notify", depends_on: ["f"], args: { text: "x" }, store_as: "e" },
+        { id: "f", tool: "notify", depends_on: ["e"], args: { text: "x" }, store_as: "f", when: "ctx.x ==" },
+        {
+          id: "g",
+          tool: "notify",
+          depends_on: ["a"],
+          args: { text: "{item}" },
+          store_as: "g",
+          for_each: { source: "{artifacts.alerts}", select: "items[x]" },
+        },
+        { id: "h", tool: "notify", args: { text: "x" }, store_as: "alerts" },
+        { id: "i", tool: "notify", args: { text: "x" }, store_as: "i", retry: { max_attempts: 99 } },
+      ],
+    });
+    expect(report.ok).toBe(false);
+    const got = report.issues.map((i) => `${i.code}@${i.nodeId ?? "-"}`);
+    expect(got).toEqual(
+      expect.arrayContaining([
+        "unknown_field@-",
+        "duplicate_id@a",
+        "unknown_tool@b",
+        "missing_arg@c",
+        "unknown_arg@c",
+        "unknown_dependency@d",
+        "missing_dependency@d",
+        "cycle@e",
+        "invalid_cel@f",
+        "invalid_select@g",
+        "store_as_not_per_item@g",
+        "duplicate_store_as@h",
+        "invalid_field@i",
+      ]),
+    );
+    const byCode = (code: string) => report.issues.find((i) => i.code === code)!.message;
+    expect(byCode("unknown_tool")).toContain('did you mean "notify"');
+    expect(byCode("unknown_dependency")).toContain('did you mean "e"');
+    expect(byCode("unknown_arg")).toContain('"sauce"');
+    expect(byCode("cycle")).toMatch(/(e -> f -> e|f -> e -> f)/);
+    expect(byCode("unknown_field")).toContain('"colour"');
+  });
+
+  it("rejects unknown fields inside nodes and for_each", () => {
+    expect(
+      codes({
+        name: "x",
+        nodes: [
+          { id: "a", tool: "notify", args: { text: "x" }, store_as: "a", stor_as: "b" },
+          { id: "b", tool: "notify", args: { text: "x" }, store_as: "b_{index}", depends_on: ["a"], for_each: { source: "{artifacts.a}", max_item: 3 } },
+        ],
+      }),
+    ).toEqual(["unknown_field@a", "unknown_field@b"]);
+  });
+
+  it("flags item placeholders outside for_each and a wrong alias", () => {
+    const issues = check({
+      name: "x",
+      nodes: [
+        { id: "a", tool: "notify", args: { text: "{item.title}" }, store_as: "a" },
+        { id: "b", tool: "notify", depends_on: ["a"], args: { text: "{item.title}" }, store_as: "b_{index}", for_each: { source: "{artifacts.a}", as: "alert" } },
+      ],
+    }).issues;
+    expect(issues.map((i) => `${i.code}@${i.nodeId}`)).toEqual(["invalid_placeholder@a", "invalid_placeholder@b"]);
+    expect(issues[1]!.message).toContain('alias is "alert"');
+  });
+
+  it("parses the seed's delegate node unchanged", () => {
+    const seed = readFileSync(new URL("../../../shared/seeds/tool-call-delegate.txt", import.meta.url), "utf8");
+    const json = seed.slice(seed.indexOf('{\n  "id": "triage_items"'), seed.indexOf("}\n}\n") + 3);
+    const node = JSON.parse(json) as Record<string, unknown>;
+    const report = check({
+      name: "seed",
+      nodes: [{ id: "fetch_alerts", tool: "fetch_alerts", args: { source: "x" }, store_as: "fetch_alerts" }, node],
+    });
+    const structural = report.issues.filter((i) => i.code === "unknown_field" || i.code === "invalid_field");
+    expect(structural).toEqual([]);
+  });
+});
