@@ -7,6 +7,8 @@ export interface ToolSpec {
   description: string;
   /** JSON Schema of the tool's arguments. */
   parameters: JsonSchema;
+  /** Argument names whose values traces redact (the tool's `sensitive`). Never shown to the model. */
+  sensitive?: readonly string[];
 }
 
 /** Token usage of one proposal, when the backend reports it. */
@@ -45,6 +47,19 @@ export interface ProposeRequest {
    */
   schema?: JsonSchema;
   signal?: AbortSignal;
+  /**
+   * Which unit the proposal is for. The engine always sets it; real models ignore it, and replaying backends
+   * (`ScriptedDelegate`) use it to pick the answer for a node and item.
+   */
+  context?: ProposeContext;
+}
+
+/** The unit a proposal is made for. */
+export interface ProposeContext {
+  runId: string;
+  nodeId: string;
+  /** The for_each item index, when the node has one. */
+  item?: number;
 }
 
 /**

@@ -1,0 +1,180 @@
+import type { SerializedError } from "../errors/deputy-error.js";
+import { serializeError } from "../errors/deputy-error.js";
+import type { CelGuard } from "../plan/cel-guard.js";
+import { validateValue } from "../schema/validator.js";
+import type { Tool } from "../tools/define-tool.js";
+import type { Proposal } from "./protocol.js";
+import { strictSchema } from "./strict-schema.js";
+
+/** Every verdict the gate can give, in the order it checks them (the first that applies decides). */
+export const VERDICTS = [
+  "input_too_long",
+  "backend_error",
+  "declined",
+  "unknown_tool",
+  "invalid_args",
+  "side_effect_denied",
+  "unscored",
+  "low_confidence",
+  "guard_false",
+  "accepted",
+] as const;
+
+/** The gate's decision about one proposal. */
+export type Verdict = (typeof VERDICTS)[number];
+
+/** What the gate needs to judge one proposal. Pure data plus a guard and a tool lookup. */
+export interface GateInput {
+  /** The proposal, or `undefined` when the backend failed (`backendError` says why) or was not called. */
+  proposal: Proposal | undefined;
+  /** Set when the backend threw, timed out or answered something unparseable. */
+  backendError?: unknown;
+  /** `inputChars(instruction, facts)` and the backend's limit; checked first. Omit both to skip the check. */
+  inputChars?: number;
+  maxInputChars?: number;
+  /** The node's `tools`. */
+  candidates: readonly string[];
+  /** The registered tool of a name, or `undefined`. */
+  findTool: (name: string) => Tool | undefined;
+  /** The node half and the host half of the side-effect double key. */
+  allowSideEffects: { node: boolean; host: boolean };
+  /** The node's `min_confidence`. */
+  minConfidence?: number;
+  /** The node's compiled `accept_when`. */
+  guard?: CelGuard;
+  /** What `accept_when` sees besides `ctx.proposal`. */
+  guardContext?: { facts?: unknown; artifacts?: unknown; status?: unknown; errors?: unknown };
+  /**
+   * Skip the `unscored`/`low_confidence` checks (and the guard with `skipGuard`): used for calls that do not come
+   * from a scored model — an `escalate_to` agent's answer, a person's resolution.
+   */
+  skipConfidence?: boolean;
+  skipGuard?: boolean;
+}
+
+/** The gate's answer. `call` and `tool` are set only when `verdict` is `accepted`. */
+export interface GateResult {
+  verdict: Verdict;
+  /** One human-readable sentence. */
+  reason: string;
+  call?: { name: string; arguments: Record<string, unknown> };
+  tool?: Tool;
+  /** Schema issues (`invalid_args`). */
+  issues?: string[];
+  /** The backend's or the guard's error (`backend_error`, `guard_false` from an evaluation error). */
+  error?: SerializedError;
+}
+
+/**
+ * The accept gate: decides whether a delegate's proposal may run, checking in exactly this order —
+ * `input_too_long`, `backend_error`, `declined`, `unknown_tool`, `invalid_args` (the tool's schema with unknown
+ * keys rejected), `side_effect_denied` (double key), `unscored` / `low_confidence` (a confidence equal to the
+ * minimum passes), `guard_false` (an evaluation error counts as false), then `accepted`. Pure: it calls nothing
+ * but the guard.
+ */
+export function acceptGate(input: GateInput): GateResult {
+  const { proposal } = input;
+  if (
+    input.inputChars !== undefined &&
+    input.maxInputChars !== undefined &&
+    input.inputChars > input.maxInputChars
+  ) {
+    return {
+      verdict: "input_too_long",
+      reason: `instruction and facts are ${input.inputChars} characters, more than the backend's limit of ${input.maxInputChars}`,
+    };
+  }
+  if (input.backendError !== undefined || proposal === undefined) {
+    const error = input.backendError === undefined ? undefined : serializeError(input.backendError);
+    return {
+      verdict: "backend_error",
+      reason: error ? `the backend failed: ${error.message}` : "the backend gave no proposal",
+      ...(error ? { error } : {}),
+    };
+  }
+  const shape = shapeProblem(proposal);
+  if (shape)
+    return { verdict: "backend_error", reason: `the backend answered an unusable proposal: ${shape}` };
+  if (proposal.name === null) return { verdict: "declined", reason: "the delegate declined to call a tool" };
+
+  const name = proposal.name;
+  const tool = input.candidates.includes(name) ? input.findTool(name) : undefined;
+  if (!tool) {
+    const why = input.candidates.includes(name)
+      ? "is not registered"
+      : `is not one of ${input.candidates.join(", ")}`;
+    return { verdict: "unknown_tool", reason: `tool "${name}" ${why}` };
+  }
+  const args = proposal.arguments ?? {};
+  const checked = validateValue(strictSchema(tool.parameters), args);
+  if (!checked.ok) {
+    return {
+      verdict: "invalid_args",
+      reason: `arguments for "${name}" do not fit its schema: ${checked.issues.join("; ")}`,
+      issues: checked.issues,
+    };
+  }
+  if (!tool.delegateSafe && !(input.allowSideEffects.node && input.allowSideEffects.host)) {
+    const missing = [
+      input.allowSideEffects.node ? undefined : "the node's allow_side_effects",
+      input.allowSideEffects.host ? undefined : "the host's allowDelegateSideEffects",
+    ].filter(Boolean);
+    return {
+      verdict: "side_effect_denied",
+      reason: `"${name}" is not delegateSafe and ${missing.join(" and ")} ${missing.length > 1 ? "are" : "is"} not set`,
+    };
+  }
+  if (!input.skipConfidence && input.minConfidence !== undefined) {
+    if (proposal.confidence === null || proposal.confidence === undefined) {
+      return {
+        verdict: "unscored",
+        reason: `min_confidence is ${input.minConfidence} but the backend gave no confidence`,
+      };
+    }
+    if (proposal.confidence < input.minConfidence) {
+      return {
+        verdict: "low_confidence",
+        reason: `confidence ${round(proposal.confidence)} is below min_confidence ${input.minConfidence}`,
+      };
+    }
+  }
+  if (input.guard && !input.skipGuard) {
+    const ctx = {
+      proposal: { name, arguments: args, confidence: proposal.confidence ?? null },
+      facts: input.guardContext?.facts ?? {},
+      artifacts: input.guardContext?.artifacts ?? {},
+      status: input.guardContext?.status ?? {},
+      errors: input.guardContext?.errors ?? {},
+    };
+    try {
+      if (!input.guard(ctx)) return { verdict: "guard_false", reason: "accept_when is false" };
+    } catch (cause) {
+      const error = serializeError(cause);
+      return {
+        verdict: "guard_false",
+        reason: `accept_when could not be evaluated: ${error.message}`,
+        error,
+      };
+    }
+  }
+  return { verdict: "accepted", reason: `"${name}" accepted`, call: { name, arguments: args }, tool };
+}
+
+/** Why a proposal object is not usable (a backend bug or a model's unparseable answer), or `undefined`. */
+function shapeProblem(proposal: Proposal): string | undefined {
+  if (typeof proposal !== "object" || proposal === null) return "not an object";
+  if (proposal.name !== null && typeof proposal.name !== "string") return "name is neither a string nor null";
+  const args = proposal.arguments as unknown;
+  if (args !== undefined && (typeof args !== "object" || args === null || Array.isArray(args))) {
+    return "arguments is not an object";
+  }
+  const c = proposal.confidence as unknown;
+  if (c !== null && c !== undefined && (typeof c !== "number" || !Number.isFinite(c) || c < 0 || c > 1)) {
+    return "confidence is not a number between 0 and 1";
+  }
+  return undefined;
+}
+
+function round(n: number): number {
+  return Math.round(n * 1000) / 1000;
+}
