@@ -2,9 +2,18 @@ import { Command, CommanderError } from "commander";
 import { DeputyError } from "../errors/deputy-error.js";
 import type { CliContext, RegisterCommand } from "./cli-context.js";
 import { EXIT } from "./exit-codes.js";
+import { registerResume } from "./commands/resume.js";
+import { registerRun } from "./commands/run.js";
+import { registerRuns } from "./commands/runs.js";
+import { registerValidate } from "./commands/validate.js";
 
 // Each command lives in its own file under commands/ and is listed here once.
-const commands: RegisterCommand[] = [];
+const commands: RegisterCommand[] = [
+  registerRun,
+  registerValidate,
+  registerResume,
+  registerRuns,
+];
 
 /** Runs the `deputy` command line; resolves to the process exit code. */
 export async function main(argv: string[], io: Partial<CliContext> = {}): Promise<number> {

@@ -72,7 +72,7 @@ export async function runEngine(ctx: EngineContext, resumed: boolean): Promise<R
   const error = ctx.signal.aborted ? abortReason(ctx.signal) : undefined;
   await commit(ctx, [{ kind: "status", status, updatedAt: ctx.now().toISOString(), ...(error ? { error } : {}) }]);
   ctx.emit({ type: "run-end", runId: state.run.runId, status, durationMs: ctx.now().getTime() - started });
-  return buildManifest(state, plan);
+  return buildManifest(state, plan.nodes);
 }
 
 function block(ctx: EngineContext, failedId: string, dependents: Map<string, string[]>, batch: RunMutation[]) {

@@ -1,5 +1,4 @@
 import type { SerializedError } from "../errors/deputy-error.js";
-import type { ExecutionPlan } from "./plan-schema.js";
 import type { Escalation, ItemCounts, NodeStatus, RunStatus, StoredRun } from "./run-state.js";
 
 /** One node in a manifest. */
@@ -34,8 +33,8 @@ export interface RunManifest {
   error?: SerializedError;
 }
 
-/** Builds the manifest of a stored run. */
-export function buildManifest(stored: StoredRun, plan: ExecutionPlan): RunManifest {
+/** Builds the manifest of a stored run; `nodes` gives the plan's node ids and types, in plan order. */
+export function buildManifest(stored: StoredRun, nodes: readonly { id: string; type?: string }[]): RunManifest {
   const counts: Record<NodeStatus, number> = {
     pending: 0,
     running: 0,
@@ -46,8 +45,8 @@ export function buildManifest(stored: StoredRun, plan: ExecutionPlan): RunManife
     blocked: 0,
     escalated: 0,
   };
-  const nodes: Record<string, NodeManifest> = {};
-  for (const node of plan.nodes) {
+  const out: Record<string, NodeManifest> = {};
+  for (const node of nodes) {
     const record = stored.nodes[node.id];
     const status = record?.status ?? "pending";
     counts[status]++;
@@ -60,8 +59,8 @@ export function buildManifest(stored: StoredRun, plan: ExecutionPlan): RunManife
     for (const item of items) if (item.escalation && item.status === "escalated") escalations.push(item.escalation);
     const itemDetails: Record<number, Record<string, unknown>> = {};
     for (const item of items) if (item.details) itemDetails[item.index] = item.details;
-    nodes[node.id] = {
-      type: node.type,
+    out[node.id] = {
+      type: (node.type ?? "tool") as NodeManifest["type"],
       status,
       storedKeys: record?.storedKeys ?? [],
       ...(record?.items ? { items: record.items } : {}),
@@ -83,7 +82,7 @@ export function buildManifest(stored: StoredRun, plan: ExecutionPlan): RunManife
     createdAt: stored.run.createdAt,
     updatedAt: stored.run.updatedAt,
     counts,
-    nodes,
+    nodes: out,
     artifacts: stored.artifacts,
     ...(stored.run.error ? { error: stored.run.error } : {}),
   };

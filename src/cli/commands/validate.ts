@@ -1,0 +1,28 @@
+import type { Command } from "commander";
+import type { CliContext } from "../cli-context.js";
+import { EXIT } from "../exit-codes.js";
+import { readPlanFile } from "../read-plan-file.js";
+import { renderIssues } from "../render-manifest.js";
+import { setupRun, type RunFlags } from "../run-setup.js";
+import { withRunFlags } from "./run.js";
+import { createHost } from "../../plan/create-host.js";
+import { validatePlan } from "../../plan/validate-plan.js";
+
+export function registerValidate(program: Command, ctx: CliContext): void {
+  withRunFlags(program.command("validate <plan>").description("check a plan and list every issue"))
+    .option("--json", "print the issues as JSON")
+    .action(async (planPath: string, flags: RunFlags & { json?: boolean }) => {
+      const input = readPlanFile(planPath);
+      const { options, close } = await setupRun(flags);
+      try {
+        const { host, executors } = createHost(options);
+        const report = validatePlan(input, { host, executors });
+        if (flags.json) ctx.stdout(JSON.stringify({ ok: report.ok, issues: report.issues }, null, 2) + "\n");
+        else if (report.issues.length) ctx.stdout(renderIssues(report.issues));
+        if (!flags.json && report.ok) ctx.stdout(`${planPath}: valid (${report.plan!.nodes.length} nodes)\n`);
+        ctx.setExitCode(report.ok ? EXIT.completed : EXIT.invalid);
+      } finally {
+        await close();
+      }
+    });
+}

@@ -1,0 +1,63 @@
+import type { PlanIssue } from "../errors/plan-validation-error.js";
+import type { RunManifest } from "../plan/run-manifest.js";
+import type { RunStatus } from "../plan/run-state.js";
+import { EXIT } from "./exit-codes.js";
+
+/** The exit code for a run's status. */
+export function exitCodeFor(status: RunStatus): number {
+  switch (status) {
+    case "completed":
+      return EXIT.completed;
+    case "partial":
+      return EXIT.partial;
+    case "escalated":
+      return EXIT.escalated;
+    default:
+      return EXIT.failed;
+  }
+}
+
+/** A short human summary of a manifest. */
+export function renderManifest(m: RunManifest, storePath?: string): string {
+  const lines = [`run ${m.runId} (${m.plan}): ${m.status}`];
+  for (const [id, n] of Object.entries(m.nodes)) {
+    const items = n.items
+      ? ` items ${n.items.ok}/${n.items.total} ok` +
+        (n.items.error ? `, ${n.items.error} failed` : "") +
+        (n.items.skipped ? `, ${n.items.skipped} skipped` : "") +
+        (n.items.escalated ? `, ${n.items.escalated} escalated` : "") +
+        (n.items.reused ? `, ${n.items.reused} already stored` : "")
+      : "";
+    const time = n.durationMs !== undefined ? ` ${n.durationMs} ms` : "";
+    lines.push(`  ${pad(id, 24)} ${pad(n.status, 9)}${items}${time}`);
+    for (const e of n.errors.slice(0, 3)) lines.push(`      ${e.item !== undefined ? `item ${e.item}: ` : ""}${e.code}: ${e.message}`);
+    if (n.errors.length > 3) lines.push(`      … and ${n.errors.length - 3} more errors (--json for all)`);
+    for (const x of n.escalations.slice(0, 5)) {
+      lines.push(`      escalated${x.item !== undefined ? ` item ${x.item}` : ""}: ${x.verdict} — ${x.reason}`);
+    }
+    if (n.escalations.length > 5) lines.push(`      … and ${n.escalations.length - 5} more escalations (--json for all)`);
+  }
+  if (m.error) lines.push(`  ${m.error.code}: ${m.error.message}`);
+  const store = storePath ? ` --store ${storePath}` : "";
+  if (m.status === "escalated") {
+    lines.push(
+      `decide each escalation with: deputy resolve ${m.runId} NODE [--item N] (--call JSON | --value JSON | --skip)${store}`,
+      `then continue with:          deputy resume ${m.runId}${store}`,
+    );
+  } else if (m.status === "failed" || m.status === "cancelled") {
+    lines.push(`retry what did not complete: deputy resume ${m.runId}${store}`);
+  }
+  return lines.join("\n") + "\n";
+}
+
+/** Validation issues, one per line: `error   code [node] message`. */
+export function renderIssues(issues: PlanIssue[]): string {
+  return issues
+    .map((i) => `${pad(i.severity, 7)} ${pad(i.code, 22)} ${i.nodeId ? `[${i.nodeId}] ` : ""}${i.message}`)
+    .join("\n")
+    .concat(issues.length ? "\n" : "");
+}
+
+function pad(s: string, n: number): string {
+  return s.length >= n ? s : s + " ".repeat(n - s.length);
+}

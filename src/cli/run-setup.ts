@@ -1,0 +1,58 @@
+import { resolve } from "node:path";
+import { createDelegateFromSpec } from "../delegate/delegate-spec.js";
+import type { ToolCallDelegate } from "../delegate/protocol.js";
+import { MemoryRunStore } from "../plan/memory-run-store.js";
+import type { RunOptions } from "../plan/run-options.js";
+import type { RunStore } from "../plan/run-store.js";
+import { SqliteRunStore } from "../plan/sqlite-run-store.js";
+import { loadToolsModule } from "../tools/load-tools-module.js";
+
+/** The flags shared by `run`, `resume` and `validate`. */
+export interface RunFlags {
+  tools?: string;
+  store?: string | false;
+  delegate?: string[];
+  traces?: string;
+  allowDelegateSideEffects?: boolean;
+}
+
+/** The default store file. */
+export const DEFAULT_STORE = ".deputy/runs.db";
+
+/** Opens the run store named by `--store` (default `.deputy/runs.db`; `--no-store` keeps runs in memory). */
+export function openStore(store: string | false | undefined): RunStore {
+  return store === false ? new MemoryRunStore() : new SqliteRunStore(store ?? DEFAULT_STORE);
+}
+
+/** Loads the tools module and builds the delegate chain: the run options without the store. */
+export async function setupRun(flags: RunFlags): Promise<{ options: Omit<RunOptions, "store">; close(): Promise<void> }> {
+  const delegates: ToolCallDelegate[] = [];
+  const options: Omit<RunOptions, "store"> = { tools: [] };
+  const close = async () => {
+    await Promise.allSettled(delegates.map((d) => d.close()));
+    await options.traceSink?.close?.();
+  };
+  try {
+    if (flags.tools) {
+      const mod = await loadToolsModule(flags.tools);
+      options.tools = mod.tools;
+      if (mod.exports.agents && typeof mod.exports.agents === "object") {
+        options.agents = mod.exports.agents as Record<string, unknown>;
+      }
+    }
+    for (const spec of flags.delegate ?? []) delegates.push(await createDelegateFromSpec(spec));
+    options.delegates = delegates;
+    options.allowDelegateSideEffects = flags.allowDelegateSideEffects === true;
+    // What `deputy resume` needs to rebuild the same run; specs name files and URLs, never secrets.
+    options.meta = {
+      ...(flags.tools ? { tools: resolve(flags.tools) } : {}),
+      ...(flags.delegate?.length ? { delegates: flags.delegate } : {}),
+      ...(flags.traces ? { traces: resolve(flags.traces) } : {}),
+      ...(flags.allowDelegateSideEffects ? { allowDelegateSideEffects: true } : {}),
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return { options, close };
+}
