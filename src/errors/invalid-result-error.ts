@@ -14,7 +14,10 @@ export class InvalidResultError extends DeputyError {
   /** The sub-agent's raw answer. */
   readonly content: string;
 
-  constructor(tool: string, details: { missing: string[]; issues: string[]; content: string; message: string }) {
+  constructor(
+    tool: string,
+    details: { missing: string[]; issues: string[]; content: string; message: string },
+  ) {
     super("INVALID_RESULT", details.message);
     this.tool = tool;
     this.missing = details.missing;

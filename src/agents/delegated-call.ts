@@ -1,0 +1,205 @@
+import { BudgetExceededError, type BudgetViolation } from "../errors/budget-exceeded-error.js";
+import { DeputyError } from "../errors/deputy-error.js";
+import { InvalidResultError } from "../errors/invalid-result-error.js";
+import { checkArguments } from "./arguments.js";
+import { mergeBackends, resolveBackend } from "./backend.js";
+import { effectiveTimeout } from "./budget.js";
+import type { DelegationBinding, ParentContext } from "./delegate-to.js";
+import {
+  publishDelegate,
+  publishDelegateStart,
+  publishRefused,
+  type DelegateEvent,
+  type DelegationEventBase,
+} from "./events.js";
+import { findRefusal, refusalAnswer, type Frame, type ParentLink } from "./frame.js";
+import { checkResult } from "./result.js";
+import type { RunSetup } from "./run-action.js";
+import type { Agent, AgentResult } from "./types.js";
+import { emptyUsage } from "./usage.js";
+
+/** Runs a sub-agent's action (injected, so this file and the runner do not import each other). @internal */
+export type RunSub = (agent: Agent, action: string, input: unknown, setup: RunSetup) => Promise<AgentResult>;
+
+/** @internal */
+export interface CallContext {
+  signal: AbortSignal;
+  caller: ParentContext;
+  now: () => number;
+  newId: () => string;
+  run: RunSub;
+}
+
+/**
+ * One delegated call, in order: drop invented keys and check the arguments (`invalid_arguments` back to the
+ * model), check every budget that applies (`budget_exceeded`, or throw on `"raise"`), record the call, run the
+ * sub-agent under its timeout (`timeout`), validate a declared result (`invalid_result`, or throw), record
+ * duration, publish the event. Returns what the calling model reads.
+ *
+ * @internal
+ */
+export async function callDelegation(
+  frame: Frame,
+  binding: DelegationBinding,
+  rawArgs: unknown,
+  ctx: CallContext,
+): Promise<unknown> {
+  const base: DelegationEventBase = {
+    traceId: frame.traceId,
+    agent: frame.agent,
+    delegate: binding.target.name,
+    action: binding.action,
+    tool: binding.tool,
+    depth: frame.depth + 1,
+    parentCallId: frame.parent?.callId,
+  };
+  const finish = (
+    event: Omit<DelegateEvent, keyof DelegationEventBase | "ledger" | "delegationLedger">,
+  ): void =>
+    publishDelegate({
+      ...base,
+      ...event,
+      ledger: frame.ledger.toJSON(),
+      delegationLedger: frame.ledgerFor(binding.tool).toJSON(),
+    });
+
+  const args = checkArguments(binding.parameters, rawArgs);
+  if (!args.ok) {
+    finish({
+      callId: ctx.newId(),
+      arguments: rawArgs,
+      provider: undefined,
+      model: undefined,
+      durationMs: 0,
+      usage: emptyUsage(),
+      cost: 0,
+      status: "invalid_arguments",
+      issues: args.issues,
+    });
+    return {
+      error: "invalid_arguments",
+      issues: args.issues,
+      message: `The arguments do not match \`${binding.tool}\`'s contract. Fix them and call it again.`,
+    };
+  }
+
+  const refusal = findRefusal(frame, binding);
+  if (refusal) {
+    const { limit, allowed, used, scope } = refusal.violation;
+    publishRefused({
+      ...base,
+      limit,
+      allowed,
+      used,
+      scope,
+      budgetOwner: refusal.budgetOwner,
+      policy: refusal.policy,
+    });
+    if (refusal.policy === "raise") throw new BudgetExceededError(refusal.violation);
+    return refusalAnswer(refusal);
+  }
+
+  const backend = resolveBackend(mergeBackends(binding.target.backend, binding.backend), binding.target.name);
+  const params = typeof binding.params === "function" ? binding.params(ctx.caller) : (binding.params ?? {});
+  const link: ParentLink = { frame, binding, callId: ctx.newId(), usage: emptyUsage(), cost: 0 };
+  const provider = backend.model.provider;
+  const model = backend.model.modelId;
+  frame.recordCallStart(binding.tool);
+  publishDelegateStart({ ...base, callId: link.callId, arguments: args.value, provider, model });
+
+  const timeout = effectiveTimeout(binding.budget.timeout, frame.budget.timeout);
+  const timeoutScope =
+    binding.budget.timeout !== undefined && binding.budget.timeout === timeout ? "delegation" : "agent";
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer =
+    timeout === undefined
+      ? undefined
+      : setTimeout(() => {
+          timedOut = true;
+          controller.abort(
+            new DOMException(`\`${binding.tool}\` exceeded its ${timeout} s timeout`, "TimeoutError"),
+          );
+        }, timeout * 1000);
+  const started = ctx.now();
+  const seconds = () => (ctx.now() - started) / 1000;
+  const ended = (status: DelegateEvent["status"], issues?: string[]) =>
+    finish({
+      callId: link.callId,
+      arguments: args.value,
+      provider,
+      model,
+      durationMs: Math.round(seconds() * 1000),
+      usage: link.usage,
+      cost: link.cost,
+      status,
+      ...(issues ? { issues } : {}),
+    });
+
+  let result: AgentResult;
+  try {
+    result = await ctx.run(binding.target, binding.action, args.value, {
+      backend,
+      params,
+      signal: AbortSignal.any([ctx.signal, controller.signal]),
+      traceId: frame.traceId,
+      now: ctx.now,
+      newId: ctx.newId,
+      depth: frame.depth + 1,
+      parent: link,
+      rates: binding.budget.rates ?? frame.budget.rates,
+      returns: binding.returns
+        ? { schema: binding.returns, name: `${binding.tool}_result`, validate: false }
+        : undefined,
+    });
+  } catch (error) {
+    frame.recordCallEnd(binding.tool, seconds());
+    if (timedOut && !ctx.signal.aborted) {
+      const violation: BudgetViolation = {
+        limit: "timeout",
+        allowed: timeout!,
+        used: Math.round(seconds() * 1000) / 1000,
+        scope: timeoutScope,
+        agent: frame.agent,
+        tool: binding.tool,
+      };
+      ended("timed_out");
+      const message = `\`${binding.tool}\` did not answer within ${timeout} s and was stopped. Do not retry this tool; answer with the information you already have.`;
+      const policy =
+        (timeoutScope === "delegation" ? binding.budget.onExceeded : undefined) ??
+        frame.budget.onExceeded ??
+        "stop";
+      if (policy === "raise") throw new BudgetExceededError(violation, message);
+      return {
+        error: "timeout",
+        limit: "timeout",
+        allowed: violation.allowed,
+        used: violation.used,
+        message,
+      };
+    }
+    const text = error instanceof Error ? error.message : String(error);
+    ended("error", [text]);
+    // Our own refusals, declared-output failures, definition errors and the caller's abort end the generation;
+    // a sub-agent's provider failing is reported to the calling model, which can answer without it.
+    if (ctx.signal.aborted || DeputyError.isInstance(error)) throw error;
+    return { error: "delegate_failed", message: `\`${binding.tool}\` failed: ${text}` };
+  } finally {
+    clearTimeout(timer);
+  }
+  frame.recordCallEnd(binding.tool, seconds());
+
+  if (!binding.returns) {
+    ended("ok");
+    return result.text;
+  }
+  const check = checkResult(binding.returns, result.text, binding.tool);
+  if (check.ok) {
+    ended("ok");
+    return check.data;
+  }
+  ended("invalid_result", check.issues);
+  const { ok: _ok, ...invalid } = check;
+  if (binding.onInvalid === "raise") throw new InvalidResultError(binding.tool, invalid);
+  return invalid;
+}

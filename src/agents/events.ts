@@ -1,0 +1,89 @@
+import { channel } from "node:diagnostics_channel";
+import type { BudgetLimit } from "../errors/budget-exceeded-error.js";
+import type { LedgerTotals } from "./ledger.js";
+import type { Usage } from "./usage.js";
+
+/** How a delegated call ended. */
+export type DelegateStatus = "ok" | "invalid_result" | "timed_out" | "invalid_arguments" | "error";
+
+/** Fields every delegation event carries. */
+export interface DelegationEventBase {
+  /** Shared by the top-level run and every sub-agent it (transitively) delegates to. */
+  traceId: string;
+  /** The delegating agent. */
+  agent: string;
+  /** The sub-agent. */
+  delegate: string;
+  /** The sub-agent's action. */
+  action: string;
+  /** The tool name the calling model used. */
+  tool: string;
+  /** 1 for a delegation of the top-level agent, 2 for one of its sub-agents, … */
+  depth: number;
+  /** The delegated call this one runs inside, when nested. */
+  parentCallId: string | undefined;
+}
+
+/** Published on `deputy:delegate-start` when a delegated call starts (after arguments and budgets cleared). */
+export interface DelegateStartEvent extends DelegationEventBase {
+  callId: string;
+  arguments: Record<string, unknown>;
+  provider: string;
+  model: string;
+}
+
+/** Published on `deputy:delegate` when a delegated call ends (also for `invalid_arguments`, with no call made). */
+export interface DelegateEvent extends DelegationEventBase {
+  callId: string;
+  arguments: unknown;
+  provider: string | undefined;
+  model: string | undefined;
+  durationMs: number;
+  /** Tokens the sub-agent spent, nested delegations included. */
+  usage: Usage;
+  /** USD, nested delegations included (0 without rates). */
+  cost: number;
+  /** The delegating agent's running agent-wide ledger. */
+  ledger: LedgerTotals;
+  /** The running ledger of this delegation. */
+  delegationLedger: LedgerTotals;
+  status: DelegateStatus;
+  /** For `invalid_arguments`, `invalid_result` and `error`: what went wrong. */
+  issues?: string[];
+}
+
+/** Published on `deputy:delegation-refused` when a budget or `maxDepth` refuses a call. */
+export interface DelegationRefusedEvent extends DelegationEventBase {
+  limit: BudgetLimit;
+  allowed: number;
+  used: number;
+  /** Whose budget refused: an agent-wide ceiling or a delegation's own limit. */
+  scope: "agent" | "delegation";
+  /** The agent owning the budget that refused (an ancestor, for a nested call). */
+  budgetOwner: string;
+  policy: "stop" | "raise";
+}
+
+/** Channel names. Subscribe with `diagnostics_channel.subscribe(name, fn)`. */
+export const DELEGATE_START_CHANNEL = "deputy:delegate-start";
+export const DELEGATE_CHANNEL = "deputy:delegate";
+export const DELEGATION_REFUSED_CHANNEL = "deputy:delegation-refused";
+
+const startChannel = channel(DELEGATE_START_CHANNEL);
+const delegateChannel = channel(DELEGATE_CHANNEL);
+const refusedChannel = channel(DELEGATION_REFUSED_CHANNEL);
+
+/** @internal */
+export function publishDelegateStart(event: DelegateStartEvent): void {
+  if (startChannel.hasSubscribers) startChannel.publish(event);
+}
+
+/** @internal */
+export function publishDelegate(event: DelegateEvent): void {
+  if (delegateChannel.hasSubscribers) delegateChannel.publish(event);
+}
+
+/** @internal */
+export function publishRefused(event: DelegationRefusedEvent): void {
+  if (refusedChannel.hasSubscribers) refusedChannel.publish(event);
+}

@@ -1,0 +1,74 @@
+/**
+ * `deputy/agents` — agent-to-agent delegation. A sub-agent declares what it does as a contract
+ * ({@link delegation}); a parent hands work to it as a tool ({@link delegateTo}), under budgets, with ledgers,
+ * on a backend chosen at the call site, observable through `node:diagnostics_channel` events. The tool loop is
+ * owned step by step on top of the AI SDK provider specification (v3), so any provider instance works.
+ *
+ * @packageDocumentation
+ */
+export { defineAgent } from "./define-agent.js";
+export { delegation, isContract, type Contract, type ContractOptions, type OnInvalid } from "./contract.js";
+export {
+  delegateTo,
+  type DelegateToOptions,
+  type DelegateToSpec,
+  type ParentContext,
+} from "./delegate-to.js";
+export { normalizeBudget, mergeBudgets, type Budget, type OnExceeded } from "./budget.js";
+export { Ledger, type LedgerTotals } from "./ledger.js";
+export { Pricing, costOf, type Rates } from "./pricing.js";
+export {
+  registerProvider,
+  providerNames,
+  resolveBackend,
+  mergeBackends,
+  isLanguageModel,
+  type BackendSpec,
+  type BackendOptions,
+  type CallSettings,
+  type ProviderFactory,
+  type ResolvedBackend,
+} from "./backend.js";
+export {
+  mockModel,
+  countTokens,
+  pigLatin,
+  type MockModel,
+  type MockModelOptions,
+  type MockReply,
+  type MockRequest,
+} from "./mock-model.js";
+export {
+  DELEGATE_CHANNEL,
+  DELEGATE_START_CHANNEL,
+  DELEGATION_REFUSED_CHANNEL,
+  type DelegateEvent,
+  type DelegateStartEvent,
+  type DelegateStatus,
+  type DelegationRefusedEvent,
+} from "./events.js";
+export { enableOpenTelemetry, type OpenTelemetryBridgeOptions } from "./otel-bridge.js";
+export { runAgentAction, type AgentActionOutcome } from "./run-agent-action.js";
+export { checkResult, type InvalidResult } from "./result.js";
+export { normalizeUsage, type Usage } from "./usage.js";
+export type { StepRecord, ToolChoice } from "./tool-loop.js";
+export {
+  isAgent,
+  type Action,
+  type ActionContext,
+  type ActionPrompt,
+  type Agent,
+  type AgentDefinition,
+  type AgentResult,
+  type DelegatedFunction,
+  type PromptMessage,
+  type RunOptions,
+  type ToolSpec,
+} from "./types.js";
+export {
+  BudgetExceededError,
+  InvalidResultError,
+  AgentDefinitionError,
+  type BudgetViolation,
+  type BudgetLimit,
+} from "../errors/index.js";
