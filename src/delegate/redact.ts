@@ -1,0 +1,213 @@
+import type { DelegateTrace } from "./trace.js";
+
+/** What a redacted value is replaced with. */
+export const REDACTED = "[REDACTED]";
+
+/** A user rule: redact the value of every key matching `key`, and/or every substring matching `value`. */
+export interface RedactRule {
+  /** A key name (compared case-insensitively) or a pattern tested against key names. */
+  key?: string | RegExp;
+  /** A pattern whose matches are replaced inside every string (use the `g` flag to replace all). */
+  value?: RegExp;
+}
+
+/** How traces are redacted. Everything is on by default. */
+export interface RedactOptions {
+  /** Redact values under secret-looking keys (password, token, api key, authorization, cookie, secret, …). Default `true`. */
+  secretKeys?: boolean;
+  /** Redact arguments a tool marks sensitive (`sensitive: [...]`, `"x-sensitive": true`). Default `true`. */
+  sensitiveArguments?: boolean;
+  /** Replace well-known credential shapes inside any string (`Bearer …`, `sk-…`, AWS keys, GitHub tokens). Default `true`. */
+  secretValues?: boolean;
+  /** Your own rules, applied after the defaults. */
+  rules?: RedactRule[];
+}
+
+const SECRET_WORDS = new Set([
+  "password",
+  "passwd",
+  "pwd",
+  "secret",
+  "token",
+  "cookie",
+  "authorization",
+  "credential",
+  "credentials",
+  "passphrase",
+  "bearer",
+]);
+const SECRET_PAIRS = new Set([
+  "api key",
+  "apikey",
+  "private key",
+  "access key",
+  "session id",
+  "client secret",
+  "set cookie",
+  "auth token",
+]);
+
+const SECRET_VALUES: RegExp[] = [
+  /\bBearer\s+[A-Za-z0-9._~+/-]+=*/g,
+  /\bBasic\s+[A-Za-z0-9+/]{8,}=*/g,
+  /\bsk-[A-Za-z0-9_-]{16,}/g,
+  /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g,
+  /\bgh[pousr]_[A-Za-z0-9]{20,}\b/g,
+  /\bxox[abposr]-[A-Za-z0-9-]{10,}/g,
+  /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----/g,
+];
+
+/**
+ * True for keys that name a secret: the key is split into words (`apiKey`, `api_key`, `X-Api-Key` → `api key`)
+ * and any secret word (`password`, `token`, `secret`, `cookie`, `authorization`, …) or pair (`api key`,
+ * `private key`, `session id`, …) marks it. `max_tokens` is not a secret (`tokens` is not `token`).
+ */
+export function isSecretKey(key: string): boolean {
+  const words = key
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
+  if (words.some((w) => SECRET_WORDS.has(w))) return true;
+  for (let i = 0; i + 1 < words.length; i++) if (SECRET_PAIRS.has(`${words[i]} ${words[i + 1]}`)) return true;
+  return words.some((w) => SECRET_PAIRS.has(w));
+}
+
+/** A redactor built once from options; apply it to many values. */
+export class Redactor {
+  readonly #secretKeys: boolean;
+  readonly #sensitive: boolean;
+  readonly #valuePatterns: RegExp[];
+  readonly #keyRules: (string | RegExp)[];
+
+  constructor(options: RedactOptions = {}) {
+    this.#secretKeys = options.secretKeys !== false;
+    this.#sensitive = options.sensitiveArguments !== false;
+    const rules = options.rules ?? [];
+    this.#valuePatterns = [
+      ...(options.secretValues === false ? [] : SECRET_VALUES),
+      ...rules.flatMap((r) => (r.value ? [r.value] : [])),
+    ];
+    this.#keyRules = rules.flatMap((r) => (r.key === undefined ? [] : [r.key]));
+  }
+
+  /** True when the value under `key` must be redacted (`extra`: sensitive names for this value). */
+  redactsKey(key: string, extra: readonly string[] = []): boolean {
+    if (this.#sensitive && extra.includes(key)) return true;
+    if (this.#secretKeys && isSecretKey(key)) return true;
+    return this.#keyRules.some((r) =>
+      typeof r === "string" ? r.toLowerCase() === key.toLowerCase() : testOnce(r, key),
+    );
+  }
+
+  /** Replaces credential-looking substrings and the given literal secrets inside a string. */
+  redactString(text: string, literals: readonly string[] = []): string {
+    let out = text;
+    for (const secret of literals) if (secret.length >= 4) out = out.split(secret).join(REDACTED);
+    for (const pattern of this.#valuePatterns) {
+      out = out.replace(pattern.global ? pattern : new RegExp(pattern.source, `${pattern.flags}g`), REDACTED);
+    }
+    return out;
+  }
+
+  /**
+   * A redacted copy of `value`: values under redacted keys (at any depth) become `[REDACTED]`, strings are
+   * scrubbed. The string values that were redacted by key are pushed to `found` so callers can scrub copies of
+   * them elsewhere (a model's raw output, the instruction).
+   */
+  redactValue(
+    value: unknown,
+    sensitive: readonly string[] = [],
+    found: string[] = [],
+    literals: readonly string[] = [],
+  ): unknown {
+    if (typeof value === "string") return this.redactString(value, literals);
+    if (Array.isArray(value)) return value.map((v) => this.redactValue(v, sensitive, found, literals));
+    if (typeof value !== "object" || value === null) return value;
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      if (this.redactsKey(k, sensitive)) {
+        collectStrings(v, found);
+        out[k] = REDACTED;
+      } else {
+        out[k] = this.redactValue(v, sensitive, found, literals);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * A redacted copy of a trace: facts, the proposal's and the final call's arguments (with the proposed tool's
+   * sensitive names), the instruction, the raw answer and error messages. Tool schemas are left alone (a property
+   * named `password` in a schema is not a secret).
+   */
+  redactTrace(trace: DelegateTrace): DelegateTrace {
+    const name = trace.finalCall?.name ?? trace.proposal?.name ?? undefined;
+    const sensitive = trace.tools.find((t) => t.name === name)?.sensitive ?? [];
+    const found: string[] = [];
+    // First pass only to learn the secret values, so that copies of them elsewhere can be scrubbed too.
+    this.redactValue(
+      { a: trace.proposal?.arguments, f: trace.finalCall?.arguments, x: trace.facts },
+      sensitive,
+      found,
+    );
+    const literals = [...new Set(found)].sort((a, b) => b.length - a.length);
+    const out: DelegateTrace = {
+      ...trace,
+      instruction: this.redactString(trace.instruction, literals),
+      facts: this.redactValue(trace.facts, [], [], literals) as Record<string, unknown>,
+    };
+    if (trace.proposal) {
+      out.proposal = {
+        ...trace.proposal,
+        arguments: this.redactValue(trace.proposal.arguments, sensitive, [], literals) as Record<
+          string,
+          unknown
+        >,
+        ...(trace.proposal.raw === undefined ? {} : { raw: this.redactString(trace.proposal.raw, literals) }),
+      };
+    }
+    if (trace.finalCall) {
+      out.finalCall = {
+        name: trace.finalCall.name,
+        arguments: this.redactValue(trace.finalCall.arguments, sensitive, [], literals) as Record<
+          string,
+          unknown
+        >,
+      };
+    }
+    if (trace.error)
+      out.error = { ...trace.error, message: this.redactString(trace.error.message, literals) };
+    return out;
+  }
+}
+
+function collectStrings(value: unknown, out: string[]) {
+  if (typeof value === "string") out.push(value);
+  else if (typeof value === "number") out.push(String(value));
+  else if (Array.isArray(value)) for (const v of value) collectStrings(v, out);
+  else if (typeof value === "object" && value !== null)
+    for (const v of Object.values(value)) collectStrings(v, out);
+}
+
+function testOnce(pattern: RegExp, text: string): boolean {
+  pattern.lastIndex = 0;
+  return pattern.test(text);
+}
+
+/**
+ * A copy of `value` with every string longer than `maxChars` cut, ending in `…[+N chars]` so a reader sees that
+ * it was cut.
+ */
+export function capStrings(value: unknown, maxChars: number): unknown {
+  if (typeof value === "string") {
+    return value.length <= maxChars
+      ? value
+      : `${value.slice(0, maxChars)}…[+${value.length - maxChars} chars]`;
+  }
+  if (Array.isArray(value)) return value.map((v) => capStrings(v, maxChars));
+  if (typeof value !== "object" || value === null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = capStrings(v, maxChars);
+  return out;
+}

@@ -1,0 +1,118 @@
+import type { PlanIssue } from "../errors/plan-validation-error.js";
+import { compileGuard } from "../plan/cel-guard.js";
+import type { ValidationContext } from "../plan/node-executor.js";
+import type { DelegateNode } from "../plan/plan-schema.js";
+import { compileSchema } from "../schema/validator.js";
+import type { Tool } from "../tools/define-tool.js";
+import { ESCALATE_TO_SERVICE } from "./escalate-to.js";
+import { buildProposalSchema } from "./proposal-schema.js";
+import type { ToolSpec } from "./protocol.js";
+
+/**
+ * The delegate node's own checks, reported with every other validation issue: no delegate configured, more
+ * tools than every backend's `maxTools`, unknown tools (with a did-you-mean), invalid `accept_when`, a tool
+ * schema that does not compile, a proposal schema a backend cannot enforce (`checkSchema`), and — as warnings —
+ * tools the side-effect double key would always deny and an `escalate_to` no handler can serve.
+ */
+export function validateDelegateNode(node: DelegateNode, ctx: ValidationContext): PlanIssue[] {
+  const issues: PlanIssue[] = [];
+  const add = (code: string, message: string, path?: string, severity: PlanIssue["severity"] = "error") =>
+    issues.push({ code, message, nodeId: node.id, ...(path ? { path } : {}), severity });
+  const { host } = ctx;
+
+  const tools: Tool[] = [];
+  node.tools.forEach((name, i) => {
+    const tool = host.tools.find(name);
+    if (tool) tools.push(tool);
+    else {
+      const hint = host.tools.suggest(name);
+      add("unknown_tool", `unknown tool "${name}"${hint ? ` (did you mean "${hint}"?)` : ""}`, `tools[${i}]`);
+    }
+  });
+
+  if (host.delegates.length === 0) {
+    add(
+      "delegate_not_configured",
+      "no delegate backend is configured for delegate nodes (use --delegate or the `delegates` option)",
+    );
+  } else if (!host.delegates.some((d) => d.maxTools >= node.tools.length)) {
+    const limits = host.delegates.map((d) => `${d.name}: ${d.maxTools}`).join(", ");
+    add(
+      "too_many_tools",
+      `${node.tools.length} tools, more than any configured backend accepts (${limits})`,
+      "tools",
+    );
+  }
+
+  const sideEffectsAllowed = node.allow_side_effects && host.allowDelegateSideEffects;
+  for (const tool of tools) {
+    if (tool.delegateSafe || sideEffectsAllowed) continue;
+    const missing = [
+      node.allow_side_effects ? undefined : "the node's allow_side_effects",
+      host.allowDelegateSideEffects
+        ? undefined
+        : "the host's allowDelegateSideEffects (--allow-delegate-side-effects)",
+    ].filter(Boolean);
+    add(
+      "side_effect_always_denied",
+      `tool "${tool.name}" is not delegateSafe and ${missing.join(" and ")} ${missing.length > 1 ? "are" : "is"} not set, so every proposal of it will be side_effect_denied`,
+      "tools",
+      "warning",
+    );
+  }
+
+  if (node.accept_when) {
+    try {
+      compileGuard(node.accept_when);
+    } catch (error) {
+      add("invalid_cel", (error as Error).message, "accept_when");
+    }
+  }
+
+  if (node.escalate_to && node.on_reject !== "escalate") {
+    add(
+      "escalate_to_unused",
+      `escalate_to is only used when on_reject is "escalate" (it is "${node.on_reject}")`,
+      "escalate_to",
+      "warning",
+    );
+  } else if (node.escalate_to && typeof host.services[ESCALATE_TO_SERVICE] !== "function") {
+    add(
+      "escalate_to_unavailable",
+      `escalate_to "${node.escalate_to}" cannot be served (no escalate_to handler is installed); escalations will pause for a person`,
+      "escalate_to",
+      "warning",
+    );
+  }
+
+  if (tools.length > 0) {
+    const specs: ToolSpec[] = tools.map((t) => ({
+      name: t.name,
+      description: t.description,
+      parameters: t.parameters,
+    }));
+    let schema;
+    try {
+      schema = buildProposalSchema(specs);
+      compileSchema(schema);
+    } catch (error) {
+      add(
+        "invalid_tool_schema",
+        `the candidate tools' schemas do not compile: ${(error as Error).message}`,
+        "tools",
+      );
+      return issues;
+    }
+    for (const backend of host.delegates) {
+      if (backend.maxTools < specs.length || !backend.checkSchema) continue;
+      const problem = backend.checkSchema(schema);
+      if (problem)
+        add(
+          "schema_unsupported",
+          `backend "${backend.name}" cannot enforce the proposal schema: ${problem}`,
+          "tools",
+        );
+    }
+  }
+  return issues;
+}
