@@ -1,29 +1,92 @@
-import { DeputyError } from "../errors/deputy-error.js";
+import { InvalidOptionError } from "../errors/invalid-option-error.js";
 import type { ToolCallDelegate } from "./protocol.js";
+import { ScriptedDelegate } from "./scripted-delegate.js";
 
-/** Builds a backend from a spec's value (`FILE`, `URL[,key=value…]`). */
-export type DelegateFactory = (value: string) => Promise<ToolCallDelegate>;
+/** Builds a backend from the part of a spec after `KIND=` (e.g. a file, a model path, a URL). */
+export type DelegateSpecFactory = (value: string) => ToolCallDelegate | Promise<ToolCallDelegate>;
 
-const factories = new Map<string, DelegateFactory>();
+const factories = new Map<string, { factory: DelegateSpecFactory; usage: string }>();
 
-/** Registers a `--delegate KIND=…` kind. */
-export function registerDelegateKind(kind: string, factory: DelegateFactory): void {
-  factories.set(kind, factory);
+/**
+ * Registers a backend kind for `--delegate KIND=VALUE` (and {@link createDelegateFromSpec}). A later
+ * registration of the same kind replaces the earlier one.
+ *
+ * @example
+ * registerDelegateSpec("llama-server", (value) => {
+ *   const { main, options } = parseSpecValue(value);
+ *   return new LlamaServerDelegate({ baseUrl: main, maxTools: options.maxTools ? Number(options.maxTools) : undefined });
+ * }, "llama-server=URL[,maxTools=N]");
+ */
+export function registerDelegateSpec(
+  kind: string,
+  factory: DelegateSpecFactory,
+  usage = `${kind}=VALUE`,
+): void {
+  factories.set(kind, { factory, usage });
+}
+
+/** The registered kinds with their usage lines (for help texts). */
+export function delegateSpecKinds(): { kind: string; usage: string }[] {
+  return [...factories].map(([kind, { usage }]) => ({ kind, usage }));
 }
 
 /**
- * Builds a delegate backend from a CLI spec `KIND=VALUE` (e.g. `scripted=proposals.jsonl`).
- * (Placeholder registry: the delegate-core work registers the kinds.)
+ * Splits a spec value into its main part and `,key=value` options: `runs/p.jsonl,name=replay,maxTools=8` →
+ * `{ main: "runs/p.jsonl", options: { name: "replay", maxTools: "8" } }`. A comma not followed by `key=` stays in
+ * the main part.
+ */
+export function parseSpecValue(value: string): { main: string; options: Record<string, string> } {
+  const options: Record<string, string> = {};
+  let main = value;
+  const re = /,([A-Za-z][A-Za-z0-9_-]*)=([^,]*)$/;
+  for (let m = re.exec(main); m; m = re.exec(main)) {
+    options[m[1]!] = m[2]!;
+    main = main.slice(0, m.index);
+  }
+  return { main, options };
+}
+
+/** Reads a numeric spec option, failing clearly on anything else. */
+export function numberOption(options: Record<string, string>, key: string, spec: string): number | undefined {
+  const raw = options[key];
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0)
+    throw new InvalidOptionError(`${key} in --delegate ${spec}`, "a positive number", raw);
+  return n;
+}
+
+/**
+ * Builds a delegate backend from a `--delegate` spec, `KIND=VALUE`. Built in: `scripted=FILE[,name=N,maxTools=N,
+ * maxInputChars=N]` (a {@link ScriptedDelegate} replaying a JSONL file). Backends register more kinds with
+ * {@link registerDelegateSpec}.
  */
 export async function createDelegateFromSpec(spec: string): Promise<ToolCallDelegate> {
   const eq = spec.indexOf("=");
-  const kind = eq < 0 ? spec : spec.slice(0, eq);
-  const factory = factories.get(kind);
-  if (!factory) {
-    throw new DeputyError(
-      "DELEGATE_SPEC_INVALID",
-      `Unknown delegate kind "${kind}" in --delegate ${spec}; known: ${[...factories.keys()].join(", ") || "(none)"}.`,
-    );
+  const kind = eq > 0 ? spec.slice(0, eq) : spec;
+  const entry = factories.get(kind);
+  if (!entry || eq <= 0 || eq === spec.length - 1) {
+    const known = delegateSpecKinds()
+      .map((k) => k.usage)
+      .join(", ");
+    throw new InvalidOptionError("--delegate", `one of ${known}`, spec);
   }
-  return factory(eq < 0 ? "" : spec.slice(eq + 1));
+  return entry.factory(spec.slice(eq + 1));
 }
+
+registerDelegateSpec(
+  "scripted",
+  (value) => {
+    const { main, options } = parseSpecValue(value);
+    const spec = `scripted=${value}`;
+    const maxTools = numberOption(options, "maxTools", spec);
+    const maxInputChars = numberOption(options, "maxInputChars", spec);
+    return new ScriptedDelegate({
+      entries: main,
+      ...(options.name ? { name: options.name } : {}),
+      ...(maxTools ? { maxTools } : {}),
+      ...(maxInputChars ? { maxInputChars } : {}),
+    });
+  },
+  "scripted=FILE[,name=N,maxTools=N,maxInputChars=N]",
+);
