@@ -23,13 +23,13 @@ export function runStoreSuite(name: string, make: () => { store: RunStore; reope
       await store.write("r1", [
         { kind: "artifact", key: "a", value: { list: [1, 2], s: "x" } },
         { kind: "node", nodeId: "a", record: { status: "ok", storedKeys: ["a"], attempts: 1 } },
-        { kind: "item", nodeId: "b", item: { index: 3, status: "ok", key: "b_3" } },
+        { kind: "item", nodeId: "b", item: { index: 3, status: "ok", key: "b_3" }, value: [3, "three"] },
         { kind: "item", nodeId: "b", item: { index: 1, status: "error", error: { code: "E", message: "m" } } },
         { kind: "status", status: "partial", updatedAt: "2026-01-01T00:00:01.000Z" },
       ]);
       const loaded = await store.load("r1");
       expect(loaded!.run).toMatchObject({ runId: "r1", status: "partial", plan: { name: "p" }, options: { tools: "tools.mjs" } });
-      expect(loaded!.artifacts).toEqual({ a: { list: [1, 2], s: "x" } });
+      expect(loaded!.artifacts).toEqual({ a: { list: [1, 2], s: "x" }, b_3: [3, "three"] });
       expect(loaded!.nodes.a!.storedKeys).toEqual(["a"]);
       expect(loaded!.items.b![3]!.key).toBe("b_3");
       expect(loaded!.items.b![1]!.error!.code).toBe("E");

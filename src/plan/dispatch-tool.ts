@@ -1,7 +1,7 @@
 import { DeputyError, serializeError, type SerializedError } from "../errors/deputy-error.js";
 import { ToolError } from "../errors/tool-error.js";
 import { validateValue } from "../schema/validator.js";
-import type { Tool } from "../tools/define-tool.js";
+import type { Tool, ToolContext } from "../tools/define-tool.js";
 import type { RetryPolicy } from "./plan-schema.js";
 import type { WorkUnit } from "./node-executor.js";
 
@@ -35,20 +35,12 @@ export async function dispatchTool(
     if (unit.signal.aborted) return { ok: false, error: abortError(unit.signal), attempts: attempt - 1 };
     const signal =
       timeoutSeconds === undefined ? unit.signal : AbortSignal.any([unit.signal, AbortSignal.timeout(timeoutSeconds * 1000)]);
+    const ctx: ToolContext = { signal, idempotencyKey, runId: unit.runId, nodeId: unit.nodeId, attempt };
+    if (unit.itemIndex !== undefined) ctx.itemIndex = unit.itemIndex;
     try {
-      const value = await raceAbort(
-        Promise.resolve().then(() =>
-          tool.run(args, {
-            signal,
-            idempotencyKey,
-            runId: unit.runId,
-            nodeId: unit.nodeId,
-            ...(unit.itemIndex === undefined ? {} : { itemIndex: unit.itemIndex }),
-            attempt,
-          }),
-        ),
-        signal,
-      );
+      const result = tool.run(args, ctx);
+      // A synchronous tool costs no extra turn; an async one is abandoned when the signal fires.
+      const value = isPromiseLike(result) ? await raceAbort(result, signal) : result;
       return { ok: true, value, attempts: attempt };
     } catch (error) {
       lastError = signal.aborted && !unit.signal.aborted ? timeoutError(tool.name, timeoutSeconds!) : serializeError(error);
@@ -61,18 +53,36 @@ export async function dispatchTool(
   return { ok: false, error: lastError, attempts: retry.max_attempts };
 }
 
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === "object" && value !== null && typeof (value as { then?: unknown }).then === "function";
+}
+
+// One abort listener per signal, however many dispatches wait on it: thousands of in-flight items share
+// the run's signal, and an EventTarget listener each would cost more than the items themselves.
+const waiters = new WeakMap<AbortSignal, Set<(reason: unknown) => void>>();
+
+function raceAbort<T>(promise: PromiseLike<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) return Promise.reject(signal.reason);
+  let set = waiters.get(signal);
+  if (!set) {
+    const created = new Set<(reason: unknown) => void>();
+    waiters.set(signal, created);
+    signal.addEventListener("abort", () => {
+      for (const reject of created) reject(signal.reason);
+      created.clear();
+    }, { once: true });
+    set = created;
+  }
+  const pending = set;
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
+    pending.add(reject);
     promise.then(
       (v) => {
-        signal.removeEventListener("abort", onAbort);
+        pending.delete(reject);
         resolve(v);
       },
       (e) => {
-        signal.removeEventListener("abort", onAbort);
+        pending.delete(reject);
         reject(e);
       },
     );

@@ -1,7 +1,7 @@
 import { DeputyError, serializeError, type SerializedError } from "../errors/deputy-error.js";
 import type { ExecutionHost, NodeExecutor, UnitOutcome, WorkUnit } from "./node-executor.js";
 import type { ExecutionPlan, PlanNode } from "./plan-schema.js";
-import type { RunEvent } from "./run-events.js";
+import type { Emitter } from "./run-events.js";
 import type { NodeStatus, StoredRun } from "./run-state.js";
 import { applyMutations, type RunMutation, type RunStore } from "./run-store.js";
 import { renderString, type TemplateScope } from "./template.js";
@@ -17,7 +17,7 @@ export interface EngineContext {
   signal: AbortSignal;
   inputs: Record<string, unknown> | undefined;
   now: () => Date;
-  emit: (event: RunEvent) => void;
+  emit: Emitter;
   statuses: Record<string, NodeStatus>;
   errors: Record<string, SerializedError>;
 }
@@ -43,16 +43,17 @@ export async function executeUnit(ctx: EngineContext, node: PlanNode, unit: Work
 
 /** Makes the unit an executor receives. */
 export function makeUnit(ctx: EngineContext, node: PlanNode, scope: TemplateScope, signal: AbortSignal, itemIndex?: number): WorkUnit {
-  return {
+  const unit: WorkUnit = {
     runId: ctx.state.run.runId,
     nodeId: node.id,
-    ...(itemIndex === undefined ? {} : { itemIndex }),
     scope,
     signal,
     statuses: ctx.statuses,
     errors: ctx.errors,
     host: ctx.host,
   };
+  if (itemIndex !== undefined) unit.itemIndex = itemIndex;
+  return unit;
 }
 
 /** Renders a node's `store_as` for a scope; the result must be a non-empty string key. */

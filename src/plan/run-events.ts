@@ -13,9 +13,15 @@ export type RunEvent =
 export const runChannel = channel("deputy:run");
 export const nodeChannel = channel("deputy:node");
 
+/** Emits a run's events; `active()` tells whether anyone listens (hot paths skip building events if not). */
+export interface Emitter {
+  (event: RunEvent): void;
+  active(): boolean;
+}
+
 /** Makes the emitter of one run: cheap when nobody listens. */
-export function createEmitter(onEvent?: (event: RunEvent) => void): (event: RunEvent) => void {
-  return (event) => {
+export function createEmitter(onEvent?: (event: RunEvent) => void): Emitter {
+  const emit = (event: RunEvent) => {
     if (onEvent) {
       try {
         onEvent(event);
@@ -26,4 +32,5 @@ export function createEmitter(onEvent?: (event: RunEvent) => void): (event: RunE
     const ch = event.type === "run-start" || event.type === "run-end" ? runChannel : nodeChannel;
     if (ch.hasSubscribers) ch.publish(event);
   };
+  return Object.assign(emit, { active: () => onEvent !== undefined || nodeChannel.hasSubscribers });
 }

@@ -2,7 +2,6 @@ import { DeputyError, serializeError, type SerializedError } from "../errors/dep
 import { commit, executeUnit, makeUnit, storeKey, type EngineContext } from "./engine-context.js";
 import type { PlanNode } from "./plan-schema.js";
 import type { ItemCounts, ItemRecord, NodeRecord } from "./run-state.js";
-import type { RunMutation } from "./run-store.js";
 import { applySelectPath, parseSelectPath } from "./select-path.js";
 import { renderString, type TemplateScope } from "./template.js";
 
@@ -38,13 +37,14 @@ export async function runForEach(ctx: EngineContext, node: PlanNode, base: Templ
   let done = 0;
 
   const runItem = async (index: number) => {
-    const scope: TemplateScope = { ...base, alias: fe.as, item: list[index], index };
+    const scope: TemplateScope = { artifacts: base.artifacts, alias: fe.as, item: list[index], index };
+    if (base.inputs) scope.inputs = base.inputs;
     const prev = previous[index];
     let key: string;
     try {
       key = storeKey(node, scope);
     } catch (error) {
-      return finish(index, { index, status: "error", error: serializeError(error) }, []);
+      return finish(index, { index, status: "error", error: serializeError(error) });
     }
     if (prev?.status === "ok" || (fe.skip_existing && key in ctx.state.artifacts)) {
       counts.reused++;
@@ -66,9 +66,9 @@ export async function runForEach(ctx: EngineContext, node: PlanNode, base: Templ
     const details = outcome.details ? { details: outcome.details } : {};
     switch (outcome.status) {
       case "ok":
-        return finish(index, { index, status: "ok", key, ...details }, [{ kind: "artifact", key, value: outcome.value }]);
+        return finish(index, { index, status: "ok", key, ...details }, outcome.value);
       case "skipped":
-        return finish(index, { index, status: "skipped", ...details }, []);
+        return finish(index, { index, status: "skipped", ...details });
       case "escalated":
         return finish(
           index,
@@ -78,31 +78,29 @@ export async function runForEach(ctx: EngineContext, node: PlanNode, base: Templ
             escalation: { ...outcome.escalation, nodeId: node.id, item: index, createdAt: ctx.now().toISOString() },
             ...details,
           },
-          [],
         );
       case "error":
         return finish(
           index,
           { index, status: fe.on_item_error === "skip" ? "skipped" : "error", error: outcome.error, ...details },
-          [],
         );
     }
   };
 
-  const finish = async (index: number, item: ItemRecord, extra: RunMutation[]) => {
+  const finish = async (index: number, item: ItemRecord, ...value: [unknown?]) => {
     if (item.status === "ok") keys[index] = item.key;
     counts[item.status]++;
     if (item.status === "error" && fe.on_item_error === "fail" && !firstFailure) {
       firstFailure = { index, error: item.error! };
       stop.abort(new DeputyError("ITEM_FAILED", `Item ${index} failed; on_item_error is "fail".`));
     }
-    await commit(ctx, [...extra, { kind: "item", nodeId: node.id, item }]);
+    await commit(ctx, [value.length ? { kind: "item", nodeId: node.id, item, value: value[0] } : { kind: "item", nodeId: node.id, item }]);
     report(index, item.status);
   };
 
   const report = (index: number, status: string) => {
     done++;
-    ctx.emit({ type: "item-end", runId: ctx.state.run.runId, nodeId: node.id, index, status, done, total: list.length });
+    if (ctx.emit.active()) ctx.emit({ type: "item-end", runId: ctx.state.run.runId, nodeId: node.id, index, status, done, total: list.length });
   };
 
   const worker = async () => {

@@ -5,7 +5,8 @@ import type { SerializedError } from "../errors/deputy-error.js";
 export type RunMutation =
   | { kind: "artifact"; key: string; value: unknown }
   | { kind: "node"; nodeId: string; record: NodeRecord }
-  | { kind: "item"; nodeId: string; item: ItemRecord }
+  /** An item's record; with `value`, also the artifact `item.key` (one row, so one write per item). */
+  | { kind: "item"; nodeId: string; item: ItemRecord; value?: unknown }
   | { kind: "status"; status: RunStatus; updatedAt: string; error?: SerializedError }
   | { kind: "resolution"; nodeId: string; item?: number; resolution: Resolution };
 
@@ -36,6 +37,7 @@ export function applyMutations(state: StoredRun, batch: RunMutation[]): void {
         break;
       case "item":
         (state.items[m.nodeId] ??= {})[m.item.index] = m.item;
+        if ("value" in m && m.item.key !== undefined) state.artifacts[m.item.key] = m.value;
         break;
       case "status":
         state.run = { ...state.run, status: m.status, updatedAt: m.updatedAt, error: m.error };

@@ -53,11 +53,11 @@ export function validatePlan(input: unknown, options: ValidateOptions): Validati
   const plan: ExecutionPlan | undefined = header.success ? { ...header.data, nodes } : undefined;
   checkGraph(nodes, rawNodes, issues);
   const producers = storeAsProducers(nodes, issues);
-  const ancestors = ancestorSets(nodes);
+  const byId = new Map(nodes.map((n) => [n.id, n]));
   const known = new Set(options.knownArtifacts ?? []);
   const inputs = isObject(input) && isObject(input.inputs);
   for (const node of nodes) {
-    checkTemplates(node, producers, ancestors, known, inputs, issues);
+    checkTemplates(node, producers, byId, known, inputs, issues);
     if (node.when) checkCel(node.id, node.when, "when", issues);
     if (node.for_each?.select) {
       try {
@@ -128,14 +128,14 @@ function checkGraph(nodes: PlanNode[], rawNodes: unknown[], issues: PlanIssue[])
   for (const node of nodes) if (!state.has(node.id)) visit(node.id);
 }
 
-interface Producer {
-  nodeId: string;
-  /** Matches the artifact keys this node stores. */
-  pattern: RegExp;
+/** Which node stores which artifact key: static keys by name, templated ones by pattern. */
+interface Producers {
+  byKey: Map<string, string>;
+  patterns: { nodeId: string; pattern: RegExp }[];
 }
 
-function storeAsProducers(nodes: PlanNode[], issues: PlanIssue[]): Producer[] {
-  const producers: Producer[] = [];
+function storeAsProducers(nodes: PlanNode[], issues: PlanIssue[]): Producers {
+  const patterns: Producers["patterns"] = [];
   const staticKeys = new Map<string, string>();
   for (const node of nodes) {
     const c = compileTemplate(node.store_as);
@@ -158,33 +158,28 @@ function storeAsProducers(nodes: PlanNode[], issues: PlanIssue[]): Producer[] {
       const other = staticKeys.get(node.store_as);
       if (other) issues.push(issue("duplicate_store_as", `store_as "${node.store_as}" is also used by node "${other}"`, node.id, "store_as"));
       else staticKeys.set(node.store_as, node.id);
-      producers.push({ nodeId: node.id, pattern: new RegExp(`^${escape(node.store_as)}$`) });
     } else {
       const source = parts.map((p) => (typeof p === "string" ? escape(p) : "[^.]+")).join("");
-      producers.push({ nodeId: node.id, pattern: new RegExp(`^${source}$`) });
+      patterns.push({ nodeId: node.id, pattern: new RegExp(`^${source}$`) });
     }
   }
-  return producers;
+  return { byKey: staticKeys, patterns };
 }
 
-function ancestorSets(nodes: PlanNode[]): Map<string, Set<string>> {
-  const byId = new Map(nodes.map((n) => [n.id, n]));
-  const memo = new Map<string, Set<string>>();
-  const get = (id: string, seen: Set<string>): Set<string> => {
-    const cached = memo.get(id);
-    if (cached) return cached;
-    const out = new Set<string>();
-    if (seen.has(id)) return out; // cycles are reported elsewhere
+/** True when `ancestor` is reachable from `nodeId` through depends_on (direct dependencies first). */
+function dependsOn(byId: Map<string, PlanNode>, nodeId: string, ancestor: string): boolean {
+  const direct = byId.get(nodeId)?.depends_on ?? [];
+  if (direct.includes(ancestor)) return true;
+  const seen = new Set<string>();
+  const stack = [...direct];
+  while (stack.length > 0) {
+    const id = stack.pop()!;
+    if (id === ancestor) return true;
+    if (seen.has(id)) continue;
     seen.add(id);
-    for (const dep of byId.get(id)?.depends_on ?? []) {
-      out.add(dep);
-      for (const a of get(dep, seen)) out.add(a);
-    }
-    memo.set(id, out);
-    return out;
-  };
-  for (const n of nodes) get(n.id, new Set());
-  return memo;
+    stack.push(...(byId.get(id)?.depends_on ?? []));
+  }
+  return false;
 }
 
 function templatedFields(node: PlanNode): [string, unknown][] {
@@ -198,8 +193,8 @@ function templatedFields(node: PlanNode): [string, unknown][] {
 
 function checkTemplates(
   node: PlanNode,
-  producers: Producer[],
-  ancestors: Map<string, Set<string>>,
+  producers: Producers,
+  byId: Map<string, PlanNode>,
   known: Set<string>,
   hasInputs: boolean,
   issues: PlanIssue[],
@@ -207,7 +202,7 @@ function checkTemplates(
   const alias = node.for_each?.as;
   for (const [path, value] of templatedFields(node)) {
     for (const ref of placeholdersIn(value)) {
-      if (ref.root === "artifacts") checkArtifactRef(node, ref, path, producers, ancestors, known, issues);
+      if (ref.root === "artifacts") checkArtifactRef(node, ref, path, producers, byId, known, issues);
       else if ((ref.root === "index" || ref.root === alias) && node.for_each && path !== "for_each.source") continue;
       else if (ref.root === "inputs" && hasInputs) continue;
       else if (ref.root === "item" || ref.root === "index" || (alias !== undefined && ref.root === alias)) {
@@ -230,8 +225,8 @@ function checkArtifactRef(
   node: PlanNode,
   ref: Placeholder,
   path: string,
-  producers: Producer[],
-  ancestors: Map<string, Set<string>>,
+  producers: Producers,
+  byId: Map<string, PlanNode>,
   known: Set<string>,
   issues: PlanIssue[],
 ) {
@@ -241,17 +236,17 @@ function checkArtifactRef(
     return;
   }
   if (known.has(first.key)) return;
-  const matches = producers.filter((p) => p.pattern.test(first.key));
+  const exact = producers.byKey.get(first.key);
+  const matches = exact ? [exact] : producers.patterns.filter((p) => p.pattern.test(first.key)).map((p) => p.nodeId);
   if (matches.length === 0) {
-    const hint = didYouMean(first.key, producers.map((p) => p.pattern.source.slice(1, -1)));
+    const hint = didYouMean(first.key, producers.byKey.keys());
     issues.push(
       issue("unknown_artifact", `${ref.text}: no node stores "${first.key}"${hint ? ` (did you mean "${hint}"?)` : ""}`, node.id, path),
     );
     return;
   }
-  const mine = ancestors.get(node.id) ?? new Set();
-  if (!matches.some((p) => mine.has(p.nodeId))) {
-    const producer = matches[0]!.nodeId;
+  if (!matches.some((p) => dependsOn(byId, node.id, p))) {
+    const producer = matches[0]!;
     issues.push(
       issue(
         producer === node.id ? "self_reference" : "missing_dependency",
