@@ -14,7 +14,12 @@ const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const ITEMS = Number(process.env.ITEMS ?? 10_000);
 const CHAIN = Number(process.env.CHAIN ?? 1_000);
 
-const noop = defineTool({ name: "noop", description: "does nothing", input: { type: "object" }, run: () => 1 });
+const noop = defineTool({
+  name: "noop",
+  description: "does nothing",
+  input: { type: "object" },
+  run: () => 1,
+});
 const list = defineTool({
   name: "list",
   description: "a list",
@@ -104,25 +109,51 @@ const rows: string[][] = [];
 const row = (...cells: (string | number)[]) => rows.push(cells.map(String));
 const us = (ms: number, n: number) => ((ms * 1000) / n).toFixed(2);
 
-const run = (plan: unknown, store: () => RunStore, tools = [noop, list]) => async () => {
-  const s = store();
-  const m = await runPlan(plan, { tools, store: s });
-  if (m.status !== "completed") throw new Error(`bench run ended ${m.status}`);
-  await s.close();
-};
+const run =
+  (plan: unknown, store: () => RunStore, tools = [noop, list]) =>
+  async () => {
+    const s = store();
+    const m = await runPlan(plan, { tools, store: s });
+    if (m.status !== "completed") throw new Error(`bench run ended ${m.status}`);
+    await s.close();
+  };
 
 {
   const r = await median(run(chainPlan(CHAIN), () => new MemoryRunStore()));
-  row(`chain of ${CHAIN} no-op nodes`, "memory", r.ms.toFixed(1), `${us(r.ms, CHAIN)} µs/node`, r.heapMb.toFixed(1));
+  row(
+    `chain of ${CHAIN} no-op nodes`,
+    "memory",
+    r.ms.toFixed(1),
+    `${us(r.ms, CHAIN)} µs/node`,
+    r.heapMb.toFixed(1),
+  );
   const s = await median(run(chainPlan(CHAIN), sqlite));
-  row(`chain of ${CHAIN} no-op nodes`, "sqlite", s.ms.toFixed(1), `${us(s.ms, CHAIN)} µs/node`, s.heapMb.toFixed(1));
+  row(
+    `chain of ${CHAIN} no-op nodes`,
+    "sqlite",
+    s.ms.toFixed(1),
+    `${us(s.ms, CHAIN)} µs/node`,
+    s.heapMb.toFixed(1),
+  );
 }
 const commit = await median(async () => walCommits(ITEMS));
 for (const c of [1, 8, 64]) {
   const bare = await median(() => barePool(c));
-  row(`bare Promise pool, ${ITEMS} items`, `c=${c}`, bare.ms.toFixed(1), `${us(bare.ms, ITEMS)} µs/item`, bare.heapMb.toFixed(1));
+  row(
+    `bare Promise pool, ${ITEMS} items`,
+    `c=${c}`,
+    bare.ms.toFixed(1),
+    `${us(bare.ms, ITEMS)} µs/item`,
+    bare.heapMb.toFixed(1),
+  );
   const mem = await median(run(fanPlan(c), () => new MemoryRunStore()));
-  row(`for_each ${ITEMS} items`, `c=${c} memory`, mem.ms.toFixed(1), `${us(mem.ms, ITEMS)} µs/item`, mem.heapMb.toFixed(1));
+  row(
+    `for_each ${ITEMS} items`,
+    `c=${c} memory`,
+    mem.ms.toFixed(1),
+    `${us(mem.ms, ITEMS)} µs/item`,
+    mem.heapMb.toFixed(1),
+  );
   const sq = await median(run(fanPlan(c), sqlite));
   row(
     `for_each ${ITEMS} items`,
@@ -132,12 +163,20 @@ for (const c of [1, 8, 64]) {
     sq.heapMb.toFixed(1),
   );
 }
-row(`one SQLite WAL commit per item`, `${ITEMS} commits`, commit.ms.toFixed(1), `${us(commit.ms, ITEMS)} µs/commit`, commit.heapMb.toFixed(1));
+row(
+  `one SQLite WAL commit per item`,
+  `${ITEMS} commits`,
+  commit.ms.toFixed(1),
+  `${us(commit.ms, ITEMS)} µs/commit`,
+  commit.heapMb.toFixed(1),
+);
 
 const header = ["workload", "variant", "median ms", "per unit", "peak heap Δ MB"];
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
 const line = (cells: string[]) => "| " + cells.map((c, i) => c.padEnd(widths[i]!)).join(" | ") + " |";
-console.log(`deputy engine benchmark — node ${process.version}, ${ROUNDS} rounds (median), ${new Date().toISOString().slice(0, 10)}`);
+console.log(
+  `deputy engine benchmark — node ${process.version}, ${ROUNDS} rounds (median), ${new Date().toISOString().slice(0, 10)}`,
+);
 console.log(line(header));
 console.log("|" + widths.map((w) => "-".repeat(w + 2)).join("|") + "|");
 for (const r of rows) console.log(line(r));

@@ -24,11 +24,20 @@ export function runStoreSuite(name: string, make: () => { store: RunStore; reope
         { kind: "artifact", key: "a", value: { list: [1, 2], s: "x" } },
         { kind: "node", nodeId: "a", record: { status: "ok", storedKeys: ["a"], attempts: 1 } },
         { kind: "item", nodeId: "b", item: { index: 3, status: "ok", key: "b_3" }, value: [3, "three"] },
-        { kind: "item", nodeId: "b", item: { index: 1, status: "error", error: { code: "E", message: "m" } } },
+        {
+          kind: "item",
+          nodeId: "b",
+          item: { index: 1, status: "error", error: { code: "E", message: "m" } },
+        },
         { kind: "status", status: "partial", updatedAt: "2026-01-01T00:00:01.000Z" },
       ]);
       const loaded = await store.load("r1");
-      expect(loaded!.run).toMatchObject({ runId: "r1", status: "partial", plan: { name: "p" }, options: { tools: "tools.mjs" } });
+      expect(loaded!.run).toMatchObject({
+        runId: "r1",
+        status: "partial",
+        plan: { name: "p" },
+        options: { tools: "tools.mjs" },
+      });
       expect(loaded!.artifacts).toEqual({ a: { list: [1, 2], s: "x" }, b_3: [3, "three"] });
       expect(loaded!.nodes.a!.storedKeys).toEqual(["a"]);
       expect(loaded!.items.b![3]!.key).toBe("b_3");
@@ -40,17 +49,32 @@ export function runStoreSuite(name: string, make: () => { store: RunStore; reope
     it("refuses a second run with the same id", async () => {
       const { store } = make();
       await store.createRun(record("dup", "2026-01-01T00:00:00.000Z"));
-      await expect(store.createRun(record("dup", "2026-01-01T00:00:00.000Z"))).rejects.toMatchObject({ code: "RUN_EXISTS" });
+      await expect(store.createRun(record("dup", "2026-01-01T00:00:00.000Z"))).rejects.toMatchObject({
+        code: "RUN_EXISTS",
+      });
       await store.close();
     });
 
     it("records a resolution on the escalated node or item", async () => {
       const { store } = make();
       await store.createRun(record("r2", "2026-01-01T00:00:00.000Z"));
-      const escalation = { nodeId: "t", verdict: "low_confidence", reason: "0.2 < 0.8", createdAt: "2026-01-01T00:00:00.000Z" };
+      const escalation = {
+        nodeId: "t",
+        verdict: "low_confidence",
+        reason: "0.2 < 0.8",
+        createdAt: "2026-01-01T00:00:00.000Z",
+      };
       await store.write("r2", [
-        { kind: "node", nodeId: "t", record: { status: "escalated", storedKeys: [], attempts: 1, escalation } },
-        { kind: "item", nodeId: "u", item: { index: 2, status: "escalated", escalation: { ...escalation, nodeId: "u", item: 2 } } },
+        {
+          kind: "node",
+          nodeId: "t",
+          record: { status: "escalated", storedKeys: [], attempts: 1, escalation },
+        },
+        {
+          kind: "item",
+          nodeId: "u",
+          item: { index: 2, status: "escalated", escalation: { ...escalation, nodeId: "u", item: 2 } },
+        },
       ]);
       await store.write("r2", [
         { kind: "resolution", nodeId: "t", resolution: { kind: "skip" } },

@@ -40,7 +40,8 @@ export const tools = [
   },
   {
     name: "escalate_to_pagerduty",
-    description: "Page the on-call engineer now. Only for customer-facing outages or data loss in production.",
+    description:
+      "Page the on-call engineer now. Only for customer-facing outages or data loss in production.",
     delegateDescription: "Page on-call: production outage, payments or data at risk.",
     delegateSafe: true,
     input: {

@@ -8,12 +8,7 @@ import { registerRuns } from "./commands/runs.js";
 import { registerValidate } from "./commands/validate.js";
 
 // Each command lives in its own file under commands/ and is listed here once.
-const commands: RegisterCommand[] = [
-  registerRun,
-  registerValidate,
-  registerResume,
-  registerRuns,
-];
+const commands: RegisterCommand[] = [registerRun, registerValidate, registerResume, registerRuns];
 
 /** Runs the `deputy` command line; resolves to the process exit code. */
 export async function main(argv: string[], io: Partial<CliContext> = {}): Promise<number> {
@@ -42,7 +37,9 @@ export async function main(argv: string[], io: Partial<CliContext> = {}): Promis
     const debug = argv.includes("--debug");
     if (debug && error instanceof Error) ctx.stderr(`${error.stack}\n`);
     else ctx.stderr(`deputy: ${oneLine(error)}\n`);
-    return DeputyError.isInstance(error) && /INVALID|NOT_FOUND|FINGERPRINT/.test(error.code) ? EXIT.invalid : EXIT.failed;
+    return DeputyError.isInstance(error) && /INVALID|NOT_FOUND|FINGERPRINT/.test(error.code)
+      ? EXIT.invalid
+      : EXIT.failed;
   }
 }
 

@@ -4,7 +4,10 @@ import type { RunEvent } from "../plan/run-events.js";
  * A one-line live progress display on a terminal (stderr): nodes done of total, and the items of the for_each
  * nodes in flight. Redrawn at most ten times a second.
  */
-export function createProgress(write: (text: string) => void): { onEvent: (e: RunEvent) => void; done(): void } {
+export function createProgress(write: (text: string) => void): {
+  onEvent: (e: RunEvent) => void;
+  done(): void;
+} {
   let total = 0;
   let finished = 0;
   const items = new Map<string, { done: number; total: number }>();

@@ -12,6 +12,9 @@ export function readPlanFile(path: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    throw new DeputyError("PLAN_INVALID_JSON", `Plan file ${path} is not valid JSON: ${(error as Error).message}`);
+    throw new DeputyError(
+      "PLAN_INVALID_JSON",
+      `Plan file ${path} is not valid JSON: ${(error as Error).message}`,
+    );
   }
 }

@@ -30,12 +30,16 @@ export function renderManifest(m: RunManifest, storePath?: string): string {
       : "";
     const time = n.durationMs !== undefined ? ` ${n.durationMs} ms` : "";
     lines.push(`  ${pad(id, 24)} ${pad(n.status, 9)}${items}${time}`);
-    for (const e of n.errors.slice(0, 3)) lines.push(`      ${e.item !== undefined ? `item ${e.item}: ` : ""}${e.code}: ${e.message}`);
+    for (const e of n.errors.slice(0, 3))
+      lines.push(`      ${e.item !== undefined ? `item ${e.item}: ` : ""}${e.code}: ${e.message}`);
     if (n.errors.length > 3) lines.push(`      … and ${n.errors.length - 3} more errors (--json for all)`);
     for (const x of n.escalations.slice(0, 5)) {
-      lines.push(`      escalated${x.item !== undefined ? ` item ${x.item}` : ""}: ${x.verdict} — ${x.reason}`);
+      lines.push(
+        `      escalated${x.item !== undefined ? ` item ${x.item}` : ""}: ${x.verdict} — ${x.reason}`,
+      );
     }
-    if (n.escalations.length > 5) lines.push(`      … and ${n.escalations.length - 5} more escalations (--json for all)`);
+    if (n.escalations.length > 5)
+      lines.push(`      … and ${n.escalations.length - 5} more escalations (--json for all)`);
   }
   if (m.error) lines.push(`  ${m.error.code}: ${m.error.message}`);
   const store = storePath ? ` --store ${storePath}` : "";

@@ -25,7 +25,9 @@ export function openStore(store: string | false | undefined): RunStore {
 }
 
 /** Loads the tools module and builds the delegate chain: the run options without the store. */
-export async function setupRun(flags: RunFlags): Promise<{ options: Omit<RunOptions, "store">; close(): Promise<void> }> {
+export async function setupRun(
+  flags: RunFlags,
+): Promise<{ options: Omit<RunOptions, "store">; close(): Promise<void> }> {
   const delegates: ToolCallDelegate[] = [];
   const options: Omit<RunOptions, "store"> = { tools: [] };
   const close = async () => {

@@ -17,6 +17,7 @@ export class InvalidOptionError extends DeputyError {
 function describe(value: unknown): string {
   if (value === undefined) return "undefined";
   if (typeof value === "string") return JSON.stringify(value.length > 60 ? value.slice(0, 60) + "…" : value);
-  if (typeof value === "object") return value === null ? "null" : Array.isArray(value) ? "an array" : "an object";
+  if (typeof value === "object")
+    return value === null ? "null" : Array.isArray(value) ? "an array" : "an object";
   return String(value);
 }

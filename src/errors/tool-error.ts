@@ -12,6 +12,9 @@ export class ToolError extends DeputyError {
   }
 
   override toJSON() {
-    return { ...super.toJSON(), details: { tool: this.tool, ...(this.issues ? { issues: this.issues } : {}) } };
+    return {
+      ...super.toJSON(),
+      details: { tool: this.tool, ...(this.issues ? { issues: this.issues } : {}) },
+    };
   }
 }

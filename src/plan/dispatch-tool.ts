@@ -6,15 +6,21 @@ import type { RetryPolicy } from "./plan-schema.js";
 import type { WorkUnit } from "./node-executor.js";
 
 /** How a tool dispatch ended. */
-export type DispatchResult = { ok: true; value: unknown; attempts: number } | { ok: false; error: SerializedError; attempts: number };
+export type DispatchResult =
+  { ok: true; value: unknown; attempts: number } | { ok: false; error: SerializedError; attempts: number };
 
 /** Checks arguments against the tool's schema; `undefined` when they fit. */
 export function checkToolArgs(tool: Tool, args: unknown): ToolError | undefined {
   const result = validateValue(tool.parameters, args);
   if (result.ok) return undefined;
-  return new ToolError("TOOL_ARGS_INVALID", tool.name, `Arguments for "${tool.name}" do not fit its schema: ${result.issues.join("; ")}`, {
-    issues: result.issues,
-  });
+  return new ToolError(
+    "TOOL_ARGS_INVALID",
+    tool.name,
+    `Arguments for "${tool.name}" do not fit its schema: ${result.issues.join("; ")}`,
+    {
+      issues: result.issues,
+    },
+  );
 }
 
 /**
@@ -29,12 +35,16 @@ export async function dispatchTool(
   timeoutSeconds: number | undefined,
 ): Promise<DispatchResult> {
   const idempotencyKey =
-    unit.itemIndex === undefined ? `${unit.runId}/${unit.nodeId}` : `${unit.runId}/${unit.nodeId}/${unit.itemIndex}`;
+    unit.itemIndex === undefined
+      ? `${unit.runId}/${unit.nodeId}`
+      : `${unit.runId}/${unit.nodeId}/${unit.itemIndex}`;
   let lastError: SerializedError = { code: "ERROR", message: "not attempted" };
   for (let attempt = 1; attempt <= retry.max_attempts; attempt++) {
     if (unit.signal.aborted) return { ok: false, error: abortError(unit.signal), attempts: attempt - 1 };
     const signal =
-      timeoutSeconds === undefined ? unit.signal : AbortSignal.any([unit.signal, AbortSignal.timeout(timeoutSeconds * 1000)]);
+      timeoutSeconds === undefined
+        ? unit.signal
+        : AbortSignal.any([unit.signal, AbortSignal.timeout(timeoutSeconds * 1000)]);
     const ctx: ToolContext = { signal, idempotencyKey, runId: unit.runId, nodeId: unit.nodeId, attempt };
     if (unit.itemIndex !== undefined) ctx.itemIndex = unit.itemIndex;
     try {
@@ -43,7 +53,10 @@ export async function dispatchTool(
       const value = isPromiseLike(result) ? await raceAbort(result, signal) : result;
       return { ok: true, value, attempts: attempt };
     } catch (error) {
-      lastError = signal.aborted && !unit.signal.aborted ? timeoutError(tool.name, timeoutSeconds!) : serializeError(error);
+      lastError =
+        signal.aborted && !unit.signal.aborted
+          ? timeoutError(tool.name, timeoutSeconds!)
+          : serializeError(error);
       if (unit.signal.aborted) return { ok: false, error: abortError(unit.signal), attempts: attempt };
     }
     if (attempt < retry.max_attempts && retry.backoff_seconds > 0) {
@@ -54,7 +67,9 @@ export async function dispatchTool(
 }
 
 function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
-  return typeof value === "object" && value !== null && typeof (value as { then?: unknown }).then === "function";
+  return (
+    typeof value === "object" && value !== null && typeof (value as { then?: unknown }).then === "function"
+  );
 }
 
 // One abort listener per signal, however many dispatches wait on it: thousands of in-flight items share
@@ -67,10 +82,14 @@ function raceAbort<T>(promise: PromiseLike<T>, signal: AbortSignal): Promise<T> 
   if (!set) {
     const created = new Set<(reason: unknown) => void>();
     waiters.set(signal, created);
-    signal.addEventListener("abort", () => {
-      for (const reject of created) reject(signal.reason);
-      created.clear();
-    }, { once: true });
+    signal.addEventListener(
+      "abort",
+      () => {
+        for (const reject of created) reject(signal.reason);
+        created.clear();
+      },
+      { once: true },
+    );
     set = created;
   }
   const pending = set;

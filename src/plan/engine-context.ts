@@ -32,7 +32,10 @@ export async function commit(ctx: EngineContext, batch: RunMutation[]): Promise<
 export async function executeUnit(ctx: EngineContext, node: PlanNode, unit: WorkUnit): Promise<UnitOutcome> {
   const executor = ctx.executors[node.type];
   if (!executor) {
-    return { status: "error", error: { code: "NO_EXECUTOR", message: `No executor for ${node.type} nodes.` } };
+    return {
+      status: "error",
+      error: { code: "NO_EXECUTOR", message: `No executor for ${node.type} nodes.` },
+    };
   }
   try {
     return await executor.execute(node, unit);
@@ -42,7 +45,13 @@ export async function executeUnit(ctx: EngineContext, node: PlanNode, unit: Work
 }
 
 /** Makes the unit an executor receives. */
-export function makeUnit(ctx: EngineContext, node: PlanNode, scope: TemplateScope, signal: AbortSignal, itemIndex?: number): WorkUnit {
+export function makeUnit(
+  ctx: EngineContext,
+  node: PlanNode,
+  scope: TemplateScope,
+  signal: AbortSignal,
+  itemIndex?: number,
+): WorkUnit {
   const unit: WorkUnit = {
     runId: ctx.state.run.runId,
     nodeId: node.id,
@@ -60,7 +69,10 @@ export function makeUnit(ctx: EngineContext, node: PlanNode, scope: TemplateScop
 export function storeKey(node: PlanNode, scope: TemplateScope): string {
   const key = renderString(node.store_as, scope);
   if (typeof key !== "string" || key === "") {
-    throw new DeputyError("STORE_AS_INVALID", `store_as "${node.store_as}" rendered to ${JSON.stringify(key)}, not a key.`);
+    throw new DeputyError(
+      "STORE_AS_INVALID",
+      `store_as "${node.store_as}" rendered to ${JSON.stringify(key)}, not a key.`,
+    );
   }
   return key;
 }

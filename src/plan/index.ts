@@ -7,7 +7,13 @@ export { builtInExecutors, createHost } from "./create-host.js";
 export { checkToolArgs, dispatchTool, type DispatchResult } from "./dispatch-tool.js";
 export { canonicalJson, planFingerprint } from "./fingerprint.js";
 export { MemoryRunStore } from "./memory-run-store.js";
-export type { ExecutionHost, NodeExecutor, UnitOutcome, ValidationContext, WorkUnit } from "./node-executor.js";
+export type {
+  ExecutionHost,
+  NodeExecutor,
+  UnitOutcome,
+  ValidationContext,
+  WorkUnit,
+} from "./node-executor.js";
 export type {
   AgentNode,
   DelegateNode,

@@ -11,7 +11,10 @@ const retrySchema = z.strictObject({
 const forEachSchema = z.strictObject({
   source: z.string().regex(/^\{artifacts\.[A-Za-z0-9_.\-[\]]+\}$/, "must be exactly `{artifacts.<id>}`"),
   select: z.string().min(1).optional(),
-  as: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an identifier").default("item"),
+  as: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an identifier")
+    .default("item"),
   max_items: z.int().min(1).default(1000),
   max_concurrency: z.int().min(1).max(64).default(8),
   on_item_error: z.enum(["collect", "fail", "skip"]).default("collect"),

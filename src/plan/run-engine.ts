@@ -70,12 +70,19 @@ export async function runEngine(ctx: EngineContext, resumed: boolean): Promise<R
 
   const status = runStatus(ctx);
   const error = ctx.signal.aborted ? abortReason(ctx.signal) : undefined;
-  await commit(ctx, [{ kind: "status", status, updatedAt: ctx.now().toISOString(), ...(error ? { error } : {}) }]);
+  await commit(ctx, [
+    { kind: "status", status, updatedAt: ctx.now().toISOString(), ...(error ? { error } : {}) },
+  ]);
   ctx.emit({ type: "run-end", runId: state.run.runId, status, durationMs: ctx.now().getTime() - started });
   return buildManifest(state, plan.nodes);
 }
 
-function block(ctx: EngineContext, failedId: string, dependents: Map<string, string[]>, batch: RunMutation[]) {
+function block(
+  ctx: EngineContext,
+  failedId: string,
+  dependents: Map<string, string[]>,
+  batch: RunMutation[],
+) {
   const queue = [...dependents.get(failedId)!];
   while (queue.length > 0) {
     const id = queue.shift()!;
@@ -83,7 +90,11 @@ function block(ctx: EngineContext, failedId: string, dependents: Map<string, str
     ctx.statuses[id] = "blocked";
     const error = { code: "BLOCKED", message: `Not run: dependency "${failedId}" did not succeed.` };
     ctx.errors[id] = error;
-    batch.push({ kind: "node", nodeId: id, record: { status: "blocked", storedKeys: [], attempts: 0, error } });
+    batch.push({
+      kind: "node",
+      nodeId: id,
+      record: { status: "blocked", storedKeys: [], attempts: 0, error },
+    });
     queue.push(...dependents.get(id)!);
   }
 }
@@ -112,11 +123,22 @@ async function runNode(ctx: EngineContext, node: PlanNode): Promise<NodeStatus> 
   const previous = ctx.state.nodes[node.id];
   ctx.statuses[node.id] = "running";
   ctx.emit({ type: "node-start", runId: ctx.state.run.runId, nodeId: node.id });
-  const scope: TemplateScope = { artifacts: ctx.state.artifacts, ...(ctx.inputs ? { inputs: ctx.inputs } : {}) };
+  const scope: TemplateScope = {
+    artifacts: ctx.state.artifacts,
+    ...(ctx.inputs ? { inputs: ctx.inputs } : {}),
+  };
   let record: NodeRecord;
   const batch: RunMutation[] = [];
   try {
-    if (node.when && !compileGuard(node.when)({ artifacts: ctx.state.artifacts, status: ctx.statuses, errors: ctx.errors, inputs: ctx.inputs ?? {} })) {
+    if (
+      node.when &&
+      !compileGuard(node.when)({
+        artifacts: ctx.state.artifacts,
+        status: ctx.statuses,
+        errors: ctx.errors,
+        inputs: ctx.inputs ?? {},
+      })
+    ) {
       record = { status: "skipped", storedKeys: [], attempts: 0, details: { reason: "when is false" } };
     } else if (node.for_each) {
       record = await runForEach(ctx, node, scope);
@@ -146,11 +168,23 @@ async function runNode(ctx: EngineContext, node: PlanNode): Promise<NodeStatus> 
   ctx.statuses[node.id] = record.status;
   if (record.error) ctx.errors[node.id] = record.error;
   else delete ctx.errors[node.id];
-  ctx.emit({ type: "node-end", runId: ctx.state.run.runId, nodeId: node.id, status: record.status, durationMs: record.durationMs! });
+  ctx.emit({
+    type: "node-end",
+    runId: ctx.state.run.runId,
+    nodeId: node.id,
+    status: record.status,
+    durationMs: record.durationMs!,
+  });
   return record.status;
 }
 
-function nodeRecordFor(ctx: EngineContext, node: PlanNode, scope: TemplateScope, outcome: UnitOutcome, batch: RunMutation[]): NodeRecord {
+function nodeRecordFor(
+  ctx: EngineContext,
+  node: PlanNode,
+  scope: TemplateScope,
+  outcome: UnitOutcome,
+  batch: RunMutation[],
+): NodeRecord {
   const details = outcome.details ? { details: outcome.details } : {};
   const attempts = typeof outcome.details?.attempts === "number" ? outcome.details.attempts : 1;
   switch (outcome.status) {
@@ -173,4 +207,3 @@ function nodeRecordFor(ctx: EngineContext, node: PlanNode, scope: TemplateScope,
       };
   }
 }
-

@@ -7,7 +7,15 @@ export type RunEvent =
   | { type: "run-end"; runId: string; status: RunStatus; durationMs: number }
   | { type: "node-start"; runId: string; nodeId: string; items?: number }
   | { type: "node-end"; runId: string; nodeId: string; status: NodeStatus; durationMs: number }
-  | { type: "item-end"; runId: string; nodeId: string; index: number; status: string; done: number; total: number };
+  | {
+      type: "item-end";
+      runId: string;
+      nodeId: string;
+      index: number;
+      status: string;
+      done: number;
+      total: number;
+    };
 
 /** `deputy:run` and `deputy:node` on node:diagnostics_channel carry the same events as `onEvent`. */
 export const runChannel = channel("deputy:run");

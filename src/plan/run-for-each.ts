@@ -9,10 +9,16 @@ import { renderString, type TemplateScope } from "./template.js";
  * Fans a node out over a list: at most `max_concurrency` items in flight, each item committed (its record and
  * its artifact) before its slot is released, so a crash repeats at most the items that were in flight.
  */
-export async function runForEach(ctx: EngineContext, node: PlanNode, base: TemplateScope): Promise<NodeRecord> {
+export async function runForEach(
+  ctx: EngineContext,
+  node: PlanNode,
+  base: TemplateScope,
+): Promise<NodeRecord> {
   const fe = node.for_each!;
   const source = renderString(fe.source, base);
-  const list = fe.select ? applySelectPath(source, parseSelectPath(fe.select), fe.source.slice(1, -1)) : source;
+  const list = fe.select
+    ? applySelectPath(source, parseSelectPath(fe.select), fe.source.slice(1, -1))
+    : source;
   if (!Array.isArray(list)) {
     throw new DeputyError(
       "FOR_EACH_NOT_A_LIST",
@@ -50,7 +56,10 @@ export async function runForEach(ctx: EngineContext, node: PlanNode, base: Templ
       counts.reused++;
       counts.ok++;
       keys[index] = key;
-      if (!prev) await commit(ctx, [{ kind: "item", nodeId: node.id, item: { index, status: "ok", key, details: { reused: true } } }]);
+      if (!prev)
+        await commit(ctx, [
+          { kind: "item", nodeId: node.id, item: { index, status: "ok", key, details: { reused: true } } },
+        ]);
       return report(index, "ok");
     }
     if (prev?.status === "escalated" && prev.escalation && !prev.escalation.resolution) {
@@ -70,20 +79,24 @@ export async function runForEach(ctx: EngineContext, node: PlanNode, base: Templ
       case "skipped":
         return finish(index, { index, status: "skipped", ...details });
       case "escalated":
-        return finish(
+        return finish(index, {
           index,
-          {
-            index,
-            status: "escalated",
-            escalation: { ...outcome.escalation, nodeId: node.id, item: index, createdAt: ctx.now().toISOString() },
-            ...details,
+          status: "escalated",
+          escalation: {
+            ...outcome.escalation,
+            nodeId: node.id,
+            item: index,
+            createdAt: ctx.now().toISOString(),
           },
-        );
+          ...details,
+        });
       case "error":
-        return finish(
+        return finish(index, {
           index,
-          { index, status: fe.on_item_error === "skip" ? "skipped" : "error", error: outcome.error, ...details },
-        );
+          status: fe.on_item_error === "skip" ? "skipped" : "error",
+          error: outcome.error,
+          ...details,
+        });
     }
   };
 
@@ -94,13 +107,26 @@ export async function runForEach(ctx: EngineContext, node: PlanNode, base: Templ
       firstFailure = { index, error: item.error! };
       stop.abort(new DeputyError("ITEM_FAILED", `Item ${index} failed; on_item_error is "fail".`));
     }
-    await commit(ctx, [value.length ? { kind: "item", nodeId: node.id, item, value: value[0] } : { kind: "item", nodeId: node.id, item }]);
+    await commit(ctx, [
+      value.length
+        ? { kind: "item", nodeId: node.id, item, value: value[0] }
+        : { kind: "item", nodeId: node.id, item },
+    ]);
     report(index, item.status);
   };
 
   const report = (index: number, status: string) => {
     done++;
-    if (ctx.emit.active()) ctx.emit({ type: "item-end", runId: ctx.state.run.runId, nodeId: node.id, index, status, done, total: list.length });
+    if (ctx.emit.active())
+      ctx.emit({
+        type: "item-end",
+        runId: ctx.state.run.runId,
+        nodeId: node.id,
+        index,
+        status,
+        done,
+        total: list.length,
+      });
   };
 
   const worker = async () => {
@@ -115,19 +141,37 @@ export async function runForEach(ctx: EngineContext, node: PlanNode, base: Templ
       storedKeys,
       attempts: 1,
       items: counts,
-      error: { code: "ITEM_FAILED", message: `Item ${firstFailure.index} failed: ${firstFailure.error.message}`, details: { item: firstFailure.index } },
+      error: {
+        code: "ITEM_FAILED",
+        message: `Item ${firstFailure.index} failed: ${firstFailure.error.message}`,
+        details: { item: firstFailure.index },
+      },
     };
   }
   if (ctx.signal.aborted && done < list.length) {
-    return { status: "error", storedKeys, attempts: 1, items: counts, error: { code: "ABORTED", message: `Aborted after ${done} of ${list.length} items.` } };
+    return {
+      status: "error",
+      storedKeys,
+      attempts: 1,
+      items: counts,
+      error: { code: "ABORTED", message: `Aborted after ${done} of ${list.length} items.` },
+    };
   }
   const status =
-    counts.escalated > 0 ? "escalated" : counts.error === 0 ? "ok" : counts.ok === 0 && counts.skipped === 0 ? "error" : "partial";
+    counts.escalated > 0
+      ? "escalated"
+      : counts.error === 0
+        ? "ok"
+        : counts.ok === 0 && counts.skipped === 0
+          ? "error"
+          : "partial";
   return {
     status,
     storedKeys,
     attempts: 1,
     items: counts,
-    ...(status === "error" ? { error: { code: "ALL_ITEMS_FAILED", message: `All ${counts.error} items failed.` } } : {}),
+    ...(status === "error"
+      ? { error: { code: "ALL_ITEMS_FAILED", message: `All ${counts.error} items failed.` } }
+      : {}),
   };
 }

@@ -34,7 +34,10 @@ export interface RunManifest {
 }
 
 /** Builds the manifest of a stored run; `nodes` gives the plan's node ids and types, in plan order. */
-export function buildManifest(stored: StoredRun, nodes: readonly { id: string; type?: string }[]): RunManifest {
+export function buildManifest(
+  stored: StoredRun,
+  nodes: readonly { id: string; type?: string }[],
+): RunManifest {
   const counts: Record<NodeStatus, number> = {
     pending: 0,
     running: 0,
@@ -56,7 +59,8 @@ export function buildManifest(stored: StoredRun, nodes: readonly { id: string; t
     for (const item of items) if (item.error) errors.push({ ...item.error, item: item.index });
     const escalations: Escalation[] = [];
     if (record?.escalation) escalations.push(record.escalation);
-    for (const item of items) if (item.escalation && item.status === "escalated") escalations.push(item.escalation);
+    for (const item of items)
+      if (item.escalation && item.status === "escalated") escalations.push(item.escalation);
     const itemDetails: Record<number, Record<string, unknown>> = {};
     for (const item of items) if (item.details) itemDetails[item.index] = item.details;
     out[node.id] = {

@@ -21,7 +21,13 @@ describe("runPlan", () => {
       plan([
         { id: "a", tool: "echo", args: { value: { list: [1, 2], name: "x" } }, store_as: "a" },
         { id: "b", tool: "echo", depends_on: ["a"], args: { value: "{artifacts.a.list}" }, store_as: "b" },
-        { id: "c", tool: "echo", depends_on: ["a"], args: { value: "name={artifacts.a.name} list={artifacts.a.list}" }, store_as: "c" },
+        {
+          id: "c",
+          tool: "echo",
+          depends_on: ["a"],
+          args: { value: "name={artifacts.a.name} list={artifacts.a.list}" },
+          store_as: "c",
+        },
       ]),
       { tools: [echo] },
     );
@@ -63,7 +69,14 @@ describe("runPlan", () => {
     const m = await runPlan(
       plan([
         { id: "a", tool: "echo", args: { value: 1 }, store_as: "a" },
-        { id: "s", tool: "echo", depends_on: ["a"], when: "ctx.artifacts.a > 5", args: { value: 2 }, store_as: "s" },
+        {
+          id: "s",
+          tool: "echo",
+          depends_on: ["a"],
+          when: "ctx.artifacts.a > 5",
+          args: { value: 2 },
+          store_as: "s",
+        },
         { id: "f", tool: "boom", depends_on: ["a"], store_as: "f" },
         { id: "g", tool: "echo", depends_on: ["f"], args: { value: 3 }, store_as: "g" },
         { id: "h", tool: "echo", depends_on: ["g"], args: { value: 4 }, store_as: "h" },
@@ -115,7 +128,9 @@ describe("runPlan", () => {
           }),
         ),
     });
-    const m = await runPlan(plan([{ id: "h", tool: "hang", store_as: "h", timeout: 0.05 }]), { tools: [hang] });
+    const m = await runPlan(plan([{ id: "h", tool: "hang", store_as: "h", timeout: 0.05 }]), {
+      tools: [hang],
+    });
     expect(m.status).toBe("failed");
     expect(m.nodes.h!.errors[0]!.code).toBe("TIMEOUT");
     expect(sawAbort).toBe(true);
@@ -126,12 +141,19 @@ describe("runPlan", () => {
       name: "hang",
       description: "never ends by itself",
       input: { type: "object", properties: {} },
-      run: (_a, { signal }) => new Promise((_r, reject) => signal.addEventListener("abort", () => reject(new Error("stop")))),
+      run: (_a, { signal }) =>
+        new Promise((_r, reject) => signal.addEventListener("abort", () => reject(new Error("stop")))),
     });
     const m = await runPlan(
-      plan([{ id: "h", tool: "hang", store_as: "h" }, { id: "after", tool: "echo", depends_on: ["h"], args: { value: 1 }, store_as: "after" }], {
-        execution_timeout: 0.05,
-      }),
+      plan(
+        [
+          { id: "h", tool: "hang", store_as: "h" },
+          { id: "after", tool: "echo", depends_on: ["h"], args: { value: 1 }, store_as: "after" },
+        ],
+        {
+          execution_timeout: 0.05,
+        },
+      ),
       { tools: [hang, echo] },
     );
     expect(m.status).toBe("cancelled");
@@ -141,7 +163,12 @@ describe("runPlan", () => {
 });
 
 describe("for_each", () => {
-  const source = { id: "src", tool: "echo", args: { value: { alerts: [{ id: "a0" }, { id: "a1" }, { id: "a2" }, { id: "a3" }, { id: "a4" }] } }, store_as: "src" };
+  const source = {
+    id: "src",
+    tool: "echo",
+    args: { value: { alerts: [{ id: "a0" }, { id: "a1" }, { id: "a2" }, { id: "a3" }, { id: "a4" }] } },
+    store_as: "src",
+  };
 
   it("fans out over a select path with the alias honoured and bounded concurrency", async () => {
     let inFlight = 0;
@@ -194,7 +221,13 @@ describe("for_each", () => {
     depends_on: ["src"],
     args: { i: "{index}" },
     store_as: "r_{index}",
-    for_each: { source: "{artifacts.src}", select: "alerts", on_item_error: onItemError, max_concurrency: 1, ...extra },
+    for_each: {
+      source: "{artifacts.src}",
+      select: "alerts",
+      on_item_error: onItemError,
+      max_concurrency: 1,
+      ...extra,
+    },
   });
 
   it("collects item errors into a partial node", async () => {
@@ -233,10 +266,10 @@ describe("for_each", () => {
       input: z.object({ i: z.number() }),
       run: ({ i }) => seen.push(i),
     });
-    const m = await runPlan(
-      plan([source, { ...each("collect"), tool: "record" }]),
-      { tools: [echo, record], artifacts: { r_0: "old", r_2: "old" } },
-    );
+    const m = await runPlan(plan([source, { ...each("collect"), tool: "record" }]), {
+      tools: [echo, record],
+      artifacts: { r_0: "old", r_2: "old" },
+    });
     expect(seen).toEqual([1, 3, 4]);
     expect(m.nodes.each!.items).toMatchObject({ ok: 5, reused: 2 });
     expect(m.artifacts.r_0).toBe("old");
@@ -267,7 +300,9 @@ describe("resumeRun", () => {
     expect(first.status).toBe("failed");
     expect(first.nodes.c!.status).toBe("blocked");
     healthy = true;
-    await expect(resumeRun(first.runId, { tools: [step], store, plan: { ...p, name: "changed" } })).rejects.toMatchObject({
+    await expect(
+      resumeRun(first.runId, { tools: [step], store, plan: { ...p, name: "changed" } }),
+    ).rejects.toMatchObject({
       code: "PLAN_FINGERPRINT_CHANGED",
     });
     const second = await resumeRun(first.runId, { tools: [step], store, plan: p });

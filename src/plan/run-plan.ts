@@ -25,7 +25,11 @@ import { parsePlan } from "./validate-plan.js";
  */
 export async function runPlan(input: unknown, options: RunOptions): Promise<RunManifest> {
   const { host, executors } = createHost(options);
-  const { plan } = parsePlan(input, { host, executors, knownArtifacts: Object.keys(options.artifacts ?? {}) });
+  const { plan } = parsePlan(input, {
+    host,
+    executors,
+    knownArtifacts: Object.keys(options.artifacts ?? {}),
+  });
   const now = options._internal?.now ?? (() => new Date());
   const store = options.store ?? new MemoryRunStore();
   const runId = options.runId ?? options._internal?.newRunId?.() ?? newRunId(now());
@@ -42,7 +46,11 @@ export async function runPlan(input: unknown, options: RunOptions): Promise<RunM
   await store.createRun(run);
   const state: StoredRun = { run, artifacts: {}, nodes: {}, items: {} };
   const ctx = context(options, plan, host, executors, store, state, now);
-  const initial: RunMutation[] = Object.entries(options.artifacts ?? {}).map(([key, value]) => ({ kind: "artifact", key, value }));
+  const initial: RunMutation[] = Object.entries(options.artifacts ?? {}).map(([key, value]) => ({
+    kind: "artifact",
+    key,
+    value,
+  }));
   if (initial.length) {
     await ctx.store.write(runId, initial);
     for (const m of initial) if (m.kind === "artifact") state.artifacts[m.key] = m.value;
@@ -73,12 +81,25 @@ export async function resumeRun(runId: string, options: ResumeOptions): Promise<
     );
   }
   const { host, executors } = createHost(options);
-  const { plan } = parsePlan(stored.run.plan, { host, executors, knownArtifacts: Object.keys(stored.artifacts) });
+  const { plan } = parsePlan(stored.run.plan, {
+    host,
+    executors,
+    knownArtifacts: Object.keys(stored.artifacts),
+  });
   const retry: NodeStatus[] = ["error", "blocked", "pending", "running"];
-  for (const [id, record] of Object.entries(stored.nodes)) if (retry.includes(record.status)) delete stored.nodes[id];
+  for (const [id, record] of Object.entries(stored.nodes))
+    if (retry.includes(record.status)) delete stored.nodes[id];
   const now = options._internal?.now ?? (() => new Date());
   const inputs = options.inputs ?? (stored.run.options.inputs as Record<string, unknown> | undefined);
-  const ctx = context({ ...options, ...(inputs ? { inputs } : {}) }, plan, host, executors, options.store, stored, now);
+  const ctx = context(
+    { ...options, ...(inputs ? { inputs } : {}) },
+    plan,
+    host,
+    executors,
+    options.store,
+    stored,
+    now,
+  );
   return runEngine(ctx, true);
 }
 
@@ -92,9 +113,10 @@ function context(
   now: () => Date,
 ): EngineContext {
   const timeout = plan.metadata.execution_timeout;
-  const signals = [options.signal, timeout === undefined ? undefined : AbortSignal.timeout(timeout * 1000)].filter(
-    (s): s is AbortSignal => s !== undefined,
-  );
+  const signals = [
+    options.signal,
+    timeout === undefined ? undefined : AbortSignal.timeout(timeout * 1000),
+  ].filter((s): s is AbortSignal => s !== undefined);
   return {
     plan,
     host,

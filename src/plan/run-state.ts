@@ -1,7 +1,8 @@
 import type { SerializedError } from "../errors/deputy-error.js";
 
 /** Where a node stands. `pending` and `running` never end a run; the rest are final for this attempt. */
-export type NodeStatus = "pending" | "running" | "ok" | "partial" | "skipped" | "error" | "blocked" | "escalated";
+export type NodeStatus =
+  "pending" | "running" | "ok" | "partial" | "skipped" | "error" | "blocked" | "escalated";
 
 /** How a run ended (or `running` while it goes on). */
 export type RunStatus = "running" | "completed" | "partial" | "failed" | "escalated" | "cancelled";

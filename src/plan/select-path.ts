@@ -49,7 +49,8 @@ export function applySelectPath(value: unknown, steps: PathStep[], label = "valu
       }
       return v[step.index];
     }
-    if (!Array.isArray(v)) throw new DeputyError("SELECT_MISSING", `${where} is not a list, so it cannot be flattened.`);
+    if (!Array.isArray(v))
+      throw new DeputyError("SELECT_MISSING", `${where} is not a list, so it cannot be flattened.`);
     return v;
   };
   for (const step of steps) {

@@ -68,14 +68,18 @@ export class SqliteRunStore implements RunStore {
       status: db.prepare(`UPDATE runs SET status = ?, updated_at = ?, error = ? WHERE run_id = ?`),
       artifact: db.prepare(`INSERT OR REPLACE INTO artifacts (run_id, key, value) VALUES (?, ?, ?)`),
       node: db.prepare(`INSERT OR REPLACE INTO nodes (run_id, node_id, record) VALUES (?, ?, ?)`),
-      item: db.prepare(`INSERT OR REPLACE INTO items (run_id, node_id, idx, record, key, value) VALUES (?, ?, ?, ?, ?, ?)`),
+      item: db.prepare(
+        `INSERT OR REPLACE INTO items (run_id, node_id, idx, record, key, value) VALUES (?, ?, ?, ?, ?, ?)`,
+      ),
       itemRecord: db.prepare(`UPDATE items SET record = ? WHERE run_id = ? AND node_id = ? AND idx = ?`),
       getRun: db.prepare(`SELECT * FROM runs WHERE run_id = ?`),
       getNode: db.prepare(`SELECT record FROM nodes WHERE run_id = ? AND node_id = ?`),
       getItem: db.prepare(`SELECT record FROM items WHERE run_id = ? AND node_id = ? AND idx = ?`),
       artifacts: db.prepare(`SELECT key, value FROM artifacts WHERE run_id = ?`),
       nodes: db.prepare(`SELECT node_id, record FROM nodes WHERE run_id = ?`),
-      items: db.prepare(`SELECT node_id, record, key, value FROM items WHERE run_id = ? ORDER BY node_id, idx`),
+      items: db.prepare(
+        `SELECT node_id, record, key, value FROM items WHERE run_id = ? ORDER BY node_id, idx`,
+      ),
       list: db.prepare(`SELECT * FROM runs ORDER BY created_at DESC, rowid DESC LIMIT ?`),
     };
   }
@@ -130,7 +134,14 @@ export class SqliteRunStore implements RunStore {
       case "item": {
         // An item's artifact rides in its row: one write per item (see RunMutation).
         const hasValue = "value" in m && m.item.key !== undefined;
-        s.item.run(runId, m.nodeId, m.item.index, JSON.stringify(m.item), hasValue ? m.item.key : null, hasValue ? JSON.stringify(m.value ?? null) : null);
+        s.item.run(
+          runId,
+          m.nodeId,
+          m.item.index,
+          JSON.stringify(m.item),
+          hasValue ? m.item.key : null,
+          hasValue ? JSON.stringify(m.value ?? null) : null,
+        );
         break;
       }
       case "status":
@@ -170,7 +181,12 @@ export class SqliteRunStore implements RunStore {
       nodes[n.node_id] = JSON.parse(n.record) as NodeRecord;
     }
     const items: StoredRun["items"] = {};
-    const rows = this.#stmts.items.iterate(runId) as Iterable<{ node_id: string; record: string; key: string | null; value: string | null }>;
+    const rows = this.#stmts.items.iterate(runId) as Iterable<{
+      node_id: string;
+      record: string;
+      key: string | null;
+      value: string | null;
+    }>;
     for (const i of rows) {
       const item = JSON.parse(i.record) as ItemRecord;
       (items[i.node_id] ??= {})[item.index] = item;

@@ -60,7 +60,11 @@ export function compileTemplate(text: string): CompiledTemplate {
 export function placeholdersIn(value: unknown): Placeholder[] {
   if (typeof value === "string") {
     const c = compileTemplate(value);
-    return c.kind === "whole" ? [c.ref] : c.kind === "parts" ? c.parts.filter((p) => typeof p !== "string") : [];
+    return c.kind === "whole"
+      ? [c.ref]
+      : c.kind === "parts"
+        ? c.parts.filter((p) => typeof p !== "string")
+        : [];
   }
   if (Array.isArray(value)) return value.flatMap(placeholdersIn);
   if (typeof value === "object" && value !== null) return Object.values(value).flatMap(placeholdersIn);
@@ -81,7 +85,10 @@ function resolve(ref: Placeholder, scope: TemplateScope): unknown {
   if (ref.root === "artifacts") {
     const [first, ...rest] = ref.steps;
     if (!first || !("key" in first)) {
-      throw new DeputyError("TEMPLATE_INVALID", `${ref.text}: name an artifact, as in {artifacts.fetch_alerts}.`);
+      throw new DeputyError(
+        "TEMPLATE_INVALID",
+        `${ref.text}: name an artifact, as in {artifacts.fetch_alerts}.`,
+      );
     }
     if (!(first.key in scope.artifacts)) {
       throw new DeputyError("TEMPLATE_MISSING", `${ref.text}: no artifact "${first.key}" is stored.`);
@@ -106,7 +113,8 @@ export function renderString(text: string, scope: TemplateScope): unknown {
   if (c.kind === "literal") return c.value;
   if (c.kind === "whole") return knows(scope, c.ref.root) ? resolve(c.ref, scope) : c.ref.text;
   let out = "";
-  for (const p of c.parts) out += typeof p === "string" ? p : knows(scope, p.root) ? stringify(resolve(p, scope)) : p.text;
+  for (const p of c.parts)
+    out += typeof p === "string" ? p : knows(scope, p.root) ? stringify(resolve(p, scope)) : p.text;
   return out;
 }
 

@@ -10,7 +10,10 @@ export const toolNodeExecutor: NodeExecutor<ToolNode> = {
   async execute(node, unit) {
     const tool = unit.host.tools.find(node.tool);
     if (!tool) {
-      return { status: "error", error: new ToolError("TOOL_NOT_FOUND", node.tool, `Unknown tool "${node.tool}".`).toJSON() };
+      return {
+        status: "error",
+        error: new ToolError("TOOL_NOT_FOUND", node.tool, `Unknown tool "${node.tool}".`).toJSON(),
+      };
     }
     let args: Record<string, unknown>;
     try {
@@ -22,7 +25,11 @@ export const toolNodeExecutor: NodeExecutor<ToolNode> = {
     if (invalid) return { status: "error", error: invalid.toJSON() };
     const result = await dispatchTool(tool, args, unit, node.retry, node.timeout);
     return result.ok
-      ? { status: "ok", value: result.value, ...(result.attempts > 1 ? { details: { attempts: result.attempts } } : {}) }
+      ? {
+          status: "ok",
+          value: result.value,
+          ...(result.attempts > 1 ? { details: { attempts: result.attempts } } : {}),
+        }
       : { status: "error", error: result.error, details: { attempts: result.attempts } };
   },
 };

@@ -12,7 +12,12 @@ const tools = [
     input: z.object({ source: z.string(), limit: z.number().optional() }),
     run: () => [],
   }),
-  defineTool({ name: "notify", description: "Notify", input: z.object({ text: z.string() }), run: () => true }),
+  defineTool({
+    name: "notify",
+    description: "Notify",
+    input: z.object({ text: z.string() }),
+    run: () => true,
+  }),
 ];
 
 function check(plan: unknown) {
@@ -114,7 +119,14 @@ describe("validatePlan", () => {
         name: "x",
         nodes: [
           { id: "a", tool: "notify", args: { text: "x" }, store_as: "a", stor_as: "b" },
-          { id: "b", tool: "notify", args: { text: "x" }, store_as: "b_{index}", depends_on: ["a"], for_each: { source: "{artifacts.a}", max_item: 3 } },
+          {
+            id: "b",
+            tool: "notify",
+            args: { text: "x" },
+            store_as: "b_{index}",
+            depends_on: ["a"],
+            for_each: { source: "{artifacts.a}", max_item: 3 },
+          },
         ],
       }),
     ).toEqual(["unknown_field@a", "unknown_field@b"]);
@@ -125,20 +137,36 @@ describe("validatePlan", () => {
       name: "x",
       nodes: [
         { id: "a", tool: "notify", args: { text: "{item.title}" }, store_as: "a" },
-        { id: "b", tool: "notify", depends_on: ["a"], args: { text: "{item.title}" }, store_as: "b_{index}", for_each: { source: "{artifacts.a}", as: "alert" } },
+        {
+          id: "b",
+          tool: "notify",
+          depends_on: ["a"],
+          args: { text: "{item.title}" },
+          store_as: "b_{index}",
+          for_each: { source: "{artifacts.a}", as: "alert" },
+        },
       ],
     }).issues;
-    expect(issues.map((i) => `${i.code}@${i.nodeId}`)).toEqual(["invalid_placeholder@a", "invalid_placeholder@b"]);
+    expect(issues.map((i) => `${i.code}@${i.nodeId}`)).toEqual([
+      "invalid_placeholder@a",
+      "invalid_placeholder@b",
+    ]);
     expect(issues[1]!.message).toContain('alias is "alert"');
   });
 
   it("parses the seed's delegate node unchanged", () => {
-    const seed = readFileSync(new URL("../../../shared/seeds/tool-call-delegate.txt", import.meta.url), "utf8");
+    const seed = readFileSync(
+      new URL("../../../shared/seeds/tool-call-delegate.txt", import.meta.url),
+      "utf8",
+    );
     const json = seed.slice(seed.indexOf('{\n  "id": "triage_items"'), seed.indexOf("}\n}\n") + 3);
     const node = JSON.parse(json) as Record<string, unknown>;
     const report = check({
       name: "seed",
-      nodes: [{ id: "fetch_alerts", tool: "fetch_alerts", args: { source: "x" }, store_as: "fetch_alerts" }, node],
+      nodes: [
+        { id: "fetch_alerts", tool: "fetch_alerts", args: { source: "x" }, store_as: "fetch_alerts" },
+        node,
+      ],
     });
     const structural = report.issues.filter((i) => i.code === "unknown_field" || i.code === "invalid_field");
     expect(structural).toEqual([]);

@@ -43,7 +43,14 @@ export function validatePlan(input: unknown, options: ValidateOptions): Validati
     const type = isObject(raw) ? (raw.type ?? "tool") : undefined;
     const schema = typeof type === "string" ? nodeSchemas[type as keyof typeof nodeSchemas] : undefined;
     if (!schema) {
-      issues.push(issue("invalid_type", `type must be "tool", "delegate" or "agent", got ${JSON.stringify(type)}`, id, `nodes[${i}].type`));
+      issues.push(
+        issue(
+          "invalid_type",
+          `type must be "tool", "delegate" or "agent", got ${JSON.stringify(type)}`,
+          id,
+          `nodes[${i}].type`,
+        ),
+      );
       return;
     }
     const parsed = schema.safeParse(raw);
@@ -79,7 +86,10 @@ export function validatePlan(input: unknown, options: ValidateOptions): Validati
 }
 
 /** Like {@link validatePlan}, but throws {@link PlanValidationError} listing every error. */
-export function parsePlan(input: unknown, options: ValidateOptions): { plan: ExecutionPlan; warnings: PlanIssue[] } {
+export function parsePlan(
+  input: unknown,
+  options: ValidateOptions,
+): { plan: ExecutionPlan; warnings: PlanIssue[] } {
   const report = validatePlan(input, options);
   if (!report.ok || !report.plan) throw new PlanValidationError(report.issues);
   return { plan: report.plan, warnings: report.issues };
@@ -95,11 +105,17 @@ function checkGraph(nodes: PlanNode[], rawNodes: unknown[], issues: PlanIssue[])
   }
   for (const node of nodes) {
     for (const dep of node.depends_on) {
-      if (dep === node.id) issues.push(issue("self_dependency", `node depends on itself`, node.id, "depends_on"));
+      if (dep === node.id)
+        issues.push(issue("self_dependency", `node depends on itself`, node.id, "depends_on"));
       else if (!ids.has(dep)) {
         const hint = didYouMean(dep, ids);
         issues.push(
-          issue("unknown_dependency", `depends on unknown node "${dep}"${hint ? ` (did you mean "${hint}"?)` : ""}`, node.id, "depends_on"),
+          issue(
+            "unknown_dependency",
+            `depends on unknown node "${dep}"${hint ? ` (did you mean "${hint}"?)` : ""}`,
+            node.id,
+            "depends_on",
+          ),
         );
       }
     }
@@ -141,7 +157,10 @@ function storeAsProducers(nodes: PlanNode[], issues: PlanIssue[]): Producers {
     const c = compileTemplate(node.store_as);
     const parts = c.kind === "literal" ? [] : c.kind === "whole" ? [c.ref] : c.parts;
     const alias = node.for_each?.as;
-    if (node.for_each && !parts.some((p) => typeof p !== "string" && (p.root === "index" || p.root === alias))) {
+    if (
+      node.for_each &&
+      !parts.some((p) => typeof p !== "string" && (p.root === "index" || p.root === alias))
+    ) {
       issues.push(
         issue(
           "store_as_not_per_item",
@@ -153,10 +172,25 @@ function storeAsProducers(nodes: PlanNode[], issues: PlanIssue[]): Producers {
     }
     if (c.kind === "literal") {
       if (!/^[A-Za-z0-9_-]+$/.test(node.store_as)) {
-        issues.push(issue("invalid_store_as", `store_as "${node.store_as}" may hold only letters, digits, _ and - (besides placeholders)`, node.id, "store_as"));
+        issues.push(
+          issue(
+            "invalid_store_as",
+            `store_as "${node.store_as}" may hold only letters, digits, _ and - (besides placeholders)`,
+            node.id,
+            "store_as",
+          ),
+        );
       }
       const other = staticKeys.get(node.store_as);
-      if (other) issues.push(issue("duplicate_store_as", `store_as "${node.store_as}" is also used by node "${other}"`, node.id, "store_as"));
+      if (other)
+        issues.push(
+          issue(
+            "duplicate_store_as",
+            `store_as "${node.store_as}" is also used by node "${other}"`,
+            node.id,
+            "store_as",
+          ),
+        );
       else staticKeys.set(node.store_as, node.id);
     } else {
       const source = parts.map((p) => (typeof p === "string" ? escape(p) : "[^.]+")).join("");
@@ -203,7 +237,8 @@ function checkTemplates(
   for (const [path, value] of templatedFields(node)) {
     for (const ref of placeholdersIn(value)) {
       if (ref.root === "artifacts") checkArtifactRef(node, ref, path, producers, byId, known, issues);
-      else if ((ref.root === "index" || ref.root === alias) && node.for_each && path !== "for_each.source") continue;
+      else if ((ref.root === "index" || ref.root === alias) && node.for_each && path !== "for_each.source")
+        continue;
       else if (ref.root === "inputs" && hasInputs) continue;
       else if (ref.root === "item" || ref.root === "index" || (alias !== undefined && ref.root === alias)) {
         const message = !node.for_each
@@ -214,7 +249,13 @@ function checkTemplates(
         issues.push(issue("invalid_placeholder", message, node.id, path));
       } else {
         issues.push(
-          issue("unknown_placeholder", `${ref.text} is not a placeholder deputy knows; it is kept as literal text`, node.id, path, "warning"),
+          issue(
+            "unknown_placeholder",
+            `${ref.text} is not a placeholder deputy knows; it is kept as literal text`,
+            node.id,
+            path,
+            "warning",
+          ),
         );
       }
     }
@@ -237,11 +278,18 @@ function checkArtifactRef(
   }
   if (known.has(first.key)) return;
   const exact = producers.byKey.get(first.key);
-  const matches = exact ? [exact] : producers.patterns.filter((p) => p.pattern.test(first.key)).map((p) => p.nodeId);
+  const matches = exact
+    ? [exact]
+    : producers.patterns.filter((p) => p.pattern.test(first.key)).map((p) => p.nodeId);
   if (matches.length === 0) {
     const hint = didYouMean(first.key, producers.byKey.keys());
     issues.push(
-      issue("unknown_artifact", `${ref.text}: no node stores "${first.key}"${hint ? ` (did you mean "${hint}"?)` : ""}`, node.id, path),
+      issue(
+        "unknown_artifact",
+        `${ref.text}: no node stores "${first.key}"${hint ? ` (did you mean "${hint}"?)` : ""}`,
+        node.id,
+        path,
+      ),
     );
     return;
   }
@@ -272,20 +320,37 @@ function checkToolNode(node: PlanNode & { type: "tool" }, host: ExecutionHost, i
   const tool = host.tools.find(node.tool);
   if (!tool) {
     const hint = host.tools.suggest(node.tool);
-    issues.push(issue("unknown_tool", `unknown tool "${node.tool}"${hint ? ` (did you mean "${hint}"?)` : ""}`, node.id, "tool"));
+    issues.push(
+      issue(
+        "unknown_tool",
+        `unknown tool "${node.tool}"${hint ? ` (did you mean "${hint}"?)` : ""}`,
+        node.id,
+        "tool",
+      ),
+    );
     return;
   }
   const props = schemaProperties(tool.parameters);
   for (const req of schemaRequired(tool.parameters)) {
-    if (!(req in node.args)) issues.push(issue("missing_arg", `tool "${tool.name}" needs argument "${req}"`, node.id, `args.${req}`));
+    if (!(req in node.args))
+      issues.push(
+        issue("missing_arg", `tool "${tool.name}" needs argument "${req}"`, node.id, `args.${req}`),
+      );
   }
-  const closed = tool.parameters.additionalProperties === false || (props.length > 0 && tool.parameters.additionalProperties === undefined);
+  const closed =
+    tool.parameters.additionalProperties === false ||
+    (props.length > 0 && tool.parameters.additionalProperties === undefined);
   if (closed) {
     for (const key of Object.keys(node.args)) {
       if (!props.includes(key)) {
         const hint = didYouMean(key, props);
         issues.push(
-          issue("unknown_arg", `tool "${tool.name}" has no argument "${key}"${hint ? ` (did you mean "${hint}"?)` : ""}`, node.id, `args.${key}`),
+          issue(
+            "unknown_arg",
+            `tool "${tool.name}" has no argument "${key}"${hint ? ` (did you mean "${hint}"?)` : ""}`,
+            node.id,
+            `args.${key}`,
+          ),
         );
       }
     }
@@ -307,7 +372,13 @@ function zodIssues(error: z.ZodError, nodeId: string | undefined, prefix: string
   });
 }
 
-function issue(code: string, message: string, nodeId?: string, path?: string, severity: PlanIssue["severity"] = "error"): PlanIssue {
+function issue(
+  code: string,
+  message: string,
+  nodeId?: string,
+  path?: string,
+  severity: PlanIssue["severity"] = "error",
+): PlanIssue {
   return { code, message, severity, ...(nodeId ? { nodeId } : {}), ...(path ? { path } : {}) };
 }
 

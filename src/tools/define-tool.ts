@@ -63,7 +63,9 @@ const NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
  *   run: async ({ email }, { signal }) => db.users.find(email, { signal }),
  * });
  */
-export function defineTool<Input extends SchemaInput, Output>(definition: ToolDefinition<Input, Output>): Tool {
+export function defineTool<Input extends SchemaInput, Output>(
+  definition: ToolDefinition<Input, Output>,
+): Tool {
   return toTool(definition);
 }
 
@@ -77,7 +79,8 @@ export function toTool(value: unknown): Tool {
   if (typeof def.description !== "string" || def.description.trim() === "") {
     throw new InvalidOptionError(`tool.description (${def.name})`, "a non-empty string", def.description);
   }
-  if (typeof def.run !== "function") throw new InvalidOptionError(`tool.run (${def.name})`, "a function", def.run);
+  if (typeof def.run !== "function")
+    throw new InvalidOptionError(`tool.run (${def.name})`, "a function", def.run);
   const input = def.input ?? def.parameters;
   if (input === undefined) {
     throw new InvalidOptionError(`tool.input (${def.name})`, "a zod schema or a JSON Schema", input);

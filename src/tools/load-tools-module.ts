@@ -18,7 +18,8 @@ export interface ToolsModule {
  */
 export async function loadToolsModule(path: string): Promise<ToolsModule> {
   const absolute = resolve(path);
-  if (!existsSync(absolute)) throw new DeputyError("TOOLS_MODULE_NOT_FOUND", `Tools module not found: ${path}`);
+  if (!existsSync(absolute))
+    throw new DeputyError("TOOLS_MODULE_NOT_FOUND", `Tools module not found: ${path}`);
   let mod: Record<string, unknown>;
   try {
     if (/\.[cm]?ts$/.test(absolute)) {
@@ -43,11 +44,16 @@ export async function loadToolsModule(path: string): Promise<ToolsModule> {
   }
   const list = Array.isArray(raw) ? raw : typeof raw === "object" && raw !== null ? Object.values(raw) : null;
   if (!list) {
-    throw new DeputyError("TOOLS_MODULE_INVALID", `Tools module ${path}: \`tools\` must be an array or an object.`);
+    throw new DeputyError(
+      "TOOLS_MODULE_INVALID",
+      `Tools module ${path}: \`tools\` must be an array or an object.`,
+    );
   }
   try {
     return { tools: list.map((t) => toTool(t)), exports: mod, path: absolute };
   } catch (cause) {
-    throw new DeputyError("TOOLS_MODULE_INVALID", `Tools module ${path}: ${(cause as Error).message}`, { cause });
+    throw new DeputyError("TOOLS_MODULE_INVALID", `Tools module ${path}: ${(cause as Error).message}`, {
+      cause,
+    });
   }
 }

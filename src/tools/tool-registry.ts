@@ -14,7 +14,11 @@ export class ToolRegistry {
   register(tool: unknown): Tool {
     const normalised = toTool(tool);
     if (this.#tools.has(normalised.name)) {
-      throw new ToolError("TOOL_DUPLICATE", normalised.name, `A tool named "${normalised.name}" is already registered.`);
+      throw new ToolError(
+        "TOOL_DUPLICATE",
+        normalised.name,
+        `A tool named "${normalised.name}" is already registered.`,
+      );
     }
     this.#tools.set(normalised.name, normalised);
     return normalised;

@@ -35,7 +35,12 @@ const plan = {
       depends_on: ["make"],
       args: { n: "{item.n}" },
       store_as: "out_{index}",
-      for_each: { source: "{artifacts.made}", select: "items[]", max_items: 1000, max_concurrency: CONCURRENCY },
+      for_each: {
+        source: "{artifacts.made}",
+        select: "items[]",
+        max_items: 1000,
+        max_concurrency: CONCURRENCY,
+      },
     },
   ],
 };
@@ -49,7 +54,9 @@ function effects(path: string): { n: number; key: string; pid: number }[] {
 
 describe("a run killed with SIGKILL mid-for_each", () => {
   it("resumes without losing or repeating completed items", async () => {
-    expect(existsSync(new URL("../../dist/cli/main.js", import.meta.url)), "run `npm run build` first").toBe(true);
+    expect(existsSync(new URL("../../dist/cli/main.js", import.meta.url)), "run `npm run build` first").toBe(
+      true,
+    );
     const dir = mkdtempSync(join(tmpdir(), "deputy-kill-"));
     const env = { ...process.env, EFFECTS: join(dir, "effects.jsonl") };
     writeFileSync(join(dir, "tools.mjs"), toolsModule);
@@ -57,11 +64,15 @@ describe("a run killed with SIGKILL mid-for_each", () => {
     writeFileSync(env.EFFECTS, "");
     const db = join(dir, "runs.db");
 
-    const child = spawn(process.execPath, [bin, "run", "plan.json", "--tools", "tools.mjs", "--store", db, "--json"], {
-      cwd: dir,
-      env,
-      stdio: "ignore",
-    });
+    const child = spawn(
+      process.execPath,
+      [bin, "run", "plan.json", "--tools", "tools.mjs", "--store", db, "--json"],
+      {
+        cwd: dir,
+        env,
+        stdio: "ignore",
+      },
+    );
     // Kill once about a third of the items have had their side effect.
     await new Promise<void>((resolve, reject) => {
       const timer = setInterval(() => {
@@ -84,14 +95,26 @@ describe("a run killed with SIGKILL mid-for_each", () => {
     const before = await store.load(run!.runId);
     await store.close();
     expect(before!.run.status).toBe("running");
-    const committed = new Set(Object.values(before!.items.each ?? {}).filter((i) => i.status === "ok").map((i) => i.index));
+    const committed = new Set(
+      Object.values(before!.items.each ?? {})
+        .filter((i) => i.status === "ok")
+        .map((i) => i.index),
+    );
     expect(committed.size).toBeGreaterThan(0);
     expect(committed.size).toBeLessThan(ITEMS);
     const effectsAtKill = effects(env.EFFECTS);
 
-    const resumed = spawnSync(process.execPath, [bin, "resume", run!.runId, "--store", db, "--json"], { cwd: dir, env, encoding: "utf8" });
+    const resumed = spawnSync(process.execPath, [bin, "resume", run!.runId, "--store", db, "--json"], {
+      cwd: dir,
+      env,
+      encoding: "utf8",
+    });
     expect(resumed.status, resumed.stderr).toBe(0);
-    const manifest = JSON.parse(resumed.stdout) as { status: string; nodes: { each: { items: { ok: number; reused: number } } }; artifacts: Record<string, unknown> };
+    const manifest = JSON.parse(resumed.stdout) as {
+      status: string;
+      nodes: { each: { items: { ok: number; reused: number } } };
+      artifacts: Record<string, unknown>;
+    };
     expect(manifest.status).toBe("completed");
     expect(manifest.nodes.each.items.ok).toBe(ITEMS);
     expect(manifest.nodes.each.items.reused).toBe(committed.size);

@@ -12,20 +12,27 @@ import { withRunFlags } from "./run.js";
 export function registerResume(program: Command, ctx: CliContext): void {
   withRunFlags(program.command("resume <runId>").description("continue a run from its last checkpoint"))
     .option("--store <file>", "run store (SQLite file)", DEFAULT_STORE)
-    .option("--plan <file>", "the plan file to check against the run's (default: the file the run started from)")
+    .option(
+      "--plan <file>",
+      "the plan file to check against the run's (default: the file the run started from)",
+    )
     .option("--json", "print the manifest as JSON on stdout")
     .action(async (runId: string, flags: RunFlags & { plan?: string; json?: boolean }) => {
       const store = openStore(flags.store);
       try {
         const stored = await store.load(runId);
-        if (!stored) throw new RunError("RUN_NOT_FOUND", `No run "${runId}" in ${flags.store ?? DEFAULT_STORE}.`, { runId });
+        if (!stored)
+          throw new RunError("RUN_NOT_FOUND", `No run "${runId}" in ${flags.store ?? DEFAULT_STORE}.`, {
+            runId,
+          });
         const meta = stored.run.options;
         // Rebuild the run as it was started, unless flags say otherwise.
         const { options, close } = await setupRun({
           tools: flags.tools ?? (meta.tools as string | undefined),
           delegate: flags.delegate ?? (meta.delegates as string[] | undefined),
           traces: flags.traces ?? (meta.traces as string | undefined),
-          allowDelegateSideEffects: flags.allowDelegateSideEffects ?? (meta.allowDelegateSideEffects as boolean | undefined),
+          allowDelegateSideEffects:
+            flags.allowDelegateSideEffects ?? (meta.allowDelegateSideEffects as boolean | undefined),
         });
         const planPath = flags.plan ?? (meta.plan as string | undefined);
         const plan = planPath && existsSync(planPath) ? readPlanFile(planPath) : undefined;
@@ -38,7 +45,11 @@ export function registerResume(program: Command, ctx: CliContext): void {
             ...(progress ? { onEvent: progress.onEvent } : {}),
           });
           progress?.done();
-          ctx.stdout(flags.json ? JSON.stringify(manifest, null, 2) + "\n" : renderManifest(manifest, flags.store || undefined));
+          ctx.stdout(
+            flags.json
+              ? JSON.stringify(manifest, null, 2) + "\n"
+              : renderManifest(manifest, flags.store || undefined),
+          );
           ctx.setExitCode(exitCodeFor(manifest.status));
         } finally {
           await close();

@@ -35,7 +35,11 @@ export function registerRun(program: Command, ctx: CliContext): void {
         const { host, executors } = createHost(options);
         const report = validatePlan(input, { host, executors });
         if (!report.ok) {
-          (flags.json ? ctx.stdout : ctx.stderr)(flags.json ? JSON.stringify({ status: "invalid", issues: report.issues }, null, 2) + "\n" : renderIssues(report.issues));
+          (flags.json ? ctx.stdout : ctx.stderr)(
+            flags.json
+              ? JSON.stringify({ status: "invalid", issues: report.issues }, null, 2) + "\n"
+              : renderIssues(report.issues),
+          );
           ctx.setExitCode(EXIT.invalid);
           return;
         }
@@ -50,7 +54,11 @@ export function registerRun(program: Command, ctx: CliContext): void {
             ...(progress ? { onEvent: progress.onEvent } : {}),
           });
           progress?.done();
-          ctx.stdout(flags.json ? JSON.stringify(manifest, null, 2) + "\n" : renderManifest(manifest, flags.store === false ? undefined : flags.store));
+          ctx.stdout(
+            flags.json
+              ? JSON.stringify(manifest, null, 2) + "\n"
+              : renderManifest(manifest, flags.store === false ? undefined : flags.store),
+          );
           ctx.setExitCode(exitCodeFor(manifest.status));
         } finally {
           await store.close();

@@ -20,16 +20,25 @@ export function registerRuns(program: Command, ctx: CliContext): void {
           if (!stored) throw new RunError("RUN_NOT_FOUND", `No run "${runId}" in ${flags.store}.`, { runId });
           const raw = (stored.run.plan as { nodes?: { id: string; type?: string }[] }).nodes ?? [];
           const manifest = buildManifest(stored, raw);
-          ctx.stdout(flags.json ? JSON.stringify(manifest, null, 2) + "\n" : renderManifest(manifest, flags.store));
+          ctx.stdout(
+            flags.json ? JSON.stringify(manifest, null, 2) + "\n" : renderManifest(manifest, flags.store),
+          );
           return;
         }
         const runs = await store.list({ limit: Number(flags.limit) });
         if (flags.json) {
-          ctx.stdout(JSON.stringify(runs.map(({ plan: _plan, ...r }) => r), null, 2) + "\n");
+          ctx.stdout(
+            JSON.stringify(
+              runs.map(({ plan: _plan, ...r }) => r),
+              null,
+              2,
+            ) + "\n",
+          );
           return;
         }
         if (runs.length === 0) ctx.stdout(`no runs in ${flags.store}\n`);
-        for (const r of runs) ctx.stdout(`${r.runId}  ${r.status.padEnd(10)} ${r.createdAt}  ${r.planName}\n`);
+        for (const r of runs)
+          ctx.stdout(`${r.runId}  ${r.status.padEnd(10)} ${r.createdAt}  ${r.planName}\n`);
       } finally {
         await store.close();
       }
