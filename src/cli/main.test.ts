@@ -1,0 +1,114 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { main } from "./main.js";
+
+const tools = `
+export default [
+  { name: "emit", description: "returns its value", input: { type: "object", properties: { value: {} }, required: ["value"] },
+    run: ({ value }) => value },
+  { name: "maybe_fail", description: "fails when asked", input: { type: "object", properties: { fail: { type: "boolean" } }, required: ["fail"] },
+    run: ({ fail }) => { if (fail) throw new Error("asked to fail"); return "fine"; } },
+];
+`;
+
+function workspace(plan: object) {
+  const dir = mkdtempSync(join(tmpdir(), "deputy-cli-"));
+  writeFileSync(join(dir, "tools.mjs"), tools);
+  writeFileSync(join(dir, "plan.json"), JSON.stringify(plan));
+  return { dir, plan: join(dir, "plan.json"), tools: join(dir, "tools.mjs"), store: join(dir, "runs.db") };
+}
+
+async function cli(args: string[]) {
+  let stdout = "";
+  let stderr = "";
+  const code = await main(args, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), isTTY: false });
+  return { code, stdout, stderr };
+}
+
+const good = {
+  name: "good",
+  nodes: [
+    { id: "a", tool: "emit", args: { value: { items: [{ fail: false }, { fail: true }, { fail: false }] } }, store_as: "a" },
+    {
+      id: "b",
+      tool: "maybe_fail",
+      depends_on: ["a"],
+      args: { fail: "{item.fail}" },
+      store_as: "b_{index}",
+      for_each: { source: "{artifacts.a}", select: "items[]" },
+    },
+  ],
+};
+
+describe("deputy CLI", () => {
+  it("validate lists every issue and exits 2", async () => {
+    const ws = workspace({
+      name: "bad",
+      nodes: [
+        { id: "a", tool: "emitt", args: { value: 1 }, store_as: "a" },
+        { id: "a", tool: "emit", args: {}, store_as: "b", depends_on: ["zz"] },
+      ],
+    });
+    const text = await cli(["validate", ws.plan, "--tools", ws.tools]);
+    expect(text.code).toBe(2);
+    expect(text.stdout).toMatch(/unknown_tool\s+\[a\] unknown tool "emitt" \(did you mean "emit"\?\)/);
+    expect(text.stdout).toContain("duplicate_id");
+    expect(text.stdout).toContain("missing_arg");
+    expect(text.stdout).toContain("unknown_dependency");
+    const json = await cli(["validate", ws.plan, "--tools", ws.tools, "--json"]);
+    const parsed = JSON.parse(json.stdout) as { ok: boolean; issues: { code: string; nodeId: string }[] };
+    expect(parsed.ok).toBe(false);
+    expect(parsed.issues.map((i) => i.code)).toEqual(
+      expect.arrayContaining(["unknown_tool", "duplicate_id", "missing_arg", "unknown_dependency"]),
+    );
+  });
+
+  it("run prints the manifest as JSON and exits 3 for a partial run; runs lists it", async () => {
+    const ws = workspace(good);
+    const r = await cli(["run", ws.plan, "--tools", ws.tools, "--store", ws.store, "--json"]);
+    expect(r.code).toBe(3);
+    const m = JSON.parse(r.stdout) as {
+      runId: string;
+      status: string;
+      nodes: Record<string, { status: string; items: { ok: number; error: number }; errors: { item: number }[] }>;
+      artifacts: Record<string, unknown>;
+    };
+    expect(m.status).toBe("partial");
+    expect(m.nodes.b!.items).toMatchObject({ ok: 2, error: 1 });
+    expect(m.nodes.b!.errors[0]!.item).toBe(1);
+    expect(m.artifacts.b_2).toBe("fine");
+    const list = await cli(["runs", "--store", ws.store]);
+    expect(list.stdout).toContain(m.runId);
+    const one = await cli(["runs", m.runId, "--store", ws.store, "--json"]);
+    expect(JSON.parse(one.stdout)).toMatchObject({ runId: m.runId, status: "partial" });
+  });
+
+  it("exits 0 when completed and 1 when failed, with one-line errors", async () => {
+    const ok = workspace({ name: "ok", nodes: [{ id: "a", tool: "emit", args: { value: 1 }, store_as: "a" }] });
+    expect((await cli(["run", ok.plan, "--tools", ok.tools, "--no-store"])).code).toBe(0);
+    const bad = workspace({ name: "bad", nodes: [{ id: "a", tool: "maybe_fail", args: { fail: true }, store_as: "a" }] });
+    const r = await cli(["run", bad.plan, "--tools", bad.tools, "--store", bad.store]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain("asked to fail");
+    expect(r.stdout).toContain("deputy resume");
+    const missing = await cli(["run", join(ok.dir, "nope.json"), "--tools", ok.tools]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr.trim().split("\n")).toHaveLength(1);
+    expect(missing.stderr).toContain("Plan file not found");
+  });
+
+  it("resume refuses a plan file that changed since the run started", async () => {
+    const ws = workspace(good);
+    const r = await cli(["run", ws.plan, "--tools", ws.tools, "--store", ws.store, "--json"]);
+    const { runId } = JSON.parse(r.stdout) as { runId: string };
+    writeFileSync(ws.plan, JSON.stringify({ ...good, objective: "edited" }));
+    const resumed = await cli(["resume", runId, "--store", ws.store]);
+    expect(resumed.code).toBe(2);
+    expect(resumed.stderr).toContain("The plan changed since run");
+    const unknown = await cli(["resume", "no-such-run", "--store", ws.store]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('No run "no-such-run"');
+  });
+});
