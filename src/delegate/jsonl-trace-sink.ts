@@ -1,0 +1,122 @@
+import { appendFile, mkdir, rename, rm, stat } from "node:fs/promises";
+import { dirname } from "node:path";
+import { InvalidOptionError } from "../errors/invalid-option-error.js";
+import { capStrings, Redactor, type RedactOptions } from "./redact.js";
+import type { DelegateTrace, TraceSink } from "./trace.js";
+
+/** Options of {@link JsonlTraceSink}. */
+export interface JsonlTraceSinkOptions {
+  /** Longest string kept in a trace; longer ones end in `…[+N chars]`. Default `2000`. */
+  maxFieldChars?: number;
+  /** Rotate before the file would grow past this many bytes. Default `50 MiB`. */
+  maxBytes?: number;
+  /** Rotated files kept (`traces.jsonl.1` is the newest); older ones are deleted. Default `5`. */
+  maxFiles?: number;
+  /** Redaction (secret-looking keys, tool-sensitive arguments, credential-shaped values, your rules). Default on; `false` turns it off. */
+  redact?: boolean | RedactOptions;
+  /** Told about every failed write (the run never is). */
+  onError?: (error: unknown) => void;
+}
+
+/**
+ * Appends one JSON line per proposal hop to a file: redacted by default, every string capped, rotated at
+ * `maxBytes` keeping `maxFiles` older files. Writes are queued in order; a failure is counted (`failures`) and
+ * reported to `onError`, never thrown into the run.
+ *
+ * @example
+ * const traceSink = new JsonlTraceSink("logs/delegate_traces.jsonl", { maxBytes: 10_000_000, maxFiles: 3 });
+ * await runPlan(plan, { tools, delegates, traceSink });
+ * await traceSink.close();
+ */
+export class JsonlTraceSink implements TraceSink {
+  readonly path: string;
+  /** Traces written, and traces lost to a failing write. */
+  written = 0;
+  failures = 0;
+  readonly #maxFieldChars: number;
+  readonly #maxBytes: number;
+  readonly #maxFiles: number;
+  readonly #redactor: Redactor | undefined;
+  readonly #onError: ((error: unknown) => void) | undefined;
+  #queue: Promise<void> = Promise.resolve();
+  #size: number | undefined;
+
+  constructor(path: string, options: JsonlTraceSinkOptions = {}) {
+    if (typeof path !== "string" || path === "") throw new InvalidOptionError("path", "a file path", path);
+    const { maxFieldChars = 2000, maxBytes = 50 * 1024 * 1024, maxFiles = 5, redact = true } = options;
+    if (!Number.isInteger(maxFieldChars) || maxFieldChars < 1) {
+      throw new InvalidOptionError("maxFieldChars", "a positive integer", maxFieldChars);
+    }
+    if (!(maxBytes > 0)) throw new InvalidOptionError("maxBytes", "a positive number", maxBytes);
+    if (!Number.isInteger(maxFiles) || maxFiles < 0)
+      throw new InvalidOptionError("maxFiles", "an integer ≥ 0", maxFiles);
+    this.path = path;
+    this.#maxFieldChars = maxFieldChars;
+    this.#maxBytes = maxBytes;
+    this.#maxFiles = maxFiles;
+    this.#redactor = redact === false ? undefined : new Redactor(redact === true ? {} : redact);
+    this.#onError = options.onError;
+  }
+
+  /** The line a trace becomes (redacted, capped), without the newline. */
+  format(trace: DelegateTrace): string {
+    const redacted = this.#redactor ? this.#redactor.redactTrace(trace) : trace;
+    return JSON.stringify(capStrings(redacted, this.#maxFieldChars));
+  }
+
+  write(trace: DelegateTrace): Promise<void> {
+    let line: string;
+    try {
+      line = this.format(trace) + "\n";
+    } catch (error) {
+      this.#fail(error);
+      return this.#queue;
+    }
+    this.#queue = this.#queue.then(() => this.#append(line)).catch((error: unknown) => this.#fail(error));
+    return this.#queue;
+  }
+
+  /** Waits for queued writes. The sink stays usable. */
+  async close(): Promise<void> {
+    await this.#queue;
+  }
+
+  async #append(line: string): Promise<void> {
+    const bytes = Buffer.byteLength(line);
+    if (this.#size === undefined) {
+      await mkdir(dirname(this.path), { recursive: true });
+      this.#size = await stat(this.path).then(
+        (s) => s.size,
+        () => 0,
+      );
+    }
+    if (this.#size > 0 && this.#size + bytes > this.#maxBytes) await this.#rotate();
+    await appendFile(this.path, line);
+    this.#size += bytes;
+    this.written++;
+  }
+
+  async #rotate(): Promise<void> {
+    if (this.#maxFiles === 0) {
+      await rm(this.path, { force: true });
+    } else {
+      await rm(`${this.path}.${this.#maxFiles}`, { force: true });
+      for (let i = this.#maxFiles - 1; i >= 1; i--) {
+        await rename(`${this.path}.${i}`, `${this.path}.${i + 1}`).catch(() => undefined);
+      }
+      await rename(this.path, `${this.path}.1`);
+    }
+    this.#size = 0;
+  }
+
+  #fail(error: unknown) {
+    this.failures++;
+    // The size may be wrong after a failure; measure again next time.
+    this.#size = undefined;
+    try {
+      this.#onError?.(error);
+    } catch {
+      // A throwing error handler must not break the queue either.
+    }
+  }
+}
