@@ -6,9 +6,11 @@ import { registerResume } from "./commands/resume.js";
 import { registerRun } from "./commands/run.js";
 import { registerRuns } from "./commands/runs.js";
 import { registerValidate } from "./commands/validate.js";
+import { registerTraces } from "./commands/traces.js";
+import { registerResolve } from "./commands/resolve.js";
 
 // Each command lives in its own file under commands/ and is listed here once.
-const commands: RegisterCommand[] = [registerRun, registerValidate, registerResume, registerRuns];
+const commands: RegisterCommand[] = [registerRun, registerValidate, registerResume, registerRuns, registerTraces, registerResolve];
 
 /** Runs the `deputy` command line; resolves to the process exit code. */
 export async function main(argv: string[], io: Partial<CliContext> = {}): Promise<number> {
