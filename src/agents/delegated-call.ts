@@ -123,13 +123,14 @@ export async function callDelegation(
         }, timeout * 1000);
   const started = ctx.now();
   const seconds = () => (ctx.now() - started) / 1000;
+  let elapsed = 0;
   const ended = (status: DelegateEvent["status"], issues?: string[]) =>
     finish({
       callId: link.callId,
       arguments: args.value,
       provider,
       model,
-      durationMs: Math.round(seconds() * 1000),
+      durationMs: Math.round(elapsed * 1000),
       usage: link.usage,
       cost: link.cost,
       status,
@@ -153,12 +154,13 @@ export async function callDelegation(
         : undefined,
     });
   } catch (error) {
-    frame.recordCallEnd(binding.tool, seconds());
+    elapsed = seconds();
+    frame.recordCallEnd(binding.tool, elapsed);
     if (timedOut && !ctx.signal.aborted) {
       const violation: BudgetViolation = {
         limit: "timeout",
         allowed: timeout!,
-        used: Math.round(seconds() * 1000) / 1000,
+        used: Math.round(elapsed * 1000) / 1000,
         scope: timeoutScope,
         agent: frame.agent,
         tool: binding.tool,
@@ -187,7 +189,8 @@ export async function callDelegation(
   } finally {
     clearTimeout(timer);
   }
-  frame.recordCallEnd(binding.tool, seconds());
+  elapsed = seconds();
+  frame.recordCallEnd(binding.tool, elapsed);
 
   if (!binding.returns) {
     ended("ok");

@@ -212,7 +212,7 @@ function lastParagraph(text: string): string {
 
 /** "How do I reset my password?" → "Owhay oday Iway esetray myay asswordpay?" */
 export function pigLatin(text: string): string {
-  return text.replace(/[A-Za-z]+/g, (word) => {
+  return text.replace(/[A-Za-z0-9]+/g, (word) => {
     const lower = word.toLowerCase();
     const cap = word[0] !== lower[0];
     const i = lower.search(/[aeiou]/);
