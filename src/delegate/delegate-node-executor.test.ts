@@ -66,11 +66,7 @@ const ok = (name: string | null, args: Record<string, unknown> = {}, confidence:
   proposal: { name, arguments: args, confidence },
 });
 
-async function run(
-  node: object,
-  entries: object[],
-  options: Record<string, unknown> = {},
-) {
+async function run(node: object, entries: object[], options: Record<string, unknown> = {}) {
   const delegate = new ScriptedDelegate({
     entries: entries.map((e) => ({ node: "d", ...e }) as ScriptedEntry),
   });

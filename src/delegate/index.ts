@@ -1,0 +1,62 @@
+/**
+ * Tool-call delegates: a small model proposes exactly one tool call, constrained by one JSON Schema
+ * ({@link buildProposalSchema}) and prompted the same way by every backend ({@link buildPrompt}); the
+ * {@link acceptGate} decides whether it may run; {@link delegateNodeExecutor} runs `delegate` plan nodes with the
+ * `on_reject` policies and escalation; traces go to a {@link TraceSink} such as {@link JsonlTraceSink} (redacted,
+ * capped, rotated) and export to fine-tuning data ({@link tracesToChat}). {@link ScriptedDelegate} replays
+ * proposals deterministically. Real model backends live in `./backends/`.
+ */
+export type {
+  Proposal,
+  ProposalUsage,
+  ProposeContext,
+  ProposeRequest,
+  ToolCallDelegate,
+  ToolSpec,
+} from "./protocol.js";
+export type { DelegateTrace, TraceSink } from "./trace.js";
+export { buildProposalSchema } from "./proposal-schema.js";
+export { strictSchema } from "./strict-schema.js";
+export { buildPrompt, inputChars, sortedJson, type DelegatePrompt, type PromptInput } from "./prompt.js";
+export { acceptGate, VERDICTS, type GateInput, type GateResult, type Verdict } from "./accept-gate.js";
+export { delegateNodeExecutor, toolSpec, type HopSummary } from "./delegate-node-executor.js";
+export { validateDelegateNode } from "./validate-delegate-node.js";
+export { ESCALATE_TO_SERVICE, type EscalateToHandler, type EscalateToRequest } from "./escalate-to.js";
+export { ScriptedDelegate, type ScriptedDelegateOptions, type ScriptedEntry } from "./scripted-delegate.js";
+export {
+  createDelegateFromSpec,
+  delegateSpecKinds,
+  numberOption,
+  parseSpecValue,
+  registerDelegateSpec,
+  type DelegateSpecFactory,
+} from "./delegate-spec.js";
+export { JsonlTraceSink, type JsonlTraceSinkOptions } from "./jsonl-trace-sink.js";
+export { MemoryTraceSink } from "./memory-trace-sink.js";
+export { writeTrace } from "./write-trace.js";
+export {
+  capStrings,
+  isSecretKey,
+  REDACTED,
+  Redactor,
+  type RedactOptions,
+  type RedactRule,
+} from "./redact.js";
+export { readTraces } from "./read-traces.js";
+export {
+  formatTraceStats,
+  percentile,
+  traceStats,
+  type TraceGroupStats,
+  type TraceStats,
+} from "./trace-stats.js";
+export { tracesToChat, type ChatExample, type TraceExport, type TraceExportOptions } from "./trace-export.js";
+export {
+  bfclGroundTruthCall,
+  bfclQuestion,
+  bfclSchemaToJsonSchema,
+  bfclToToolSpec,
+  type BfclAnswer,
+  type BfclFunction,
+  type BfclSample,
+} from "./bfcl.js";
