@@ -1,0 +1,157 @@
+/**
+ * One real tool loop against llama-server (the tiny random-weight model, through the openai-compatible
+ * provider). It checks the plumbing — requests, tool results, usage, budget refusal — not answer quality: with
+ * random weights the model calls a tool only when forced (`tool_choice: "required"`, which llama-server's
+ * `--jinja` mode turns into a grammar), and an enum-only argument keeps the forced call short.
+ */
+import { subscribe, unsubscribe } from "node:diagnostics_channel";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import {
+  DELEGATE_CHANNEL,
+  defineAgent,
+  delegateTo,
+  delegation,
+  type DelegateEvent,
+} from "../../src/agents/index.js";
+import {
+  findLlamaServerBinary,
+  startLlamaServer,
+  writeTinyModel,
+  type LlamaServerProcess,
+} from "../../src/testing/index.js";
+
+const binary = findLlamaServerBinary();
+
+describe.skipIf(!binary)("agents on llama-server (tiny model, openai-compatible provider)", () => {
+  let dir = "";
+  let server: LlamaServerProcess | undefined;
+  const requests: { url: string; body: any }[] = [];
+  /** Records every request body the provider sends, then sends it for real. */
+  const recordingFetch: typeof fetch = async (input, init) => {
+    requests.push({
+      url: String(input),
+      body: typeof init?.body === "string" ? JSON.parse(init.body) : undefined,
+    });
+    return fetch(input, init);
+  };
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "deputy-agents-"));
+    const model = join(dir, "tiny.gguf");
+    writeTinyModel(model, { seed: 1 });
+    server = await startLlamaServer({ model });
+  }, 120_000);
+  afterAll(async () => {
+    await server?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("runs a delegation through real requests, feeds the tool result back, counts usage and refuses over budget", async () => {
+    const backend = {
+      provider: "openai-compatible",
+      baseURL: `${server!.baseUrl}/v1`,
+      model: "tiny",
+      fetch: recordingFetch,
+      temperature: 0,
+      seed: 1,
+    };
+    const lookup = defineAgent({
+      name: "Lookup",
+      backend: { ...backend, maxOutputTokens: 8 },
+      delegations: [
+        delegation("lookup", {
+          description: "Look up the help-centre article for a topic",
+          input: z.object({ topic: z.enum(["billing", "bug"]).describe("The ticket's topic") }),
+        }),
+      ],
+      actions: { lookup: ({ topic }: { topic: string }) => `Article about ${topic}` },
+    });
+    const planner = defineAgent({
+      name: "Planner",
+      backend: { ...backend, maxOutputTokens: 160 },
+      budget: { maxCalls: 4 },
+      delegateTo: [delegateTo(lookup, { budget: { maxCalls: 1 } })],
+      actions: {
+        plan: ({ ticket }: { ticket: string }) => ({
+          prompt: ticket,
+          // Force a tool call on the first two steps, then let the model answer.
+          toolChoice: ({ stepNumber }) => (stepNumber < 2 ? "required" : "none"),
+          maxSteps: 3,
+        }),
+      },
+    });
+    const events: DelegateEvent[] = [];
+    const onEvent = (m: unknown) => events.push(m as DelegateEvent);
+    subscribe(DELEGATE_CHANNEL, onEvent);
+    let r;
+    try {
+      r = await planner.run("plan", { ticket: "I was charged twice." });
+    } finally {
+      unsubscribe(DELEGATE_CHANNEL, onEvent);
+    }
+
+    // Requests: the planner's first request offers the delegated tool, forced.
+    const chat = requests.filter((q) => q.url.endsWith("/chat/completions"));
+    const first = chat[0]!.body;
+    expect(first.tool_choice).toBe("required");
+    expect(first.tools).toEqual([
+      {
+        type: "function",
+        function: {
+          name: "lookup",
+          description: "Look up the help-centre article for a topic",
+          parameters: {
+            type: "object",
+            properties: {
+              topic: { type: "string", enum: ["billing", "bug"], description: "The ticket's topic" },
+            },
+            required: ["topic"],
+            additionalProperties: false,
+          },
+        },
+      },
+    ]);
+
+    // Tool calls: every call the loop made was to `lookup` with a valid topic; the first ran the sub-agent.
+    const calls = r.steps.flatMap((s) =>
+      s.toolCalls.map((c, i) => ({ call: c, output: s.toolResults[i]!.output })),
+    );
+    expect(calls.length).toBeGreaterThanOrEqual(2);
+    for (const { call } of calls) {
+      expect(call.toolName).toBe("lookup");
+      expect(["billing", "bug"]).toContain((call.input as { topic: string }).topic);
+    }
+    expect(typeof calls[0]!.output).toBe("string");
+    const subRequest = chat.find((q) =>
+      q.body.messages?.some((m: any) => m.role === "user" && /^Article about (billing|bug)$/.test(m.content)),
+    );
+    expect(subRequest).toBeDefined();
+    expect(subRequest!.body.max_tokens).toBe(8);
+
+    // Tool results: the sub-agent's answer went back to the planner as a tool message.
+    const followUp = chat.find((q) => q.body.messages?.some((m: any) => m.role === "tool"))!.body;
+    const toolMessage = followUp.messages.find((m: any) => m.role === "tool");
+    expect(toolMessage.tool_call_id).toBe(r.steps[0]!.toolCalls[0]!.toolCallId);
+    expect(toolMessage.content).toBe(calls[0]!.output);
+
+    // Budget refusal: every later call was refused with the budget_exceeded answer, and not recorded.
+    for (const { output } of calls.slice(1)) {
+      expect(output).toMatchObject({ error: "budget_exceeded", limit: "max_calls", allowed: 1, used: 1 });
+    }
+    expect(r.ledgers.lookup!.calls).toBe(1);
+    expect(r.ledger.calls).toBe(1);
+
+    // Usage: real token counts from the server, summed per step and rolled into the ledger.
+    expect(r.usage.inputTokens).toBeGreaterThan(0);
+    expect(r.usage.totalTokens).toBe(r.steps.reduce((n, s) => n + s.usage.totalTokens, 0));
+    expect(r.ledgers.lookup!.tokens).toBeGreaterThan(0);
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ status: "ok", model: "tiny", delegate: "Lookup", tool: "lookup" });
+    expect(events[0]!.usage.totalTokens).toBe(r.ledgers.lookup!.tokens);
+    expect(r.steps.at(-1)!.toolCalls).toEqual([]); // "none" on the last step: the model answered
+  }, 180_000);
+});
