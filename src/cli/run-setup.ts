@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { createDelegateFromSpec } from "../delegate/delegate-spec.js";
+import { JsonlTraceSink } from "../delegate/jsonl-trace-sink.js";
 import type { ToolCallDelegate } from "../delegate/protocol.js";
 import { MemoryRunStore } from "../plan/memory-run-store.js";
 import type { RunOptions } from "../plan/run-options.js";
@@ -44,6 +45,7 @@ export async function setupRun(
     }
     for (const spec of flags.delegate ?? []) delegates.push(await createDelegateFromSpec(spec));
     options.delegates = delegates;
+    if (flags.traces) options.traceSink = new JsonlTraceSink(flags.traces);
     options.allowDelegateSideEffects = flags.allowDelegateSideEffects === true;
     // What `deputy resume` needs to rebuild the same run; specs name files and URLs, never secrets.
     options.meta = {

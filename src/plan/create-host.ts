@@ -1,3 +1,4 @@
+import { agentNodeExecutor } from "../agents/agent-node-executor.js";
 import { delegateNodeExecutor } from "../delegate/delegate-node-executor.js";
 import { ToolRegistry } from "../tools/tool-registry.js";
 import type { ExecutionHost, NodeExecutor } from "./node-executor.js";
@@ -5,10 +6,11 @@ import type { PlanNode } from "./plan-schema.js";
 import type { RunOptions } from "./run-options.js";
 import { toolNodeExecutor } from "./tool-node-executor.js";
 
-/** The built-in executors; `agent` nodes are added by the agents part. */
+/** The built-in executors, one per node type. */
 export const builtInExecutors: Partial<Record<PlanNode["type"], NodeExecutor<any>>> = {
   tool: toolNodeExecutor,
   delegate: delegateNodeExecutor,
+  agent: agentNodeExecutor,
 };
 
 /** Builds the host and executor table a run (or a validation) uses. */

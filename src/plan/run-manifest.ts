@@ -13,10 +13,32 @@ export interface NodeManifest {
   /** Per-item details (verdicts, ledgers) for items that have any. */
   itemDetails?: Record<number, Record<string, unknown>>;
   details?: Record<string, unknown>;
+  /** What the node's agents (and delegates, when they report it) spent, summed over its items. */
+  spend?: Spend;
   attempts: number;
   startedAt?: string;
   endedAt?: string;
   durationMs?: number;
+}
+
+/** Calls, tokens, USD and seconds spent. */
+export interface Spend {
+  calls: number;
+  tokens: number;
+  cost: number;
+  duration: number;
+}
+
+function addSpend(total: Spend | undefined, details: Record<string, unknown> | undefined): Spend | undefined {
+  const s = details?.spend as Partial<Spend> | undefined;
+  if (!s || typeof s !== "object") return total;
+  const t = total ?? { calls: 0, tokens: 0, cost: 0, duration: 0 };
+  return {
+    calls: t.calls + (s.calls ?? 0),
+    tokens: t.tokens + (s.tokens ?? 0),
+    cost: Math.round((t.cost + (s.cost ?? 0)) * 1e9) / 1e9,
+    duration: Math.round((t.duration + (s.duration ?? 0)) * 1000) / 1000,
+  };
 }
 
 /** What a run did: statuses, stored keys, counts, errors, escalations, timings and the artifacts. */
@@ -62,7 +84,12 @@ export function buildManifest(
     for (const item of items)
       if (item.escalation && item.status === "escalated") escalations.push(item.escalation);
     const itemDetails: Record<number, Record<string, unknown>> = {};
-    for (const item of items) if (item.details) itemDetails[item.index] = item.details;
+    let spend = addSpend(undefined, record?.details);
+    for (const item of items) {
+      if (!item.details) continue;
+      itemDetails[item.index] = item.details;
+      spend = addSpend(spend, item.details);
+    }
     out[node.id] = {
       type: (node.type ?? "tool") as NodeManifest["type"],
       status,
@@ -72,6 +99,7 @@ export function buildManifest(
       escalations,
       ...(Object.keys(itemDetails).length ? { itemDetails } : {}),
       ...(record?.details ? { details: record.details } : {}),
+      ...(spend ? { spend } : {}),
       attempts: record?.attempts ?? 0,
       ...(record?.startedAt ? { startedAt: record.startedAt } : {}),
       ...(record?.endedAt ? { endedAt: record.endedAt } : {}),
