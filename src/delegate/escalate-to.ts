@@ -36,4 +36,6 @@ export type EscalateToHandler = (request: EscalateToRequest) => Promise<{
   arguments?: Record<string, unknown>;
   /** Shown in traces as the backend. Default `agent:<name>`. */
   backend?: string;
+  /** What asking the agent spent (summed per node in the manifest). */
+  spend?: { calls: number; tokens: number; cost: number; duration: number };
 }>;

@@ -1,4 +1,6 @@
 import { agentNodeExecutor } from "../agents/agent-node-executor.js";
+import { escalateToAgent } from "../agents/escalate-to-agent.js";
+import { ESCALATE_TO_SERVICE } from "../delegate/escalate-to.js";
 import { delegateNodeExecutor } from "../delegate/delegate-node-executor.js";
 import { ToolRegistry } from "../tools/tool-registry.js";
 import type { ExecutionHost, NodeExecutor } from "./node-executor.js";
@@ -26,7 +28,8 @@ export function createHost(options: Omit<RunOptions, "store">): {
       traceSink: options.traceSink,
       allowDelegateSideEffects: options.allowDelegateSideEffects ?? false,
       agents: options.agents ?? {},
-      services: options.services ?? {},
+      // escalate_to asks a registered agent; a user's own handler in `services` wins.
+      services: { [ESCALATE_TO_SERVICE]: escalateToAgent, ...options.services },
     },
     executors: { ...builtInExecutors, ...options.executors },
   };
