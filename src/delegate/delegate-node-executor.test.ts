@@ -299,7 +299,11 @@ describe("delegateNodeExecutor", () => {
     const seen: string[] = [];
     const handler: EscalateToHandler = async (req) => {
       seen.push(`${req.agent}:${req.verdict}`);
-      return { name: "ignore_alert", arguments: { reason: "agent says noise" } };
+      return {
+        name: "ignore_alert",
+        arguments: { reason: "agent says noise" },
+        spend: { calls: 1, tokens: 10, cost: 0, duration: 0.1 },
+      };
     };
     const { manifest, sink } = await run(
       { on_reject: "escalate", escalate_to: "planner", min_confidence: 0.99 },
@@ -309,6 +313,7 @@ describe("delegateNodeExecutor", () => {
       },
     );
     expect(seen).toEqual(["planner:low_confidence"]);
+    expect(manifest.nodes.d!.details).toMatchObject({ resolvedBy: "agent", spend: { calls: 1, tokens: 10 } });
     expect(manifest.status).toBe("completed");
     expect(manifest.artifacts.out).toEqual({ ignored: true, reason: "agent says noise" });
     expect(sink.traces.map((t) => `${t.source}:${t.verdict}`)).toEqual([
@@ -402,11 +407,26 @@ describe("delegate node validation", () => {
       close: async () => {},
       checkSchema: () => "no oneOf support",
     };
-    const { host, executors } = createHost({ tools, delegates: [picky] });
+    const { host, executors } = createHost({
+      tools,
+      delegates: [picky],
+      services: { [ESCALATE_TO_SERVICE]: undefined },
+    });
     const codes = validatePlan(
       plan({ tools: ["ignore_alert"], on_reject: "escalate", escalate_to: "planner" }),
       { host, executors, knownArtifacts: ["alert"] },
     ).issues.map((i) => i.code);
     expect(codes).toEqual(["escalate_to_unavailable", "schema_unsupported"]);
+    const withHandler = createHost({ tools, delegates: [picky], agents: { planer: {} } });
+    const issues = validatePlan(
+      plan({ tools: ["ignore_alert"], on_reject: "escalate", escalate_to: "planner" }),
+      {
+        ...withHandler,
+        knownArtifacts: ["alert"],
+      },
+    ).issues;
+    expect(issues.find((i) => i.code === "escalate_to_unknown_agent")?.message).toContain(
+      'did you mean "planer"',
+    );
   });
 });

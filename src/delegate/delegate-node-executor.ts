@@ -37,6 +37,8 @@ interface Prepared {
   chars: number;
   guard: CelGuard | undefined;
   hops: HopSummary[];
+  /** What an `escalate_to` agent spent (the manifest sums `details.spend` per node). */
+  spend?: { calls: number; tokens: number; cost: number; duration: number };
 }
 
 type Source = HopSummary["source"];
@@ -209,6 +211,7 @@ function summary(p: Prepared, gate: GateResult, proposal: Proposal | undefined):
     confidence: proposal?.confidence ?? null,
     backend: proposal?.backend ?? p.hops.at(-1)?.backend ?? null,
     hops: p.hops,
+    ...(p.spend ? { spend: p.spend } : {}),
   };
 }
 
@@ -308,6 +311,7 @@ async function askAgent(
       signal: unit.signal,
     });
     const latencyMs = Math.round(performance.now() - started);
+    if (answer.spend) p.spend = answer.spend;
     agentProposal = {
       name: answer.name,
       arguments: answer.arguments ?? {},

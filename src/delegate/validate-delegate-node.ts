@@ -4,6 +4,7 @@ import type { ValidationContext } from "../plan/node-executor.js";
 import type { DelegateNode } from "../plan/plan-schema.js";
 import { compileSchema } from "../schema/validator.js";
 import type { Tool } from "../tools/define-tool.js";
+import { didYouMean } from "../tools/did-you-mean.js";
 import { ESCALATE_TO_SERVICE } from "./escalate-to.js";
 import { buildProposalSchema } from "./proposal-schema.js";
 import type { ToolSpec } from "./protocol.js";
@@ -80,6 +81,14 @@ export function validateDelegateNode(node: DelegateNode, ctx: ValidationContext)
     add(
       "escalate_to_unavailable",
       `escalate_to "${node.escalate_to}" cannot be served (no escalate_to handler is installed); escalations will pause for a person`,
+      "escalate_to",
+      "warning",
+    );
+  } else if (node.escalate_to && !(node.escalate_to in host.agents)) {
+    const hint = didYouMean(node.escalate_to, Object.keys(host.agents));
+    add(
+      "escalate_to_unknown_agent",
+      `escalate_to names "${node.escalate_to}", which is not a registered agent${hint ? ` (did you mean "${hint}"?)` : ""}; escalations will pause for a person`,
       "escalate_to",
       "warning",
     );
