@@ -157,6 +157,23 @@ describe("backends at the call site, over real HTTP", () => {
     return { sub, parent, ownBackend };
   }
 
+  it("sends a contract's declared output as a json_schema response format (openai-compatible default)", async () => {
+    const { model } = resolveBackend({ provider: "openai-compatible", baseURL: urlA, model: "m" });
+    const schema = {
+      type: "object" as const,
+      properties: { n: { type: "number" as const } },
+      required: ["n"],
+    };
+    await model.doGenerate({
+      prompt: [{ role: "user", content: [{ type: "text", text: "x" }] }],
+      responseFormat: { type: "json", schema, name: "count_result" },
+    });
+    expect(a.requests.at(-1)!.body.response_format).toMatchObject({
+      type: "json_schema",
+      json_schema: { name: "count_result", schema },
+    });
+  });
+
   it("same provider: options merge, the call site wins, the vendor's host and key stay", async () => {
     const { parent, sub, ownBackend } = agents({ model: "small-model", temperature: 0 });
     const before = structuredClone(ownBackend);

@@ -80,8 +80,13 @@ export function providerNames(): string[] {
   return [...providers.keys()];
 }
 
+/**
+ * Any `/v1/chat/completions` server. `includeUsage` and `supportsStructuredOutputs` default to `true`: budgets
+ * need usage, and a contract's `returns` must reach the server as a `json_schema` response format (llama-server,
+ * Ollama and vLLM all take it; without it the provider sends a schema-less `json_object`).
+ */
 function openAICompatible(defaultName: string, defaultBaseURL?: string): ProviderFactory {
-  return ({ model, name, baseURL, includeUsage, ...rest }) => {
+  return ({ model, name, baseURL, includeUsage, supportsStructuredOutputs, ...rest }) => {
     const url = (baseURL as string | undefined) ?? defaultBaseURL;
     if (!url)
       throw new AgentDefinitionError(
@@ -92,6 +97,7 @@ function openAICompatible(defaultName: string, defaultBaseURL?: string): Provide
       name: (name as string | undefined) ?? defaultName,
       baseURL: url,
       includeUsage: (includeUsage as boolean | undefined) ?? true,
+      supportsStructuredOutputs: (supportsStructuredOutputs as boolean | undefined) ?? true,
     } as Parameters<typeof createOpenAICompatible>[0]).chatModel(model);
   };
 }

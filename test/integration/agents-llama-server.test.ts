@@ -1,11 +1,17 @@
 /**
  * One real tool loop against llama-server (the tiny random-weight model, through the openai-compatible
- * provider). It checks the plumbing — requests, tool results, usage, budget refusal — not answer quality: with
- * random weights the model calls a tool only when forced (`tool_choice: "required"`, which llama-server's
- * `--jinja` mode turns into a grammar), and an enum-only argument keeps the forced call short.
+ * provider). It checks the plumbing — requests, tool results, usage, budget refusal — not answer quality.
+ *
+ * Forcing a random-weight model to call a tool takes more than `tool_choice: "required"` with this llama.cpp
+ * (node-llama-cpp 3.21.1's bundle): its chat autoparser builds the grammar `<generation prompt> (text not
+ * containing the call marker)? tool-call`, so free text may come first, and a random model never writes the
+ * 11-byte `<tool_call>` marker of the tiny model's Qwen-style template. So this test serves the model with a
+ * template whose tool calls are bare JSON objects (as Llama 3.1's are), making the marker one byte (`{`), and
+ * biases that byte (`logit_bias`) so the first token opens the call; the grammar does the rest, and
+ * `parallel_tool_calls: false` ends the answer after one call. An enum-only argument keeps the call short.
  */
 import { subscribe, unsubscribe } from "node:diagnostics_channel";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -18,11 +24,22 @@ import {
   type DelegateEvent,
 } from "../../src/agents/index.js";
 import {
+  CHATML_TOOLS_TEMPLATE,
   findLlamaServerBinary,
   startLlamaServer,
   writeTinyModel,
   type LlamaServerProcess,
 } from "../../src/testing/index.js";
+
+/** The tiny model's template, with each tool call rendered as a bare JSON object (no `<tool_call>` tags). */
+function bareJsonToolCallTemplate(): string {
+  const open = `{{- '\\n<tool_call>\\n{"name": "' }}`;
+  const close = `{{- '}\\n</tool_call>' }}`;
+  if (!CHATML_TOOLS_TEMPLATE.includes(open) || !CHATML_TOOLS_TEMPLATE.includes(close)) {
+    throw new Error("the tiny model's chat template changed; update bareJsonToolCallTemplate()");
+  }
+  return CHATML_TOOLS_TEMPLATE.replace(open, `{{- '\\n{"name": "' }}`).replace(close, `{{- '}' }}`);
+}
 
 const binary = findLlamaServerBinary();
 
@@ -43,7 +60,9 @@ describe.skipIf(!binary)("agents on llama-server (tiny model, openai-compatible 
     dir = mkdtempSync(join(tmpdir(), "deputy-agents-"));
     const model = join(dir, "tiny.gguf");
     writeTinyModel(model, { seed: 1 });
-    server = await startLlamaServer({ model });
+    const template = join(dir, "bare-json-tool-calls.jinja");
+    writeFileSync(template, bareJsonToolCallTemplate());
+    server = await startLlamaServer({ model, args: ["--chat-template-file", template] });
   }, 120_000);
   afterAll(async () => {
     await server?.stop();
@@ -61,18 +80,26 @@ describe.skipIf(!binary)("agents on llama-server (tiny model, openai-compatible 
     };
     const lookup = defineAgent({
       name: "Lookup",
-      backend: { ...backend, maxOutputTokens: 8 },
+      // Free text from random weights can end mid-way through a UTF-8 sequence, which llama-server refuses to
+      // parse; a declared output is grammar-constrained JSON, so the sub-agent's answer always parses.
+      backend: { ...backend, maxOutputTokens: 64 },
       delegations: [
         delegation("lookup", {
           description: "Look up the help-centre article for a topic",
           input: z.object({ topic: z.enum(["billing", "bug"]).describe("The ticket's topic") }),
+          returns: z.object({ article: z.enum(["refunds", "bug-reports"]) }),
         }),
       ],
       actions: { lookup: ({ topic }: { topic: string }) => `Article about ${topic}` },
     });
     const planner = defineAgent({
       name: "Planner",
-      backend: { ...backend, maxOutputTokens: 160 },
+      backend: {
+        ...backend,
+        maxOutputTokens: 160,
+        // llama-server request fields, passed through by the openai-compatible provider.
+        providerOptions: { "openai-compatible": { logit_bias: [["{", 100]], parallel_tool_calls: false } },
+      },
       budget: { maxCalls: 4 },
       delegateTo: [delegateTo(lookup, { budget: { maxCalls: 1 } })],
       actions: {
@@ -98,6 +125,7 @@ describe.skipIf(!binary)("agents on llama-server (tiny model, openai-compatible 
     const chat = requests.filter((q) => q.url.endsWith("/chat/completions"));
     const first = chat[0]!.body;
     expect(first.tool_choice).toBe("required");
+    expect(first.logit_bias).toEqual([["{", 100]]);
     expect(first.tools).toEqual([
       {
         type: "function",
@@ -125,18 +153,22 @@ describe.skipIf(!binary)("agents on llama-server (tiny model, openai-compatible 
       expect(call.toolName).toBe("lookup");
       expect(["billing", "bug"]).toContain((call.input as { topic: string }).topic);
     }
-    expect(typeof calls[0]!.output).toBe("string");
+    expect(calls[0]!.output).toEqual({ article: expect.stringMatching(/^(refunds|bug-reports)$/) });
     const subRequest = chat.find((q) =>
       q.body.messages?.some((m: any) => m.role === "user" && /^Article about (billing|bug)$/.test(m.content)),
     );
     expect(subRequest).toBeDefined();
-    expect(subRequest!.body.max_tokens).toBe(8);
+    expect(subRequest!.body.max_tokens).toBe(64);
+    expect(subRequest!.body.response_format).toMatchObject({
+      type: "json_schema",
+      json_schema: { name: "lookup_result" },
+    });
 
     // Tool results: the sub-agent's answer went back to the planner as a tool message.
     const followUp = chat.find((q) => q.body.messages?.some((m: any) => m.role === "tool"))!.body;
     const toolMessage = followUp.messages.find((m: any) => m.role === "tool");
     expect(toolMessage.tool_call_id).toBe(r.steps[0]!.toolCalls[0]!.toolCallId);
-    expect(toolMessage.content).toBe(calls[0]!.output);
+    expect(JSON.parse(toolMessage.content)).toEqual(calls[0]!.output);
 
     // Budget refusal: every later call was refused with the budget_exceeded answer, and not recorded.
     for (const { output } of calls.slice(1)) {
