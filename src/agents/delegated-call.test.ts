@@ -308,3 +308,74 @@ describe("a delegated tool is an ordinary function", () => {
     expect(model.calls).toHaveLength(0);
   });
 });
+
+describe("params, instructions and messages", () => {
+  it("forwards call-site params (an object, or a function of the calling run) to the sub-agent's context", async () => {
+    const seen: unknown[] = [];
+    const sub = defineAgent({
+      name: "Echo",
+      backend: mockModel({ replies: ["ok"] }),
+      instructions: (ctx) => `Locale ${String(ctx.params.locale)}.`,
+      delegations: [delegation("echo", { description: "Echo", input: z.object({ text: z.string() }) })],
+      actions: {
+        echo: ({ text }: { text: string }, ctx) => {
+          seen.push(ctx.params);
+          return { messages: [{ role: "assistant" as const, content: "earlier turn" }], prompt: text };
+        },
+      },
+    });
+    const parent = defineAgent({
+      name: "Caller",
+      backend: mockModel({
+        replies: [
+          {
+            toolCalls: [
+              { toolName: "echo", input: { text: "a" } },
+              { toolName: "echo_for", input: { text: "b" } },
+            ],
+          },
+          "done",
+        ],
+      }),
+      delegateTo: [
+        delegateTo(sub, { params: { locale: "en" } }),
+        delegateTo(sub, {
+          as: "echo_for",
+          params: (parent) => ({
+            account: parent.params.account,
+            ticket: (parent.input as { id: number }).id,
+          }),
+        }),
+      ],
+      actions: { go: (_input: { id: number }) => "go" },
+    });
+    await parent.run("go", { id: 7 }, { params: { account: "acme" } });
+    expect(seen).toEqual([{ locale: "en" }, { account: "acme", ticket: 7 }]);
+    const prompt = (sub.backend as ReturnType<typeof mockModel>).calls[0]!.prompt;
+    expect(prompt[0]).toEqual({ role: "system", content: "Locale en." });
+    expect(prompt[1]).toEqual({ role: "assistant", content: [{ type: "text", text: "earlier turn" }] });
+  });
+});
+
+describe("a sub-agent whose provider fails", () => {
+  it("answers delegate_failed to the calling model and reports status error", async () => {
+    const { subscribe, unsubscribe } = await import("node:diagnostics_channel");
+    const statuses: string[] = [];
+    const on = (m: unknown) => statuses.push((m as { status: string }).status);
+    subscribe("deputy:delegate", on);
+    try {
+      const { agent: sub } = classifier({
+        respond: () => Promise.reject(new Error("connect ECONNREFUSED 127.0.0.1:9")),
+      });
+      const r = await parentOf(sub, [call()]).agent.run("go");
+      expect(outputs(r)[0]).toEqual({
+        error: "delegate_failed",
+        message: "`classify` failed: connect ECONNREFUSED 127.0.0.1:9",
+      });
+      expect(r.text).toBe("done");
+    } finally {
+      unsubscribe("deputy:delegate", on);
+    }
+    expect(statuses).toEqual(["error"]);
+  });
+});
