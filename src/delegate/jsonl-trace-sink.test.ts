@@ -54,6 +54,18 @@ describe("JsonlTraceSink", () => {
     expect(items(`${path}.1`)).toEqual([4, 5]);
     expect(items(`${path}.2`)).toEqual([2, 3]);
     expect(existsSync(`${path}.3`)).toBe(false);
+
+    // Concurrent writes go out in batches, split where the file must rotate.
+    const batched = join(dir, "batched.jsonl");
+    const sink2 = new JsonlTraceSink(batched, { maxBytes: lineBytes * 2, maxFiles: 5 });
+    await Promise.all([0, 1, 2, 3, 4, 5, 6].map((i) => sink2.write(trace(i))));
+    expect([items(batched), items(`${batched}.1`), items(`${batched}.2`), items(`${batched}.3`)]).toEqual([
+      [6],
+      [4, 5],
+      [2, 3],
+      [0, 1],
+    ]);
+    expect(sink2.written).toBe(7);
   });
 
   it("never throws into the caller: failures are counted and reported", async () => {

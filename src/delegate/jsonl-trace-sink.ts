@@ -20,8 +20,9 @@ export interface JsonlTraceSinkOptions {
 
 /**
  * Appends one JSON line per proposal hop to a file: redacted by default, every string capped, rotated at
- * `maxBytes` keeping `maxFiles` older files. Writes are queued in order; a failure is counted (`failures`) and
- * reported to `onError`, never thrown into the run.
+ * `maxBytes` keeping `maxFiles` older files. Writes keep their order; lines queued while a write is in flight go
+ * out in one append. A failure is counted (`failures`, in traces lost) and reported to `onError`, never thrown
+ * into the run; `write` resolves once its line is written (or lost).
  *
  * @example
  * const traceSink = new JsonlTraceSink("logs/delegate_traces.jsonl", { maxBytes: 10_000_000, maxFiles: 3 });
@@ -38,7 +39,9 @@ export class JsonlTraceSink implements TraceSink {
   readonly #maxFiles: number;
   readonly #redactor: Redactor | undefined;
   readonly #onError: ((error: unknown) => void) | undefined;
-  #queue: Promise<void> = Promise.resolve();
+  /** Lines waiting for the writer, with the callbacks of their `write` calls. */
+  #pending: { line: string; done: () => void }[] = [];
+  #flushing: Promise<void> | undefined;
   #size: number | undefined;
 
   constructor(path: string, options: JsonlTraceSinkOptions = {}) {
@@ -69,20 +72,36 @@ export class JsonlTraceSink implements TraceSink {
     try {
       line = this.format(trace) + "\n";
     } catch (error) {
-      this.#fail(error);
-      return this.#queue;
+      this.#fail(error, 1);
+      return Promise.resolve();
     }
-    this.#queue = this.#queue.then(() => this.#append(line)).catch((error: unknown) => this.#fail(error));
-    return this.#queue;
+    return new Promise<void>((done) => {
+      this.#pending.push({ line, done });
+      this.#flushing ??= this.#flush();
+    });
   }
 
   /** Waits for queued writes. The sink stays usable. */
   async close(): Promise<void> {
-    await this.#queue;
+    while (this.#flushing) await this.#flushing;
   }
 
-  async #append(line: string): Promise<void> {
-    const bytes = Buffer.byteLength(line);
+  /** Writes what is pending, batch by batch: lines queued while a write is in flight go out together. */
+  async #flush(): Promise<void> {
+    while (this.#pending.length > 0) {
+      const batch = this.#pending;
+      this.#pending = [];
+      try {
+        await this.#append(batch.map((b) => b.line));
+      } catch (error) {
+        this.#fail(error, batch.length);
+      }
+      for (const b of batch) b.done();
+    }
+    this.#flushing = undefined;
+  }
+
+  async #append(lines: string[]): Promise<void> {
     if (this.#size === undefined) {
       await mkdir(dirname(this.path), { recursive: true });
       this.#size = await stat(this.path).then(
@@ -90,10 +109,30 @@ export class JsonlTraceSink implements TraceSink {
         () => 0,
       );
     }
-    if (this.#size > 0 && this.#size + bytes > this.#maxBytes) await this.#rotate();
-    await appendFile(this.path, line);
-    this.#size += bytes;
-    this.written++;
+    // Split the batch where the file must rotate, so no file grows past maxBytes (unless one line alone does).
+    let chunk = "";
+    let chunkBytes = 0;
+    let chunkLines = 0;
+    for (const line of lines) {
+      const bytes = Buffer.byteLength(line);
+      if (this.#size + chunkBytes > 0 && this.#size + chunkBytes + bytes > this.#maxBytes) {
+        if (chunk) await this.#appendChunk(chunk, chunkBytes, chunkLines);
+        chunk = "";
+        chunkBytes = 0;
+        chunkLines = 0;
+        if (this.#size > 0) await this.#rotate();
+      }
+      chunk += line;
+      chunkBytes += bytes;
+      chunkLines++;
+    }
+    if (chunk) await this.#appendChunk(chunk, chunkBytes, chunkLines);
+  }
+
+  async #appendChunk(chunk: string, bytes: number, lines: number): Promise<void> {
+    await appendFile(this.path, chunk);
+    this.#size! += bytes;
+    this.written += lines;
   }
 
   async #rotate(): Promise<void> {
@@ -109,8 +148,8 @@ export class JsonlTraceSink implements TraceSink {
     this.#size = 0;
   }
 
-  #fail(error: unknown) {
-    this.failures++;
+  #fail(error: unknown, lost: number) {
+    this.failures += lost;
     // The size may be wrong after a failure; measure again next time.
     this.#size = undefined;
     try {

@@ -38,15 +38,31 @@ export function buildPrompt({ instruction, facts, tools }: PromptInput): Delegat
 }
 
 const systemCache = new Map<string, string>();
+const lineCache = new WeakMap<object, Map<string, { id: number; line: string }>>();
+let nextLineId = 0;
+
+/** One tool's line and a short id for it, cached per parameters object (tools keep theirs) and name + description. */
+function toolLine(t: ToolSpec): { id: number; line: string } {
+  let byText = lineCache.get(t.parameters);
+  if (!byText) lineCache.set(t.parameters, (byText = new Map()));
+  const text = `${t.name}\u0000${t.description}`;
+  let entry = byText.get(text);
+  if (entry === undefined) {
+    entry = {
+      id: nextLineId++,
+      line: JSON.stringify({ name: t.name, description: t.description, parameters: t.parameters }),
+    };
+    byText.set(text, entry);
+  }
+  return entry;
+}
 
 function systemPrompt(tools: ToolSpec[]): string {
-  const lines = tools.map((t) =>
-    JSON.stringify({ name: t.name, description: t.description, parameters: t.parameters }),
-  );
-  const key = lines.join("\n");
+  const lines = tools.map(toolLine);
+  const key = lines.map((l) => l.id).join(",");
   let text = systemCache.get(key);
   if (text === undefined) {
-    text = `${RULES}\n\nTools:\n${key}`;
+    text = `${RULES}\n\nTools:\n${lines.map((l) => l.line).join("\n")}`;
     if (systemCache.size > 256) systemCache.clear();
     systemCache.set(key, text);
   }

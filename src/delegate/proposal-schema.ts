@@ -4,6 +4,19 @@ import { strictSchema } from "./strict-schema.js";
 
 const MAX_CACHED = 256;
 const cache = new Map<string, JsonSchema>();
+const schemaIds = new WeakMap<object, number>();
+let nextSchemaId = 0;
+
+/** A cache key from tool names and the identity of their parameter schemas (tools keep theirs for life). */
+function toolSetKey(tools: ToolSpec[]): string {
+  return tools
+    .map((t) => {
+      let id = schemaIds.get(t.parameters);
+      if (id === undefined) schemaIds.set(t.parameters, (id = nextSchemaId++));
+      return `${t.name}\u0000${id}`;
+    })
+    .join("\u0001");
+}
 
 /**
  * The one JSON Schema a proposal must fit: `oneOf` a branch per candidate tool
@@ -13,14 +26,15 @@ const cache = new Map<string, JsonSchema>();
  * Each tool's `$defs` / `definitions` (at any depth) are hoisted to the top-level `$defs` as `<tool>__<def>`
  * (suffixed `_2`, `_3`, … on a collision) and every local `$ref` is rewritten to match, so the schema is
  * self-contained. A `$ref` into the tool's own root (`#`, `#/properties/…`) is supported by hoisting that root
- * as `<tool>__root` too. Results are cached per tool set (names, descriptions ignored, parameters).
+ * as `<tool>__root` too. Results are cached per tool set (names and parameter schema objects; a schema object must
+ * not be mutated after its first use, as tools' are not).
  *
  * @example
  * const schema = buildProposalSchema([{ name: "ignore_alert", description: "…", parameters: { type: "object" } }]);
  * // { type: "object", oneOf: [ {…name: {const: "ignore_alert"}…}, {…name: {type: "null"}…} ] }
  */
 export function buildProposalSchema(tools: ToolSpec[]): JsonSchema {
-  const key = JSON.stringify(tools.map((t) => [t.name, t.parameters]));
+  const key = toolSetKey(tools);
   const hit = cache.get(key);
   if (hit) return hit;
   const defs: Record<string, unknown> = {};
