@@ -361,8 +361,14 @@ describe("delegateNodeExecutor", () => {
     };
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 20);
-    const m = await runPlan(plan({}), { tools, artifacts, delegates: [hanging], signal: controller.signal });
+    const m = await runPlan(plan({ on_reject: "escalate" }), {
+      tools,
+      artifacts,
+      delegates: [hanging],
+      signal: controller.signal,
+    });
     expect(m.status).toBe("cancelled");
+    expect(m.nodes.d!.escalations).toEqual([]);
   });
 });
 

@@ -81,6 +81,8 @@ export const delegateNodeExecutor: NodeExecutor<DelegateNode> = {
       last = await proposeOnce(p, backend);
       if (last.gate.verdict === "accepted") return dispatch(p, last.gate, last.proposal!, "delegate");
     }
+    // A proposal cut short by the run's abort is no verdict on the model: never escalate or fail it as one.
+    if (unit.signal.aborted) return failure(p, { code: "ABORTED", message: "The run was aborted." });
     return reject(p, last!.gate, last!.proposal);
   },
 };
