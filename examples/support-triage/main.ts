@@ -60,7 +60,13 @@ const { triage } = buildAgents(backend);
 console.error(
   `TriageAgent on ${values["base-url"] ? `${values["base-url"]} (${values.model})` : "the mock provider"}`,
 );
-const result = await triage.run("triage", { ticket: values.ticket });
+let result;
+try {
+  result = await triage.run("triage", { ticket: values.ticket });
+} catch (error) {
+  console.error(`support-triage: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+}
 
 if (values.json) {
   console.log(
