@@ -42,7 +42,8 @@ interface Prepared {
 }
 
 type Source = HopSummary["source"];
-const argumentRedactor = new Redactor({ secretKeys: false, secretValues: false });
+// Escalations are checkpointed and shown in manifests: keep secrets and sensitive arguments out of them.
+const argumentRedactor = new Redactor({ secretValues: false });
 
 /**
  * Runs `delegate` nodes: render the instruction and facts, ask the backend chain for one tool call, pass it
