@@ -82,7 +82,7 @@ describe.skipIf(!binary)("agents on llama-server (tiny model, openai-compatible 
       name: "Lookup",
       // Free text from random weights can end mid-way through a UTF-8 sequence, which llama-server refuses to
       // parse; a declared output is grammar-constrained JSON, so the sub-agent's answer always parses.
-      backend: { ...backend, maxOutputTokens: 64 },
+      backend: { ...backend, maxOutputTokens: 256 },
       delegations: [
         delegation("lookup", {
           description: "Look up the help-centre article for a topic",
@@ -96,7 +96,7 @@ describe.skipIf(!binary)("agents on llama-server (tiny model, openai-compatible 
       name: "Planner",
       backend: {
         ...backend,
-        maxOutputTokens: 160,
+        maxOutputTokens: 400,
         // llama-server request fields, passed through by the openai-compatible provider.
         providerOptions: { "openai-compatible": { logit_bias: [["{", 100]], parallel_tool_calls: false } },
       },
@@ -105,8 +105,9 @@ describe.skipIf(!binary)("agents on llama-server (tiny model, openai-compatible 
       actions: {
         plan: ({ ticket }: { ticket: string }) => ({
           prompt: ticket,
-          // Force a tool call on the first two steps, then let the model answer.
-          toolChoice: ({ stepNumber }) => (stepNumber < 2 ? "required" : "none"),
+          // Force a tool call on every step: grammar-constrained output is ASCII JSON, where free text from
+          // random weights may end mid-way through a UTF-8 sequence (llama-server then answers HTTP 500).
+          toolChoice: "required",
           maxSteps: 3,
         }),
       },
@@ -148,7 +149,7 @@ describe.skipIf(!binary)("agents on llama-server (tiny model, openai-compatible 
     const calls = r.steps.flatMap((s) =>
       s.toolCalls.map((c, i) => ({ call: c, output: s.toolResults[i]!.output })),
     );
-    expect(calls.length).toBeGreaterThanOrEqual(2);
+    expect(calls.length).toBeGreaterThanOrEqual(3);
     for (const { call } of calls) {
       expect(call.toolName).toBe("lookup");
       expect(["billing", "bug"]).toContain((call.input as { topic: string }).topic);
@@ -158,7 +159,7 @@ describe.skipIf(!binary)("agents on llama-server (tiny model, openai-compatible 
       q.body.messages?.some((m: any) => m.role === "user" && /^Article about (billing|bug)$/.test(m.content)),
     );
     expect(subRequest).toBeDefined();
-    expect(subRequest!.body.max_tokens).toBe(64);
+    expect(subRequest!.body.max_tokens).toBe(256);
     expect(subRequest!.body.response_format).toMatchObject({
       type: "json_schema",
       json_schema: { name: "lookup_result" },
@@ -184,6 +185,7 @@ describe.skipIf(!binary)("agents on llama-server (tiny model, openai-compatible 
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ status: "ok", model: "tiny", delegate: "Lookup", tool: "lookup" });
     expect(events[0]!.usage.totalTokens).toBe(r.ledgers.lookup!.tokens);
-    expect(r.steps.at(-1)!.toolCalls).toEqual([]); // "none" on the last step: the model answered
+    expect(r.steps).toHaveLength(3);
+    expect(r.finishReason).toBe("max-steps");
   }, 180_000);
 });
