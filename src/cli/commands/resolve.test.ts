@@ -1,4 +1,7 @@
-/** The CLI round trip of a delegate node: run (escalated, exit 4) → resolve → resume, then traces stats/export. */
+/**
+ * The CLI round trip of a delegate node: run (escalated, exit 4) → resolve → resume, then traces stats/export.
+ * (That a resolution's call is gated again on resume is tested with the store in delegate-node-executor.test.ts.)
+ */
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -105,20 +108,15 @@ describe("deputy resolve / traces", () => {
     );
     await bad(["triage", "--item", "x", "--skip"], /--item/);
 
-    // A call to the unsafe tool is recorded, but the gate still denies it on resume: the item escalates again.
-    const call = await cli([
-      "resolve",
-      runId,
-      "triage",
-      "--item",
-      "1",
-      "--call",
-      '{"name": "page", "arguments": {"id": "b"}}',
-      "--store",
-      store,
-    ]);
-    expect(call.code).toBe(0);
-    expect(call.stdout).toContain(`deputy resume ${runId}`);
+    // A call is checked with the run's tools at once: the unsafe tool and bad arguments are refused.
+    await bad(
+      ["triage", "--item", "1", "--call", '{"name": "page", "arguments": {"id": "b"}}'],
+      /rejected on resume \(side_effect_denied\)/,
+    );
+    await bad(
+      ["triage", "--item", "1", "--call", '{"name": "ignore_alert", "arguments": {"idd": "b"}}'],
+      /\(invalid_args\)/,
+    );
     expect(
       (
         await cli([
@@ -170,9 +168,9 @@ describe("deputy resolve / traces", () => {
     const stats = await cli(["traces", "stats", traces, "--json"]);
     expect(stats.code).toBe(0);
     const s = JSON.parse(stats.stdout);
-    expect(s.verdicts).toEqual({ accepted: 2, side_effect_denied: 2, low_confidence: 1 });
-    expect(s.byBackend.person.hops).toBe(2);
-    expect((await cli(["traces", "stats", traces])).stdout).toContain("5 proposals for 3 units; 2 accepted");
+    expect(s.verdicts).toEqual({ accepted: 2, side_effect_denied: 1, low_confidence: 1 });
+    expect(s.byBackend.person.hops).toBe(1);
+    expect((await cli(["traces", "stats", traces])).stdout).toContain("4 proposals for 3 units; 2 accepted");
 
     const out = join(dir, "chat.jsonl");
     const exported = await cli(["traces", "export", traces, "--format", "chat", "--out", out]);

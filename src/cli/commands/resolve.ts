@@ -1,12 +1,16 @@
 import type { Command } from "commander";
+import { acceptGate } from "../../delegate/accept-gate.js";
 import { InvalidOptionError } from "../../errors/invalid-option-error.js";
 import { RunError } from "../../errors/run-error.js";
 import type { Resolution, StoredRun } from "../../plan/run-state.js";
+import { ToolRegistry } from "../../tools/tool-registry.js";
+import { loadToolsModule } from "../../tools/load-tools-module.js";
 import type { CliContext } from "../cli-context.js";
 import { DEFAULT_STORE, openStore } from "../run-setup.js";
 
 interface ResolveFlags {
   item?: string;
+  tools?: string;
   call?: string;
   value?: string;
   skip?: boolean;
@@ -28,6 +32,7 @@ export function registerResolve(program: Command, ctx: CliContext): void {
     .option("--value <json>", "store this JSON value as the result, running nothing")
     .option("--skip", "mark it skipped, running nothing")
     .option("--store <file>", "run store (SQLite file)", DEFAULT_STORE)
+    .option("--tools <module>", "tools module to check a --call against now (default: the run's)")
     .option("--json", "print the recorded resolution as JSON")
     .action(async (runId: string, nodeId: string, flags: ResolveFlags) => {
       const resolution = parseResolution(flags);
@@ -37,7 +42,10 @@ export function registerResolve(program: Command, ctx: CliContext): void {
         const stored = await store.load(runId);
         if (!stored) throw new RunError("RUN_NOT_FOUND", `No run "${runId}" in ${flags.store}.`, { runId });
         checkEscalated(stored, nodeId, item);
-        if (resolution.kind === "call") checkCandidate(stored, nodeId, resolution.call.name);
+        if (resolution.kind === "call") {
+          checkCandidate(stored, nodeId, resolution.call.name);
+          await checkCall(stored, nodeId, resolution.call, flags.tools);
+        }
         await store.write(runId, [
           { kind: "resolution", nodeId, ...(item === undefined ? {} : { item }), resolution },
         ]);
@@ -133,5 +141,46 @@ function checkCandidate(stored: StoredRun, nodeId: string, name: string) {
   const tools = nodes.find((n) => n.id === nodeId)?.tools;
   if (Array.isArray(tools) && !tools.includes(name)) {
     throw new InvalidOptionError("--call name", `one of the node's tools (${tools.join(", ")})`, name);
+  }
+}
+
+/**
+ * Early feedback: puts the call through the gate's tool, schema and side-effect checks now, with the run's tools
+ * module and host flag, so a mistake shows at once rather than on resume (where the same checks run again).
+ * Skipped when the run has no tools module on record.
+ */
+async function checkCall(
+  stored: StoredRun,
+  nodeId: string,
+  call: { name: string; arguments: Record<string, unknown> },
+  toolsPath: string | undefined,
+) {
+  const meta = stored.run.options;
+  const path = toolsPath ?? (typeof meta.tools === "string" ? meta.tools : undefined);
+  if (!path) return;
+  const registry = new ToolRegistry((await loadToolsModule(path)).tools);
+  const nodes =
+    (stored.run.plan as { nodes?: { id?: string; tools?: string[]; allow_side_effects?: boolean }[] })
+      .nodes ?? [];
+  const node = nodes.find((n) => n.id === nodeId);
+  const gate = acceptGate({
+    proposal: { ...call, confidence: null, backend: "person", latencyMs: 0 },
+    candidates: node?.tools ?? [],
+    findTool: (name) => registry.find(name),
+    allowSideEffects: {
+      node: node?.allow_side_effects === true,
+      host: meta.allowDelegateSideEffects === true,
+    },
+    skipConfidence: true,
+    skipGuard: true,
+  });
+  if (gate.verdict !== "accepted") {
+    throw new RunError(
+      "RESOLUTION_INVALID",
+      `The call would be rejected on resume (${gate.verdict}): ${gate.reason}.`,
+      {
+        runId: stored.run.runId,
+      },
+    );
   }
 }
