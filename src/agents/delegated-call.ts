@@ -104,7 +104,8 @@ export async function callDelegation(
   const link: ParentLink = { frame, binding, callId: ctx.newId(), usage: emptyUsage(), cost: 0 };
   const provider = backend.model.provider;
   const model = backend.model.modelId;
-  frame.recordCallStart(binding.tool);
+  const started = ctx.now();
+  frame.recordCallStart(binding.tool, started);
   publishDelegateStart({ ...base, callId: link.callId, arguments: args.value, provider, model });
 
   const timeout = effectiveTimeout(binding.budget.timeout, frame.budget.timeout);
@@ -121,7 +122,6 @@ export async function callDelegation(
             new DOMException(`\`${binding.tool}\` exceeded its ${timeout} s timeout`, "TimeoutError"),
           );
         }, timeout * 1000);
-  const started = ctx.now();
   const seconds = () => (ctx.now() - started) / 1000;
   let elapsed = 0;
   const ended = (status: DelegateEvent["status"], issues?: string[]) =>

@@ -71,11 +71,11 @@ export class Frame {
   }
 
   /** A delegated call was accepted: it counts against this frame and every ancestor's agent-wide ceiling. */
-  recordCallStart(tool: string): void {
+  recordCallStart(tool: string, at: number): void {
     this.ledger.add({ calls: 1 });
     this.ledgerFor(tool).add({ calls: 1 });
     for (const link of this.ancestors()) link.frame.ledger.add({ calls: 1 });
-    this.inflightSince = this.now();
+    this.inflightSince = at;
   }
 
   /** A delegated call finished after `seconds`. (Ancestors count it inside their own call's duration.) */
