@@ -200,6 +200,11 @@ describe("delegateNodeExecutor", () => {
     expect(unscored.manifest.nodes.d!.details!.verdict).toBe("unscored");
     const guard = await run({ accept_when: 'ctx.facts.sev == "low"' }, [ok("ignore_alert", { reason: "x" })]);
     expect(guard.manifest.nodes.d!.details!.verdict).toBe("guard_false");
+    const broken = await run({ accept_when: "ctx.facts.nope.deeper == 1" }, [
+      ok("ignore_alert", { reason: "x" }),
+    ]);
+    expect(broken.manifest.nodes.d!.details!.verdict).toBe("guard_false");
+    expect(broken.sink.traces[0]!.error?.code).toBe("CEL_EVAL");
     const pass = await run(
       { accept_when: 'ctx.facts.sev == "high" && ctx.proposal.arguments.reason == "x"' },
       [ok("ignore_alert", { reason: "x" })],
