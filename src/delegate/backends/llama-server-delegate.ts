@@ -1,0 +1,262 @@
+import { DelegateBackendError, InvalidOptionError } from "../../errors/index.js";
+import type { JsonSchema } from "../../schema/json-schema.js";
+import { buildPrompt } from "../prompt.js";
+import { buildProposalSchema } from "../proposal-schema.js";
+import type { Proposal, ProposeRequest, ToolCallDelegate } from "../protocol.js";
+import {
+  candidateTexts,
+  choiceDistribution,
+  choiceProbability,
+  decisionOffset,
+} from "./choice-confidence.js";
+import { LLAMA_SERVER_DIALECT, toGrammarSchema } from "./grammar-schema.js";
+import { postJson, withTimeout } from "./http-json.js";
+import { parseProposal } from "./parse-proposal.js";
+
+/** Options of {@link LlamaServerDelegate}. */
+export interface LlamaServerDelegateOptions {
+  /** Where llama-server listens, e.g. `http://127.0.0.1:8080`. */
+  baseUrl: string;
+  /** Sent as `model` (for servers that route between models). */
+  model?: string;
+  /** Backend name in proposals and traces. Default `"llama-server"`. */
+  name?: string;
+  /** Most candidate tools. Default 5. */
+  maxTools?: number;
+  /** Most characters of instruction + facts. Default 4000. */
+  maxInputChars?: number;
+  /** Whole-proposal deadline (all requests together); the request is aborted when it passes. Default 30 000. */
+  timeoutMs?: number;
+  /** Measure the choice confidence from the server's token probabilities (else confidence is null). Default true. */
+  useLogprobs?: boolean;
+  /** How many top next-token probabilities to ask for at a branch point (`n_probs`). Default 100. */
+  topLogprobs?: number;
+  /** Extra attempts after a connection error (never after an HTTP answer). Default 2. */
+  retries?: number;
+  /** `n_predict`. Default 512. */
+  maxOutputTokens?: number;
+  /** Sampling temperature; 0 (the default) is greedy. */
+  temperature?: number;
+  /** @internal Test hooks. */
+  _internal?: { onChoiceDistribution?: (distribution: Map<string | null, number>) => void };
+}
+
+interface CompletionAnswer {
+  content?: string;
+  tokens?: number[];
+  tokens_evaluated?: number;
+  tokens_cached?: number;
+  timings?: { prompt_n?: number; predicted_n?: number; cache_n?: number };
+  completion_probabilities?: {
+    id: number;
+    bytes?: number[];
+    top_logprobs?: { id: number; logprob: number }[];
+  }[];
+}
+
+/**
+ * The HTTP delegate for a llama-server (the seed's `LlamaCppDelegate`): renders the prompt with the server's own
+ * chat template (`/apply-template`), decodes with `/completion` constrained by the proposal schema
+ * (`json_schema`, compiled to a grammar by the server), and — with `useLogprobs` — measures the choice confidence
+ * with one short extra `/completion` per branch point of the candidates (`n_probs`, pre-sampling probabilities,
+ * prompt served from the server's cache). Connection refused, HTTP errors, timeouts and unparseable answers are
+ * {@link DelegateBackendError}s carrying the cause.
+ *
+ * @example
+ * const delegate = new LlamaServerDelegate({ baseUrl: "http://127.0.0.1:8080", timeoutMs: 10_000 });
+ */
+export class LlamaServerDelegate implements ToolCallDelegate {
+  readonly name: string;
+  readonly maxTools: number;
+  readonly maxInputChars: number;
+  readonly #baseUrl: string;
+  readonly #options: Required<Omit<LlamaServerDelegateOptions, "model" | "name" | "_internal" | "baseUrl">> &
+    Pick<LlamaServerDelegateOptions, "model" | "_internal">;
+  #closed = false;
+  readonly #inflight = new Set<AbortController>();
+  readonly #tokenCache = new Map<string, number[]>();
+
+  constructor(options: LlamaServerDelegateOptions) {
+    if (typeof options?.baseUrl !== "string" || !/^https?:\/\//.test(options.baseUrl)) {
+      throw new InvalidOptionError("baseUrl", "an http(s) URL", options?.baseUrl);
+    }
+    for (const key of ["maxTools", "maxInputChars", "timeoutMs", "topLogprobs", "maxOutputTokens"] as const) {
+      const v = options[key];
+      if (v !== undefined && (!Number.isInteger(v) || v < 1))
+        throw new InvalidOptionError(key, "an integer >= 1", v);
+    }
+    if (options.retries !== undefined && (!Number.isInteger(options.retries) || options.retries < 0)) {
+      throw new InvalidOptionError("retries", "an integer >= 0", options.retries);
+    }
+    this.#baseUrl = options.baseUrl.replace(/\/+$/, "");
+    this.name = options.name ?? "llama-server";
+    this.maxTools = options.maxTools ?? 5;
+    this.maxInputChars = options.maxInputChars ?? 4000;
+    this.#options = {
+      maxTools: this.maxTools,
+      maxInputChars: this.maxInputChars,
+      timeoutMs: options.timeoutMs ?? 30_000,
+      useLogprobs: options.useLogprobs ?? true,
+      topLogprobs: options.topLogprobs ?? 100,
+      retries: options.retries ?? 2,
+      maxOutputTokens: options.maxOutputTokens ?? 512,
+      temperature: options.temperature ?? 0,
+      model: options.model,
+      _internal: options._internal,
+    };
+  }
+
+  /** Reports proposal-schema features llama-server's JSON-schema grammar cannot express. */
+  checkSchema(schema: JsonSchema): string | undefined {
+    const { issues } = toGrammarSchema(schema, LLAMA_SERVER_DIALECT);
+    return issues.length === 0
+      ? undefined
+      : `llama-server's JSON-schema grammar cannot express ${issues.join(", ")}`;
+  }
+
+  async propose(request: ProposeRequest): Promise<Proposal> {
+    const started = performance.now();
+    if (this.#closed) throw new DelegateBackendError(this.name, `${this.name} is closed`);
+    const controller = new AbortController();
+    this.#inflight.add(controller);
+    const signal = AbortSignal.any([controller.signal, withTimeout(request.signal, this.#options.timeoutMs)]);
+    try {
+      const schema = request.schema ?? buildProposalSchema(request.tools);
+      const { system, user } = buildPrompt(request);
+      const messages = [
+        { role: "system", content: system },
+        { role: "user", content: user },
+      ];
+      const { prompt } = (await this.#post("/apply-template", { messages }, signal)) as { prompt: string };
+      const useLogprobs = this.#options.useLogprobs;
+      const promptIds = useLogprobs ? await this.#tokenize(prompt, true, signal) : undefined;
+      const answer = (await this.#post(
+        "/completion",
+        {
+          prompt: promptIds ?? prompt,
+          json_schema: schema,
+          n_predict: this.#options.maxOutputTokens,
+          temperature: this.#options.temperature,
+          cache_prompt: true,
+          return_tokens: true,
+          ...(useLogprobs ? { n_probs: 1, post_sampling_probs: false } : {}),
+          ...(this.#options.model ? { model: this.#options.model } : {}),
+        },
+        signal,
+      )) as CompletionAnswer;
+      const raw = typeof answer.content === "string" ? answer.content : "";
+      const parsed = parseProposal(this.name, raw);
+      const confidence =
+        useLogprobs && promptIds
+          ? await this.#confidence(promptIds, answer, raw, parsed.name, request, signal)
+          : null;
+      const usage: Proposal["usage"] = {};
+      const inputTokens = answer.tokens_evaluated ?? promptIds?.length;
+      if (inputTokens !== undefined) usage.inputTokens = inputTokens;
+      const outputTokens = answer.timings?.predicted_n ?? answer.tokens?.length;
+      if (outputTokens !== undefined) usage.outputTokens = outputTokens;
+      const cached = answer.tokens_cached ?? answer.timings?.cache_n;
+      if (cached !== undefined) usage.cachedInputTokens = cached;
+      return {
+        name: parsed.name,
+        arguments: parsed.arguments,
+        confidence,
+        backend: this.name,
+        latencyMs: performance.now() - started,
+        usage,
+      };
+    } finally {
+      this.#inflight.delete(controller);
+    }
+  }
+
+  /** Aborts proposals in flight and refuses new ones. The server itself is not ours to stop. Idempotent. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const c of this.#inflight) c.abort(new DelegateBackendError(this.name, `${this.name} was closed`));
+    this.#inflight.clear();
+  }
+
+  #post(path: string, body: unknown, signal: AbortSignal): Promise<unknown> {
+    return postJson({
+      backend: this.name,
+      url: this.#baseUrl + path,
+      body,
+      signal,
+      retries: this.#options.retries,
+    });
+  }
+
+  async #tokenize(content: string, special: boolean, signal: AbortSignal): Promise<number[]> {
+    const key = `${special ? 1 : 0}\0${content}`;
+    const hit = this.#tokenCache.get(key);
+    if (hit) return hit;
+    const answer = (await this.#post(
+      "/tokenize",
+      { content, add_special: special, parse_special: special },
+      signal,
+    )) as { tokens?: unknown };
+    if (!Array.isArray(answer.tokens) || !answer.tokens.every((t) => typeof t === "number")) {
+      throw new DelegateBackendError(this.name, `${this.name}: /tokenize answered without token ids`);
+    }
+    // Prompts differ per proposal; only short candidate texts are worth remembering.
+    if (!special) {
+      if (this.#tokenCache.size >= 2048) this.#tokenCache.delete(this.#tokenCache.keys().next().value!);
+      this.#tokenCache.set(key, answer.tokens);
+    }
+    return answer.tokens;
+  }
+
+  async #confidence(
+    promptIds: number[],
+    answer: CompletionAnswer,
+    text: string,
+    chosen: string | null,
+    request: ProposeRequest,
+    signal: AbortSignal,
+  ): Promise<number | null> {
+    const offset = decisionOffset(text);
+    const generated = answer.tokens;
+    const pieces = answer.completion_probabilities;
+    if (offset === undefined || !generated || !pieces || pieces.length < generated.length) return null;
+    // Generated tokens that end at or before the decision point (the prefix is ASCII, so bytes = characters).
+    let k = 0;
+    let consumed = 0;
+    while (k < generated.length) {
+      const next = consumed + (pieces[k]?.bytes?.length ?? Number.POSITIVE_INFINITY);
+      if (next > offset) break;
+      consumed = next;
+      k++;
+    }
+    const leftover = text.slice(consumed, offset);
+    const paths = await Promise.all(
+      candidateTexts(request.tools.map((t) => t.name)).map(async (c) => ({
+        key: c.key,
+        tokens: await this.#tokenize(leftover + c.text, false, signal),
+      })),
+    );
+    const base = [...promptIds, ...generated.slice(0, k)];
+    const probabilitiesAt = async (prefix: readonly number[]) => {
+      const probe = (await this.#post(
+        "/completion",
+        {
+          prompt: [...base, ...prefix],
+          n_predict: 1,
+          n_probs: this.#options.topLogprobs,
+          post_sampling_probs: false,
+          temperature: 0,
+          cache_prompt: true,
+          ...(this.#options.model ? { model: this.#options.model } : {}),
+        },
+        signal,
+      )) as CompletionAnswer;
+      const top = probe.completion_probabilities?.[0]?.top_logprobs ?? [];
+      return new Map(top.map((t) => [t.id, Math.exp(t.logprob)]));
+    };
+    const hook = this.#options._internal?.onChoiceDistribution;
+    if (!hook) return choiceProbability(paths, chosen, probabilitiesAt);
+    const distribution = await choiceDistribution(paths, probabilitiesAt);
+    hook(distribution);
+    return distribution.get(chosen) ?? 0;
+  }
+}

@@ -1,0 +1,363 @@
+import type {
+  ChatWrapper,
+  LlamaContext,
+  LlamaContextSequence,
+  LlamaGrammar,
+  LlamaModel,
+  Token,
+} from "node-llama-cpp";
+import { DelegateBackendError, InvalidOptionError } from "../../errors/index.js";
+import type { JsonSchema } from "../../schema/json-schema.js";
+import { buildPrompt } from "../prompt.js";
+import { buildProposalSchema } from "../proposal-schema.js";
+import type { Proposal, ProposeRequest, ToolCallDelegate } from "../protocol.js";
+import {
+  candidateTexts,
+  choiceDistribution,
+  choiceProbability,
+  decisionOffset,
+} from "./choice-confidence.js";
+import { NODE_LLAMA_CPP_DIALECT, toGrammarSchema } from "./grammar-schema.js";
+import {
+  acquireModel,
+  type GpuOption,
+  importNodeLlamaCpp,
+  type NodeLlamaCpp,
+  releaseModel,
+  resolveModelPath,
+} from "./node-llama-cpp-loader.js";
+import { parseProposal } from "./parse-proposal.js";
+import { SequencePool } from "./sequence-pool.js";
+import { abortError } from "./abort-error.js";
+import { sequenceProbabilities } from "./local-scoring.js";
+
+/** Options of {@link LocalDelegate}. */
+export interface LocalDelegateOptions {
+  /** A GGUF path, or a model URI (`hf:user/repo/file.gguf`, `https://…`) resolved by node-llama-cpp. */
+  model: string;
+  /** Backend name in proposals and traces. Default `"local"`. */
+  name?: string;
+  /** Context sequences, i.e. proposals decoded at once (concurrent proposals share batches). Default 1. */
+  poolSize?: number;
+  /** CPU threads. Default 1 (measured fastest for small models on a 2-core machine; see bench/delegate.ts). */
+  threads?: number;
+  /** Context size of each sequence, in tokens. Default 8192. */
+  contextSize?: number;
+  /** Most characters of instruction + facts. Default 1000. */
+  maxInputChars?: number;
+  /** Most candidate tools. Default 5. */
+  maxTools?: number;
+  /** Most generated tokens per proposal; an answer cut off there is a backend error. Default 512. */
+  maxOutputTokens?: number;
+  /** Sampling temperature; 0 (the default) is greedy and deterministic. */
+  temperature?: number;
+  /** Sampling seed (only used when temperature > 0). */
+  seed?: number;
+  /** GPU backend for node-llama-cpp. Default `false` (CPU). */
+  gpu?: GpuOption;
+  /** Where model URIs download to (node-llama-cpp's default models folder when unset). */
+  modelsDirectory?: string;
+  /** Compute the choice confidence (a few extra tokens of evaluation per proposal). Default true. */
+  confidence?: boolean;
+  /** @internal Test hooks. */
+  _internal?: { onChoiceDistribution?: (distribution: Map<string | null, number>) => void };
+}
+
+interface State {
+  m: NodeLlamaCpp;
+  path: string;
+  model: LlamaModel;
+  context: LlamaContext;
+  pool: SequencePool<LlamaContextSequence>;
+  wrapper: ChatWrapper;
+  grammars: Map<string, Promise<LlamaGrammar>>;
+}
+
+/**
+ * The in-process delegate: llama.cpp through node-llama-cpp (an optional peer dependency, imported on first
+ * use). The model is loaded once per process and shared; each delegate has one context with `poolSize`
+ * sequences, so concurrent proposals are decoded in the same batches. Decoding is constrained by a grammar built
+ * from the proposal schema; the prompt prefix of the previous proposal on a sequence is reused (prefix caching).
+ * Confidence is the probability of the chosen tool normalised over the candidates (see choice-confidence.ts).
+ *
+ * @example
+ * const delegate = new LocalDelegate({ model: "./models/qwen2.5-0.5b-instruct-q4_k_m.gguf", poolSize: 2 });
+ * const proposal = await delegate.propose({ instruction: "Triage: disk full", facts: {}, tools });
+ * await delegate.close();
+ */
+export class LocalDelegate implements ToolCallDelegate {
+  readonly name: string;
+  readonly maxTools: number;
+  readonly maxInputChars: number;
+  readonly #options: Required<Omit<LocalDelegateOptions, "seed" | "modelsDirectory" | "_internal" | "name">> &
+    Pick<LocalDelegateOptions, "seed" | "modelsDirectory" | "_internal">;
+  #state: Promise<State> | undefined;
+  #closed: Promise<void> | undefined;
+
+  constructor(options: LocalDelegateOptions) {
+    if (typeof options?.model !== "string" || options.model === "") {
+      throw new InvalidOptionError("model", "a GGUF path or model URI", options?.model);
+    }
+    const positive = (key: string, value: unknown, min = 1) => {
+      if (value !== undefined && (!Number.isInteger(value) || (value as number) < min)) {
+        throw new InvalidOptionError(key, `an integer >= ${min}`, value);
+      }
+    };
+    positive("poolSize", options.poolSize);
+    positive("threads", options.threads, 0);
+    positive("contextSize", options.contextSize, 64);
+    positive("maxInputChars", options.maxInputChars);
+    positive("maxTools", options.maxTools);
+    positive("maxOutputTokens", options.maxOutputTokens);
+    if (options.temperature !== undefined && !(options.temperature >= 0)) {
+      throw new InvalidOptionError("temperature", "a number >= 0", options.temperature);
+    }
+    this.name = options.name ?? "local";
+    this.maxTools = options.maxTools ?? 5;
+    this.maxInputChars = options.maxInputChars ?? 1000;
+    this.#options = {
+      model: options.model,
+      poolSize: options.poolSize ?? 1,
+      threads: options.threads ?? 1,
+      contextSize: options.contextSize ?? 8192,
+      maxInputChars: this.maxInputChars,
+      maxTools: this.maxTools,
+      maxOutputTokens: options.maxOutputTokens ?? 512,
+      temperature: options.temperature ?? 0,
+      gpu: options.gpu ?? false,
+      confidence: options.confidence ?? true,
+      seed: options.seed,
+      modelsDirectory: options.modelsDirectory,
+      _internal: options._internal,
+    };
+  }
+
+  /** Loads the model and creates the context now instead of on the first proposal. */
+  async load(): Promise<void> {
+    await this.#ready();
+  }
+
+  /** Reports proposal-schema features node-llama-cpp's grammar compiler cannot express. */
+  checkSchema(schema: JsonSchema): string | undefined {
+    const { issues } = toGrammarSchema(schema, NODE_LLAMA_CPP_DIALECT);
+    return issues.length === 0
+      ? undefined
+      : `node-llama-cpp's JSON-schema grammar cannot express ${issues.join(", ")}`;
+  }
+
+  async propose(request: ProposeRequest): Promise<Proposal> {
+    const started = performance.now();
+    if (this.#closed) throw new DelegateBackendError(this.name, `${this.name} is closed`);
+    const signal = request.signal;
+    if (signal?.aborted) throw abortError(this.name, signal);
+    const state = await this.#ready();
+    const schema = request.schema ?? buildProposalSchema(request.tools);
+    const grammar = await this.#grammar(state, schema);
+    const { system, user } = buildPrompt(request);
+    const { contextText } = state.wrapper.generateContextState({
+      chatHistory: [
+        { type: "system", text: system },
+        { type: "user", text: user },
+        { type: "model", response: [] },
+      ],
+    });
+    const promptTokens = contextText.tokenize(state.model.tokenizer);
+    let sequence: LlamaContextSequence;
+    try {
+      sequence = await state.pool.acquire(signal);
+    } catch (cause) {
+      throw signal?.aborted
+        ? abortError(this.name, signal)
+        : new DelegateBackendError(this.name, String(cause), { cause });
+    }
+    try {
+      if (promptTokens.length + this.#options.maxOutputTokens > sequence.contextSize) {
+        throw new DelegateBackendError(
+          this.name,
+          `prompt of ${promptTokens.length} tokens plus ${this.#options.maxOutputTokens} output tokens exceeds the context size ${sequence.contextSize}`,
+        );
+      }
+      const { text, generated, reused } = await this.#generate(
+        state,
+        sequence,
+        promptTokens,
+        grammar,
+        signal,
+      );
+      const parsed = parseProposal(this.name, text);
+      const confidence = this.#options.confidence
+        ? await this.#confidence(state, sequence, promptTokens, generated, text, parsed.name, request)
+        : null;
+      return {
+        name: parsed.name,
+        arguments: parsed.arguments,
+        confidence,
+        backend: this.name,
+        latencyMs: performance.now() - started,
+        usage: {
+          inputTokens: promptTokens.length,
+          outputTokens: generated.length,
+          cachedInputTokens: reused,
+        },
+      };
+    } catch (error) {
+      if (DelegateBackendError.isInstance(error)) throw error;
+      if (signal?.aborted) throw abortError(this.name, signal);
+      throw new DelegateBackendError(this.name, `${this.name} failed: ${(error as Error).message}`, {
+        cause: error,
+      });
+    } finally {
+      state.pool.release(sequence);
+    }
+  }
+
+  /** Frees the context and (after its last user) the model. Idempotent. */
+  close(): Promise<void> {
+    this.#closed ??= (async () => {
+      const state = await this.#state?.catch(() => undefined);
+      if (!state) return;
+      state.pool.close(new DelegateBackendError(this.name, `${this.name} is closed`));
+      await state.context.dispose();
+      await releaseModel(state.path, this.#options.gpu);
+    })();
+    return this.#closed;
+  }
+
+  #ready(): Promise<State> {
+    this.#state ??= this.#load();
+    return this.#state.catch((cause: unknown) => {
+      throw DelegateBackendError.isInstance(cause)
+        ? cause
+        : new DelegateBackendError(
+            this.name,
+            `${this.name} could not load its model: ${(cause as Error).message}`,
+            {
+              cause,
+            },
+          );
+    });
+  }
+
+  async #load(): Promise<State> {
+    const m = await importNodeLlamaCpp();
+    const path = await resolveModelPath(this.#options.model, this.#options.modelsDirectory);
+    const model = await acquireModel(path, this.#options.gpu);
+    try {
+      const context = await model.createContext({
+        sequences: this.#options.poolSize,
+        contextSize: this.#options.contextSize,
+        threads: this.#options.threads,
+      });
+      const sequences = Array.from({ length: this.#options.poolSize }, () => context.getSequence());
+      const wrapper = m.resolveChatWrapper(model);
+      return { m, path, model, context, pool: new SequencePool(sequences), wrapper, grammars: new Map() };
+    } catch (error) {
+      await releaseModel(path, this.#options.gpu);
+      throw error;
+    }
+  }
+
+  #grammar(state: State, schema: JsonSchema): Promise<LlamaGrammar> {
+    const key = JSON.stringify(schema);
+    let grammar = state.grammars.get(key);
+    if (!grammar) {
+      const { schema: gbnf, issues } = toGrammarSchema(schema, NODE_LLAMA_CPP_DIALECT);
+      grammar =
+        issues.length > 0
+          ? Promise.reject(
+              new DelegateBackendError(
+                this.name,
+                `node-llama-cpp's grammar cannot express ${issues.join(", ")}`,
+              ),
+            )
+          : state.model.llama.createGrammarForJsonSchema(gbnf as never);
+      if (state.grammars.size >= 64) state.grammars.delete(state.grammars.keys().next().value!);
+      state.grammars.set(key, grammar);
+    }
+    return grammar;
+  }
+
+  async #generate(
+    state: State,
+    sequence: LlamaContextSequence,
+    promptTokens: Token[],
+    grammar: LlamaGrammar,
+    signal: AbortSignal | undefined,
+  ): Promise<{ text: string; generated: Token[]; reused: number }> {
+    // Reuse the longest prefix this sequence already holds; at least one token is evaluated to get logits.
+    const reused = Math.min(
+      sequence.compareContextTokens(promptTokens).firstDifferentIndex,
+      promptTokens.length - 1,
+    );
+    if (reused < sequence.nextTokenIndex) {
+      await sequence.eraseContextTokenRanges([{ start: reused, end: sequence.nextTokenIndex }]);
+    }
+    const grammarEvaluationState = new state.m.LlamaGrammarEvaluationState({ model: state.model, grammar });
+    const generated: Token[] = [];
+    let text = "";
+    for await (const token of sequence.evaluate(promptTokens.slice(reused), {
+      grammarEvaluationState,
+      temperature: this.#options.temperature,
+      ...(this.#options.seed !== undefined ? { seed: this.#options.seed } : {}),
+    })) {
+      if (signal?.aborted) throw abortError(this.name, signal);
+      if (state.model.isEogToken(token)) break;
+      generated.push(token);
+      if (generated.length > this.#options.maxOutputTokens) {
+        throw new DelegateBackendError(this.name, `answer exceeded ${this.#options.maxOutputTokens} tokens`, {
+          raw: state.model.detokenize(generated),
+        });
+      }
+      const piece = state.model.detokenize([token]);
+      if (piece.includes("}")) {
+        text = state.model.detokenize(generated);
+        if (isCompleteJson(text)) break;
+      }
+    }
+    return { text: state.model.detokenize(generated), generated, reused };
+  }
+
+  async #confidence(
+    state: State,
+    sequence: LlamaContextSequence,
+    promptTokens: Token[],
+    generated: Token[],
+    text: string,
+    chosen: string | null,
+    request: ProposeRequest,
+  ): Promise<number | null> {
+    const offset = decisionOffset(text);
+    if (offset === undefined) return null;
+    // The generated tokens that end at or before the decision point; any rest of the prefix (a token that
+    // straddles it) is prepended to every candidate, so all paths start from the same model state.
+    let k = 0;
+    let consumed = "";
+    while (k < generated.length) {
+      const next = state.model.detokenize(generated.slice(0, k + 1));
+      if (next.length > offset) break;
+      consumed = next;
+      k++;
+    }
+    const leftover = text.slice(consumed.length, offset);
+    const paths = candidateTexts(request.tools.map((t) => t.name)).map((c) => ({
+      key: c.key,
+      tokens: state.model.tokenize(leftover + c.text, false),
+    }));
+    const base = [...promptTokens, ...generated.slice(0, k)];
+    const probabilitiesAt = sequenceProbabilities(sequence, base);
+    const hook = this.#options._internal?.onChoiceDistribution;
+    if (!hook) return choiceProbability(paths, chosen, probabilitiesAt);
+    const distribution = await choiceDistribution(paths, probabilitiesAt);
+    hook(distribution);
+    return distribution.get(chosen) ?? 0;
+  }
+}
+
+function isCompleteJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,38 @@
+import type { LlamaContextSequence, Token } from "node-llama-cpp";
+import type { ProbabilitiesAt } from "./choice-confidence.js";
+
+/** Raw next-token distribution: no temperature, truncation or grammar (the trie renormalises). */
+const RAW = { temperature: 1, topK: 0, topP: 1, minP: 0 } as const;
+
+/**
+ * Next-token probabilities after `base` + a branch prefix, read from the sequence: it is cut back to just before
+ * the decision point and the last base token plus the prefix are evaluated in one batch (the prompt stays
+ * cached). Results are memoised per prefix.
+ */
+export function sequenceProbabilities(
+  sequence: LlamaContextSequence,
+  base: readonly Token[],
+): ProbabilitiesAt {
+  const keep = base.length - 1;
+  const last = base[keep]!;
+  const memo = new Map<string, ReadonlyMap<number, number>>();
+  return async (prefix) => {
+    const key = prefix.join(",");
+    const hit = memo.get(key);
+    if (hit) return hit;
+    if (sequence.nextTokenIndex > keep) {
+      await sequence.eraseContextTokenRanges([{ start: keep, end: sequence.nextTokenIndex }]);
+    }
+    const items = [last, ...prefix] as Token[];
+    const input = items.map((token, i) =>
+      i === items.length - 1
+        ? ([token, { generateNext: { probabilities: true, options: RAW } }] as const)
+        : token,
+    );
+    const result = await sequence.controlledEvaluate(input as never);
+    const probabilities: ReadonlyMap<number, number> =
+      result[items.length - 1]?.next.probabilities ?? new Map();
+    memo.set(key, probabilities);
+    return probabilities;
+  };
+}

@@ -1,0 +1,22 @@
+/**
+ * `deputy/testing`: real stand-ins for tests — a seeded random-weight GGUF model that llama.cpp loads
+ * ({@link writeTinyModel}) and a llama-server process on a free loopback port ({@link startLlamaServer}).
+ */
+export {
+  writeTinyModel,
+  TINY_SHAPE,
+  QWEN25_05B_SHAPE,
+  type ModelShape,
+  type TinyModelOptions,
+  type TinyModelInfo,
+} from "./tiny-model.js";
+export {
+  startLlamaServer,
+  findLlamaServerBinary,
+  freePort,
+  nodeLlamaCppVersion,
+  type StartLlamaServerOptions,
+  type LlamaServerProcess,
+} from "./llama-server.js";
+export { writeGguf, type GgufTensor, type GgufValue, type GgufTensorType } from "./gguf-writer.js";
+export { CHATML_TOOLS_TEMPLATE } from "./chat-template.js";

@@ -1,0 +1,144 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { LocalDelegate } from "../../src/delegate/backends/local-delegate.js";
+import { buildProposalSchema } from "../../src/delegate/proposal-schema.js";
+import { DelegateBackendError } from "../../src/errors/index.js";
+import { writeTinyModel } from "../../src/testing/index.js";
+import { buildSuiteCases, delegateBackendSuite } from "../delegate-backend-suite.js";
+
+const dir = mkdtempSync(join(tmpdir(), "deputy-local-"));
+const model = join(dir, "tiny.gguf");
+writeTinyModel(model, { seed: 1 });
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+delegateBackendSuite({
+  name: "LocalDelegate (tiny model, poolSize 2)",
+  create: () => new LocalDelegate({ model, poolSize: 2, threads: 1 }),
+});
+
+describe("LocalDelegate on the tiny model", () => {
+  it("writes the same bytes for the same seed and different ones for another", () => {
+    const again = join(dir, "again.gguf");
+    const other = join(dir, "other.gguf");
+    writeTinyModel(again, { seed: 1 });
+    writeTinyModel(other, { seed: 2 });
+    const a = readFileSync(model);
+    expect(readFileSync(again).equals(a)).toBe(true);
+    expect(readFileSync(other).equals(a)).toBe(false);
+    expect(a.length).toBeGreaterThan(100_000);
+    expect(a.length).toBeLessThan(1_000_000);
+  });
+
+  it("node-llama-cpp loads the model and generates grammar-constrained JSON that parses", async () => {
+    const { getLlama } = await import("node-llama-cpp");
+    const llama = await getLlama({ gpu: false, build: "never" });
+    const loaded = await llama.loadModel({ modelPath: model });
+    const context = await loaded.createContext({ contextSize: 1024, threads: 1 });
+    try {
+      const grammar = await llama.createGrammarForJsonSchema({
+        type: "object",
+        properties: { city: { type: "string" }, days: { type: "integer" }, unit: { enum: ["c", "f"] } },
+      });
+      const { LlamaCompletion } = await import("node-llama-cpp");
+      const completion = new LlamaCompletion({ contextSequence: context.getSequence() });
+      const text = await completion.generateCompletion("Weather in Paris as JSON:", {
+        grammar,
+        maxTokens: 200,
+      });
+      const value = grammar.parse(text) as { city: unknown; days: unknown; unit: unknown };
+      expect(typeof value.city).toBe("string");
+      expect(Number.isInteger(value.days)).toBe(true);
+      expect(["c", "f"]).toContain(value.unit);
+    } finally {
+      await context.dispose();
+      await loaded.dispose();
+    }
+  }, 60_000);
+
+  it("confidence is the chosen candidate's share of a distribution over the candidates that sums to 1", async () => {
+    const distributions: Map<string | null, number>[] = [];
+    const delegate = new LocalDelegate({
+      model,
+      _internal: { onChoiceDistribution: (d) => distributions.push(d) },
+    });
+    try {
+      for (const c of buildSuiteCases(8, 5)) {
+        const proposal = await delegate.propose(c.request);
+        const d = distributions.at(-1)!;
+        expect([...d.keys()].sort()).toEqual([...c.request.tools.map((t) => t.name), null].sort());
+        const sum = [...d.values()].reduce((a, b) => a + b, 0);
+        expect(sum).toBeCloseTo(1, 9);
+        expect(proposal.confidence).toBeCloseTo(d.get(proposal.name)!, 12);
+      }
+    } finally {
+      await delegate.close();
+    }
+  }, 300_000);
+
+  it("scores a single candidate against declining, and a forced decline with confidence 1", async () => {
+    const delegate = new LocalDelegate({ model });
+    try {
+      const [c] = buildSuiteCases(1, 1);
+      const one = await delegate.propose(c!.request);
+      expect(one.confidence).toBeGreaterThan(0);
+      expect(one.confidence).toBeLessThan(1);
+      // With no tools the grammar allows only `null`: a forced choice is certain, whatever the model's logits.
+      const forced = await delegate.propose({ ...c!.request, tools: [] });
+      expect(forced.name).toBeNull();
+      expect(forced.confidence).toBe(1);
+    } finally {
+      await delegate.close();
+    }
+  }, 120_000);
+
+  it("reuses the prompt prefix of the previous proposal with the same tools", async () => {
+    const delegate = new LocalDelegate({ model });
+    try {
+      const [a, b] = buildSuiteCases(2, 5);
+      const first = await delegate.propose(a!.request);
+      const second = await delegate.propose(b!.request);
+      expect(first.usage?.cachedInputTokens).toBe(0);
+      expect(second.usage?.cachedInputTokens).toBeGreaterThan(first.usage!.inputTokens! / 2);
+    } finally {
+      await delegate.close();
+    }
+  }, 120_000);
+
+  it("reports schema features the grammar cannot express, and refuses them at propose time", async () => {
+    const delegate = new LocalDelegate({ model });
+    const tools = [
+      {
+        name: "t",
+        description: "d",
+        parameters: { type: "object", properties: { x: { not: { type: "string" } } } },
+      },
+    ];
+    const schema = buildProposalSchema(tools);
+    expect(delegate.checkSchema(schema)).toMatch(/`not` at \/oneOf\/0\/properties\/arguments\/properties\/x/);
+    expect(
+      delegate.checkSchema(
+        buildProposalSchema([
+          {
+            name: "ok",
+            description: "d",
+            parameters: { type: "object", properties: { n: { type: "integer", minimum: 3 } } },
+          },
+        ]),
+      ),
+    ).toBeUndefined();
+    await expect(delegate.propose({ instruction: "x", facts: {}, tools, schema })).rejects.toSatisfy((e) =>
+      DelegateBackendError.isInstance(e),
+    );
+    await delegate.close();
+  }, 60_000);
+
+  it("fails with a DelegateBackendError naming the file when the model does not exist", async () => {
+    const delegate = new LocalDelegate({ model: join(dir, "missing.gguf") });
+    await expect(delegate.propose(buildSuiteCases(1, 5)[0]!.request)).rejects.toThrow(
+      /could not load its model/,
+    );
+    await delegate.close();
+  });
+});
