@@ -2,6 +2,7 @@ import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import type { LanguageModelV3, LanguageModelV3CallOptions } from "@ai-sdk/provider";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { BudgetExceededError } from "../errors/budget-exceeded-error.js";
 import type { Budget } from "./budget.js";
 import { delegation } from "./contract.js";
 import { defineAgent } from "./define-agent.js";
@@ -152,6 +153,25 @@ describe("nested delegation", () => {
       scope: "agent",
       budgetOwner: "A",
     });
+  });
+
+  it("aborts the whole generation when an ancestor's ceiling says raise", async () => {
+    const error = await chain({ budget: { maxCalls: 2, onExceeded: "raise" } })
+      .run("work", { task: "go" })
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(BudgetExceededError);
+    expect(error.violation).toEqual({
+      limit: "max_calls",
+      allowed: 2,
+      used: 2,
+      scope: "agent",
+      agent: "A",
+      tool: "ask_D",
+    });
+    expect(delegated.map((e) => [e.agent, e.status])).toEqual([
+      ["B", "error"],
+      ["A", "error"],
+    ]);
   });
 
   it("spends from the ancestor's delegation limit (tokens), not only its ceiling", async () => {
