@@ -1,3 +1,4 @@
+import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import { describe, expect, it } from "vitest";
 import { DelegateBackendError } from "../errors/delegate-backend-error.js";
 import { MemoryRunStore } from "../plan/memory-run-store.js";
@@ -108,6 +109,32 @@ describe("delegateNodeExecutor", () => {
       source: "delegate",
       nodeId: "d",
     });
+  });
+
+  it("publishes every hop on deputy:proposal, without instruction, facts or arguments", async () => {
+    const events: unknown[] = [];
+    const listener = (e: unknown) => events.push(e);
+    subscribe("deputy:proposal", listener);
+    try {
+      await run({ on_reject: "retry_backend", retry: { max_attempts: 2 } }, [
+        ok(null),
+        ok("ignore_alert", { reason: "x" }, 0.7),
+      ]);
+    } finally {
+      unsubscribe("deputy:proposal", listener);
+    }
+    expect(events).toEqual([
+      expect.objectContaining({
+        type: "proposal-end",
+        nodeId: "d",
+        backend: "scripted",
+        source: "delegate",
+        verdict: "declined",
+        confidence: 0.9,
+      }),
+      expect.objectContaining({ verdict: "accepted", tool: "ignore_alert", confidence: 0.7 }),
+    ]);
+    expect(JSON.stringify(events)).not.toContain("Triage");
   });
 
   it("on_reject fail: a rejected proposal never runs and the node fails with the verdict", async () => {

@@ -10,6 +10,7 @@ import type { Tool } from "../tools/define-tool.js";
 import { acceptGate, type GateInput, type GateResult, type Verdict } from "./accept-gate.js";
 import { ESCALATE_TO_SERVICE, type EscalateToHandler } from "./escalate-to.js";
 import { inputChars } from "./prompt.js";
+import { proposalChannel, type ProposalEvent } from "./proposal-channel.js";
 import { buildProposalSchema } from "./proposal-schema.js";
 import type { Proposal, ToolCallDelegate, ToolSpec } from "./protocol.js";
 import { Redactor } from "./redact.js";
@@ -187,6 +188,21 @@ async function hop(
     latencyMs,
   });
   const { unit } = p;
+  if (proposalChannel.hasSubscribers) {
+    const event: ProposalEvent = {
+      type: "proposal-end",
+      runId: unit.runId,
+      nodeId: unit.nodeId,
+      ...(unit.itemIndex === undefined ? {} : { item: unit.itemIndex }),
+      backend,
+      source,
+      verdict: gate.verdict,
+      ...(typeof proposal?.name === "string" ? { tool: proposal.name } : {}),
+      confidence: proposal?.confidence ?? null,
+      latencyMs,
+    };
+    proposalChannel.publish(event);
+  }
   const trace: DelegateTrace = {
     runId: unit.runId,
     nodeId: unit.nodeId,

@@ -34,6 +34,7 @@ export {
 export { JsonlTraceSink, type JsonlTraceSinkOptions } from "./jsonl-trace-sink.js";
 export { MemoryTraceSink } from "./memory-trace-sink.js";
 export { writeTrace } from "./write-trace.js";
+export { proposalChannel, type ProposalEvent } from "./proposal-channel.js";
 export {
   capStrings,
   isSecretKey,
@@ -60,3 +61,4 @@ export {
   type BfclFunction,
   type BfclSample,
 } from "./bfcl.js";
+export { routerTool, type RouterToolOptions } from "./router-tool.js";

@@ -1,0 +1,24 @@
+import { channel } from "node:diagnostics_channel";
+import type { Verdict } from "./accept-gate.js";
+
+/**
+ * One proposal hop, as published on `deputy:proposal` (node:diagnostics_channel). Deliberately small and free of
+ * instruction, facts and arguments (those go, redacted, to a trace sink): safe to log or turn into spans.
+ */
+export interface ProposalEvent {
+  type: "proposal-end";
+  runId: string;
+  nodeId: string;
+  item?: number;
+  /** The backend's name (`person` for a resolution, `agent:<name>` for an escalate_to agent). */
+  backend: string;
+  source: "delegate" | "agent" | "person";
+  verdict: Verdict;
+  /** The proposed tool, when one was named. */
+  tool?: string;
+  confidence: number | null;
+  latencyMs: number;
+}
+
+/** `deputy:proposal`: every proposal hop of every delegate node, with its verdict. */
+export const proposalChannel = channel("deputy:proposal");
