@@ -72,3 +72,5 @@ export {
   type BudgetViolation,
   type BudgetLimit,
 } from "../errors/index.js";
+export { agentNodeExecutor } from "./agent-node-executor.js";
+export { escalateToAgent } from "./escalate-to-agent.js";
