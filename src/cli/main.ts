@@ -8,9 +8,10 @@ import { registerRuns } from "./commands/runs.js";
 import { registerValidate } from "./commands/validate.js";
 import { registerTraces } from "./commands/traces.js";
 import { registerResolve } from "./commands/resolve.js";
+import { registerDistill } from "./commands/distill.js";
 
 // Each command lives in its own file under commands/ and is listed here once.
-const commands: RegisterCommand[] = [registerRun, registerValidate, registerResume, registerRuns, registerTraces, registerResolve];
+const commands: RegisterCommand[] = [registerRun, registerValidate, registerResume, registerRuns, registerTraces, registerResolve, registerDistill];
 
 /** Runs the `deputy` command line; resolves to the process exit code. */
 export async function main(argv: string[], io: Partial<CliContext> = {}): Promise<number> {

@@ -7,3 +7,4 @@ export { DelegateBackendError } from "./delegate-backend-error.js";
 export { BudgetExceededError, type BudgetLimit, type BudgetViolation } from "./budget-exceeded-error.js";
 export { InvalidResultError } from "./invalid-result-error.js";
 export { AgentDefinitionError } from "./agent-definition-error.js";
+export { DistilledModelError } from "./distilled-model-error.js";

@@ -1,0 +1,35 @@
+import { fileURLToPath } from "node:url";
+import { readTraces } from "../read-traces.js";
+import type { ToolSpec } from "../protocol.js";
+import { trainDistilled, type TrainDistilledResult } from "./train-distilled.js";
+import { examplesFromTraces, type TrainingExample } from "./training-examples.js";
+
+/** @internal The example's data files (tests and the benchmark train on them). */
+export const ALERT_TRIAGE_DATA = {
+  train: fileURLToPath(new URL("../../../examples/alert-triage/data/train.jsonl", import.meta.url)),
+  heldOut: fileURLToPath(new URL("../../../examples/alert-triage/data/heldout.jsonl", import.meta.url)),
+};
+
+/** @internal The node the example's traces belong to. */
+export const ALERT_TRIAGE_NODE = "triage_items";
+
+/** @internal Labelled examples of one of the example's data files. */
+export function alertTriageExamples(which: "train" | "heldOut"): TrainingExample[] {
+  return examplesFromTraces(readTraces(ALERT_TRIAGE_DATA[which]).traces, ALERT_TRIAGE_NODE).examples;
+}
+
+let trained: TrainDistilledResult | undefined;
+
+/** @internal The example's model, trained once per process on the training set and measured on the held-out set. */
+export function alertTriageModel(): TrainDistilledResult {
+  trained ??= trainDistilled(alertTriageExamples("train"), {
+    node: ALERT_TRIAGE_NODE,
+    heldOut: alertTriageExamples("heldOut"),
+  });
+  return trained;
+}
+
+/** @internal The candidate tools of the example's delegate node, as its traces recorded them. */
+export function alertTriageTools(): ToolSpec[] {
+  return alertTriageExamples("heldOut")[0]!.tools;
+}

@@ -1,0 +1,123 @@
+/** The calibration map as stored in a model file: logistic regression on standardised inputs. */
+export interface CalibratorData {
+  method: "logistic";
+  /** Names of the inputs, in order (see {@link calibrationInputs}). */
+  inputs: string[];
+  mean: number[];
+  scale: number[];
+  weights: number[];
+  bias: number;
+}
+
+/** One calibration row: the inputs of a prediction, whether the call was exactly right, and its weight. */
+export interface CalibrationRow {
+  inputs: number[];
+  correct: boolean;
+  weight?: number;
+}
+
+/** The names of {@link calibrationInputs}. */
+export const CALIBRATION_INPUTS = ["callLogit", "knownMass", "unknownMass", "knownShare"];
+
+/**
+ * What the calibrator reads: the logit of the whole call's probability (tool × every argument), and the
+ * familiarity of the instruction — log(1 + known mass), log(1 + unknown mass) and the known share.
+ */
+export function calibrationInputs(callProbability: number, known: number, unknown: number): number[] {
+  const p = Math.min(1 - 1e-6, Math.max(1e-6, callProbability));
+  return [Math.log(p / (1 - p)), Math.log1p(known), Math.log1p(unknown), known / (known + unknown + 1)];
+}
+
+/** Maps calibration inputs to the probability that the call is exactly right. */
+export class Calibrator {
+  readonly #data: CalibratorData;
+
+  constructor(data: CalibratorData) {
+    this.#data = data;
+  }
+
+  /** The calibrated probability. */
+  confidence(inputs: readonly number[]): number {
+    const { mean, scale, weights, bias } = this.#data;
+    let z = bias;
+    for (let i = 0; i < weights.length; i++) z += weights[i]! * ((inputs[i]! - mean[i]!) / scale[i]!);
+    return 1 / (1 + Math.exp(-z));
+  }
+
+  /** The model-file form. */
+  toJSON(): CalibratorData {
+    return this.#data;
+  }
+
+  /**
+   * Fits weighted logistic regression (Newton's method, L2 `l2` on the weights, not the bias) to rows whose
+   * inputs come from predictions on data the classifier did not train on.
+   */
+  static fit(rows: readonly CalibrationRow[], l2 = 0.01): Calibrator {
+    const d = CALIBRATION_INPUTS.length;
+    const total = rows.reduce((s, r) => s + (r.weight ?? 1), 0) || 1;
+    const mean = Array.from(
+      { length: d },
+      (_, i) => rows.reduce((s, r) => s + (r.weight ?? 1) * r.inputs[i]!, 0) / total,
+    );
+    const scale = mean.map((m, i) => {
+      const v = rows.reduce((s, r) => s + (r.weight ?? 1) * (r.inputs[i]! - m) ** 2, 0) / total;
+      return Math.sqrt(v) || 1;
+    });
+    const x = rows.map((r) => [1, ...r.inputs.map((v, i) => (v - mean[i]!) / scale[i]!)]);
+    const beta = new Array<number>(d + 1).fill(0);
+    for (let iteration = 0; iteration < 50; iteration++) {
+      const grad = new Array<number>(d + 1).fill(0);
+      const hess = Array.from({ length: d + 1 }, () => new Array<number>(d + 1).fill(0));
+      rows.forEach((r, n) => {
+        const xn = x[n]!;
+        const p = 1 / (1 + Math.exp(-xn.reduce((s, v, i) => s + v * beta[i]!, 0)));
+        const w = r.weight ?? 1;
+        const g = (p - (r.correct ? 1 : 0)) * w;
+        const h = Math.max(p * (1 - p), 1e-9) * w;
+        for (let i = 0; i <= d; i++) {
+          grad[i] = grad[i]! + g * xn[i]!;
+          for (let j = 0; j <= d; j++) hess[i]![j] = hess[i]![j]! + h * xn[i]! * xn[j]!;
+        }
+      });
+      for (let i = 1; i <= d; i++) {
+        grad[i] = grad[i]! + l2 * total * beta[i]!;
+        hess[i]![i] = hess[i]![i]! + l2 * total;
+      }
+      const step = solve(hess, grad);
+      let change = 0;
+      for (let i = 0; i <= d; i++) {
+        beta[i] = beta[i]! - step[i]!;
+        change = Math.max(change, Math.abs(step[i]!));
+      }
+      if (change < 1e-8) break;
+    }
+    return new Calibrator({
+      method: "logistic",
+      inputs: [...CALIBRATION_INPUTS],
+      mean,
+      scale,
+      weights: beta.slice(1),
+      bias: beta[0]!,
+    });
+  }
+}
+
+/** Solves a small dense system by Gaussian elimination with partial pivoting. */
+export function solve(a: number[][], b: number[]): number[] {
+  const n = b.length;
+  const m = a.map((row, i) => [...row, b[i]!]);
+  for (let col = 0; col < n; col++) {
+    let pivot = col;
+    for (let r = col + 1; r < n; r++) if (Math.abs(m[r]![col]!) > Math.abs(m[pivot]![col]!)) pivot = r;
+    [m[col], m[pivot]] = [m[pivot]!, m[col]!];
+    const p = m[col]![col]! || 1e-12;
+    for (let r = 0; r < n; r++) {
+      if (r === col) continue;
+      const f = m[r]![col]! / p;
+      if (f === 0) continue;
+      for (let c = col; c <= n; c++) m[r]![c] = m[r]![c]! - f * m[col]![c]!;
+    }
+  }
+  return m.map((row, i) => row[n]! / (row[i]! || 1e-12));
+}

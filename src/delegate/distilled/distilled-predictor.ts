@@ -1,0 +1,106 @@
+import { Calibrator, calibrationInputs, type CalibratorData } from "./calibrator.js";
+import { ClassHead } from "./class-head.js";
+import { familiarity } from "./familiarity.js";
+import { prepareInput, type PreparedInput } from "./input-features.js";
+import { DECLINE_CLASS, type DistilledModelData } from "./model-file.js";
+import { NumberHead } from "./number-head.js";
+import { SoftmaxClassifier } from "./softmax-classifier.js";
+import { SpanHead } from "./span-head.js";
+
+/** The parts of a model file the predictor needs (the trainer builds these before it has a calibrator). */
+export type PredictorData = Pick<
+  DistilledModelData,
+  "features" | "toolHead" | "arguments" | "familiarity"
+> & {
+  calibration?: CalibratorData;
+};
+
+/** One prediction: the call, the probability of the whole call, and its calibrated confidence. */
+export interface Prediction {
+  name: string | null;
+  arguments: Record<string, unknown>;
+  /** P(tool) × P(each argument), uncalibrated. */
+  callProbability: number;
+  /** The inputs of the calibrator (call logit and familiarity). */
+  calibrationInputs: number[];
+  /** Calibrated probability that the call is exactly right; `callProbability` when there is no calibrator. */
+  confidence: number;
+}
+
+type Head = ClassHead | SpanHead | NumberHead;
+
+/**
+ * Predicts one call from an instruction and facts: the tool (or decline) by the tool head, then each argument of
+ * that tool by its head, then the calibrated confidence of the whole call.
+ */
+export class DistilledPredictor {
+  readonly #data: PredictorData;
+  readonly #toolHead: SoftmaxClassifier;
+  readonly #heads = new Map<string, [string, Head][]>();
+  readonly #calibrator: Calibrator | undefined;
+
+  constructor(data: PredictorData) {
+    this.#data = data;
+    this.#toolHead = new SoftmaxClassifier(data.toolHead);
+    for (const [tool, args] of Object.entries(data.arguments)) {
+      this.#heads.set(
+        tool,
+        Object.entries(args).map(([name, head]) => [
+          name,
+          head.kind === "class"
+            ? new ClassHead(head)
+            : head.kind === "span"
+              ? new SpanHead(head)
+              : new NumberHead(head),
+        ]),
+      );
+    }
+    this.#calibrator = data.calibration ? new Calibrator(data.calibration) : undefined;
+  }
+
+  /** The class values an argument head can produce (undefined for span and number heads). */
+  classValues(tool: string, argument: string): readonly unknown[] | undefined {
+    const head = this.#heads.get(tool)?.find(([name]) => name === argument)?.[1];
+    return head instanceof ClassHead ? head.values : undefined;
+  }
+
+  /** Features and copyable texts of an input. */
+  prepare(instruction: string, facts: Record<string, unknown>): PreparedInput {
+    return prepareInput(instruction, facts, this.#data.features);
+  }
+
+  /**
+   * The most probable call. `offered` limits the tools to those a node offers; probabilities stay normalised over
+   * every tool the model knows, so a tool picked only because the better one is not offered keeps its low
+   * probability.
+   */
+  predict(input: PreparedInput, offered?: ReadonlySet<string>): Prediction {
+    const classes = this.#toolHead.classes;
+    const p = this.#toolHead.probabilities(input.features);
+    let best = -1;
+    for (let k = 0; k < classes.length; k++) {
+      const c = classes[k]!;
+      if (offered && c !== DECLINE_CLASS && !offered.has(c)) continue;
+      if (best < 0 || p[k]! > p[best]!) best = k;
+    }
+    const choice = best < 0 ? DECLINE_CLASS : classes[best]!;
+    let probability = best < 0 ? 0 : p[best]!;
+    const args: Record<string, unknown> = {};
+    if (choice !== DECLINE_CLASS) {
+      for (const [name, head] of this.#heads.get(choice) ?? []) {
+        const r = head.predict(input);
+        probability *= r.probability;
+        if (r.present) args[name] = r.value;
+      }
+    }
+    const fam = familiarity(this.#data.familiarity, input.words);
+    const inputs = calibrationInputs(probability, fam.known, fam.unknown);
+    return {
+      name: choice === DECLINE_CLASS ? null : choice,
+      arguments: args,
+      callProbability: probability,
+      calibrationInputs: inputs,
+      confidence: this.#calibrator ? this.#calibrator.confidence(inputs) : probability,
+    };
+  }
+}

@@ -1,0 +1,85 @@
+import { isWordToken, tokenize, tokenNumber, type Token } from "./tokenize.js";
+
+/** A text the argument heads can copy from: the instruction, or one fact's value. */
+export interface TextSource {
+  /** `i` for the instruction, `f:<key>` for a fact. */
+  id: string;
+  text: string;
+  tokens: Token[];
+}
+
+/** What every head of a distilled model reads from one (instruction, facts) input, computed once per proposal. */
+export interface PreparedInput {
+  /** Sparse binary features for the classifiers (deduplicated). */
+  features: string[];
+  /** The texts spans and numbers are taken from. */
+  sources: TextSource[];
+  /** Distinct lower-cased words of the instruction (numbers left out), for the familiarity measure. */
+  words: string[];
+}
+
+/** Which features to extract; recorded in the model file so training and prediction agree. */
+export interface FeatureConfig {
+  /** Character n-gram sizes taken inside each word (with `^`/`$` word boundaries). */
+  charNgrams: number[];
+  /** Whether to add word bigrams. */
+  wordBigrams: boolean;
+}
+
+/** The default feature configuration. */
+export const DEFAULT_FEATURES: FeatureConfig = { charNgrams: [3, 4], wordBigrams: true };
+
+const MAX_FACT_VALUE = 40;
+
+/**
+ * Turns an instruction and its facts into features: word unigrams (`w:`), word bigrams (`b:`), character n-grams
+ * (`c:`) of the instruction; for each fact its key and short value (`f:key=value`) and its words (`fw:key:word`).
+ * Numbers become `<num>` in word features (the value is read by the number heads, never learned as a word).
+ */
+export function prepareInput(
+  instruction: string,
+  facts: Record<string, unknown>,
+  config: FeatureConfig = DEFAULT_FEATURES,
+): PreparedInput {
+  const features = new Set<string>(["bias"]);
+  const instructionTokens = tokenize(instruction);
+  const words = new Set<string>();
+  let previous = "<s>";
+  for (const token of instructionTokens) {
+    const word = wordOf(token);
+    features.add(`w:${word}`);
+    if (config.wordBigrams) features.add(`b:${previous}_${word}`);
+    previous = word;
+    if (word !== "<num>" && isWordToken(token.text)) {
+      words.add(word);
+      for (const n of config.charNgrams) addCharNgrams(features, word, n);
+    }
+  }
+  if (config.wordBigrams && instructionTokens.length > 0) features.add(`b:${previous}_</s>`);
+  if (instructionTokens.length === 0) features.add("empty");
+
+  const sources: TextSource[] = [{ id: "i", text: instruction, tokens: instructionTokens }];
+  for (const key of Object.keys(facts).sort()) {
+    const value = facts[key];
+    if (value === null || value === undefined || typeof value === "object") {
+      features.add(`f:${key}:${value === null || value === undefined ? "null" : "object"}`);
+      continue;
+    }
+    const text = String(value);
+    const tokens = tokenize(text);
+    sources.push({ id: `f:${key}`, text, tokens });
+    if (text.length <= MAX_FACT_VALUE) features.add(`f:${key}=${text.toLowerCase()}`);
+    for (const token of tokens) features.add(`fw:${key}:${wordOf(token)}`);
+  }
+  return { features: [...features], sources, words: [...words] };
+}
+
+function wordOf(token: Token): string {
+  return tokenNumber(token.text) === undefined ? token.lower : "<num>";
+}
+
+function addCharNgrams(features: Set<string>, word: string, n: number): void {
+  const padded = `^${word}$`;
+  if (padded.length < n) return;
+  for (let i = 0; i + n <= padded.length; i++) features.add(`c:${padded.slice(i, i + n)}`);
+}

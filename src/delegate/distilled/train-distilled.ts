@@ -1,0 +1,162 @@
+import { InvalidOptionError } from "../../errors/invalid-option-error.js";
+import { Calibrator, type CalibrationRow } from "./calibrator.js";
+import { DistilledPredictor } from "./distilled-predictor.js";
+import {
+  recommendThreshold,
+  REPORT_THRESHOLDS,
+  thresholdTable,
+  type ScoredPrediction,
+  type ThresholdPoint,
+} from "./evaluate.js";
+import { fitPredictor } from "./fit-predictor.js";
+import { DEFAULT_FEATURES, prepareInput, type FeatureConfig } from "./input-features.js";
+import { MODEL_FORMAT, MODEL_VERSION, type DistilledModelData } from "./model-file.js";
+import { oodVariants } from "./ood-variants.js";
+import { seededRandom, shuffle } from "./random.js";
+import type { SgdOptions } from "./sgd-options.js";
+import { exactMatch, type TrainingExample } from "./training-examples.js";
+
+/** Options of {@link trainDistilled}. */
+export interface TrainDistilledOptions {
+  /** The plan node the model is for (recorded in the file). */
+  node: string;
+  /** Examples to measure on instead of a random split of `examples`. */
+  heldOut?: readonly TrainingExample[];
+  /** Share of `examples` held out for measuring when `heldOut` is not given. Default 0.2. */
+  heldOutShare?: number;
+  /** Precision the recommended `min_confidence` aims for. Default 0.98. */
+  targetPrecision?: number;
+  /** Folds for the out-of-fold predictions the calibrator learns from. Default 4. */
+  folds?: number;
+  /** Seed of splits, folds and SGD order. Default 1. */
+  seed?: number;
+  features?: FeatureConfig;
+  sgd?: SgdOptions;
+  /** @internal Clock for `createdAt`. */
+  _internal?: { now?: () => Date };
+}
+
+/** A trained model with what was measured while training it. */
+export interface TrainDistilledResult {
+  model: DistilledModelData;
+  /** Exact-match accuracy on the held-out examples (`null` when there are none). */
+  heldOutAccuracy: number | null;
+  /** Coverage and precision on the held-out examples, at the report thresholds and the recommended one. */
+  heldOutTable: ThresholdPoint[];
+  /** The same on out-of-fold predictions of the training examples (where the threshold was chosen). */
+  calibrationTable: ThresholdPoint[];
+  recommendedMinConfidence: number;
+  trainingExamples: number;
+  heldOutExamples: number;
+}
+
+const OOD_WEIGHT = 0.25;
+
+/**
+ * Trains a distilled model: (1) hold out a share of the examples (or use `heldOut`) for measuring only;
+ * (2) k-fold over the rest: fit on k−1 folds, predict the k-th — these out-of-fold predictions, plus made-up
+ * out-of-domain inputs counted as wrong calls, fit the calibrator and choose the recommended `min_confidence`
+ * for the target precision; (3) fit the final heads on all the training examples; (4) measure exact-match
+ * accuracy, coverage and precision on the held-out examples.
+ */
+export function trainDistilled(
+  examples: readonly TrainingExample[],
+  options: TrainDistilledOptions,
+): TrainDistilledResult {
+  const seed = options.seed ?? 1;
+  const targetPrecision = options.targetPrecision ?? 0.98;
+  if (!(targetPrecision > 0 && targetPrecision <= 1))
+    throw new InvalidOptionError("targetPrecision", "a number in (0, 1]", targetPrecision);
+  const random = seededRandom(seed);
+  let train = [...examples];
+  let heldOut = options.heldOut ? [...options.heldOut] : [];
+  if (!options.heldOut) {
+    shuffle(train, random);
+    const n = Math.floor(train.length * (options.heldOutShare ?? 0.2));
+    heldOut = train.slice(0, n);
+    train = train.slice(n);
+  }
+  if (train.length < 2)
+    throw new InvalidOptionError("examples", "at least 2 labelled examples to train on", train.length);
+  const fitOptions = {
+    ...(options.features ? { features: options.features } : {}),
+    sgd: { seed, ...options.sgd },
+  };
+
+  const config = options.features ?? DEFAULT_FEATURES;
+  const inputs = train.map((e) => prepareInput(e.instruction, e.facts, config));
+  const folds = Math.max(2, Math.min(options.folds ?? 4, train.length));
+  const order = shuffle(
+    train.map((_, i) => i),
+    random,
+  );
+  const rows: CalibrationRow[] = [];
+  const outOfFold: { inputs: number[]; correct: boolean }[] = [];
+  for (let f = 0; f < folds; f++) {
+    const inFold = new Set(order.filter((_, i) => i % folds === f));
+    const keep = (_: unknown, i: number) => !inFold.has(i);
+    const fitted = fitPredictor(train.filter(keep), { ...fitOptions, inputs: inputs.filter(keep) });
+    const predictor = new DistilledPredictor(fitted.predictor);
+    for (const i of inFold) {
+      const e = train[i]!;
+      const prediction = predictor.predict(inputs[i]!);
+      const row = { inputs: prediction.calibrationInputs, correct: exactMatch(prediction, e.call) };
+      outOfFold.push(row);
+      rows.push(row);
+      for (const variant of oodVariants(e.instruction, fitted.predictor.familiarity, random)) {
+        const ood = predictor.predict(predictor.prepare(variant, e.facts));
+        rows.push({ inputs: ood.calibrationInputs, correct: false, weight: OOD_WEIGHT });
+      }
+    }
+  }
+  const calibrator = Calibrator.fit(rows);
+  const calibrated: ScoredPrediction[] = outOfFold.map((r) => ({
+    confidence: calibrator.confidence(r.inputs),
+    correct: r.correct,
+  }));
+  const recommended = recommendThreshold(calibrated, targetPrecision);
+
+  const final = fitPredictor(train, { ...fitOptions, inputs });
+  const predictor = new DistilledPredictor({ ...final.predictor, calibration: calibrator.toJSON() });
+  const measured: ScoredPrediction[] = heldOut.map((e) => {
+    const p = predictor.predict(predictor.prepare(e.instruction, e.facts));
+    return { confidence: p.confidence, correct: exactMatch(p, e.call) };
+  });
+  const thresholds = [...new Set([...REPORT_THRESHOLDS, recommended])].sort((a, b) => a - b);
+  const heldOutTable = thresholdTable(measured, thresholds);
+  const atRecommended = heldOutTable.find((t) => t.threshold === recommended)!;
+  const heldOutAccuracy = measured.length ? measured.filter((m) => m.correct).length / measured.length : null;
+
+  const model: DistilledModelData = {
+    format: MODEL_FORMAT,
+    version: MODEL_VERSION,
+    node: options.node,
+    createdAt: (options._internal?.now?.() ?? new Date()).toISOString(),
+    tools: final.tools,
+    factKeys: final.factKeys,
+    features: final.predictor.features,
+    toolHead: final.predictor.toolHead,
+    arguments: final.predictor.arguments,
+    familiarity: final.predictor.familiarity,
+    calibration: calibrator.toJSON(),
+    recommendedMinConfidence: recommended,
+    training: {
+      examples: train.length,
+      heldOut: heldOut.length,
+      heldOutAccuracy,
+      targetPrecision,
+      heldOutCoverage: measured.length ? atRecommended.coverage : null,
+      heldOutPrecision: measured.length ? atRecommended.precision : null,
+      seed,
+    },
+  };
+  return {
+    model,
+    heldOutAccuracy,
+    heldOutTable,
+    calibrationTable: thresholdTable(calibrated, thresholds),
+    recommendedMinConfidence: recommended,
+    trainingExamples: train.length,
+    heldOutExamples: heldOut.length,
+  };
+}

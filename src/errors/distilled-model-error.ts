@@ -1,0 +1,23 @@
+import { DeputyError } from "./deputy-error.js";
+
+/** A distilled delegate's model file is missing, not JSON, of another format or version, or malformed. */
+export class DistilledModelError extends DeputyError {
+  /** The file (or `"<object>"` for a model passed in memory). */
+  readonly path: string;
+  /** What is wrong, one line each (`weights.toolHead: expected 4 numbers, got 3`). */
+  readonly problems: string[];
+
+  constructor(path: string, problems: string[], options?: { cause?: unknown }) {
+    super(
+      "DISTILLED_MODEL_INVALID",
+      `Distilled model ${path} is not valid: ${problems.slice(0, 5).join("; ")}${problems.length > 5 ? `; and ${problems.length - 5} more` : ""}.`,
+      options,
+    );
+    this.path = path;
+    this.problems = problems;
+  }
+
+  override toJSON() {
+    return { ...super.toJSON(), details: { path: this.path, problems: this.problems } };
+  }
+}
