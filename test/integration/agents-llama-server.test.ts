@@ -2,16 +2,15 @@
  * One real tool loop against llama-server (the tiny random-weight model, through the openai-compatible
  * provider). It checks the plumbing — requests, tool results, usage, budget refusal — not answer quality.
  *
- * Forcing a random-weight model to call a tool takes more than `tool_choice: "required"` with this llama.cpp
- * (node-llama-cpp 3.21.1's bundle): its chat autoparser builds the grammar `<generation prompt> (text not
- * containing the call marker)? tool-call`, so free text may come first, and a random model never writes the
- * 11-byte `<tool_call>` marker of the tiny model's Qwen-style template. So this test serves the model with a
- * template whose tool calls are bare JSON objects (as Llama 3.1's are), making the marker one byte (`{`), and
- * biases that byte (`logit_bias`) so the first token opens the call; the grammar does the rest, and
- * `parallel_tool_calls: false` ends the answer after one call. An enum-only argument keeps the call short.
+ * A random-weight model calls a tool only when forced: `tool_choice: "required"` makes llama-server (`--jinja`)
+ * constrain the turn to the template's tool-call grammar, and the tiny model is steered to open the turn with
+ * its single-token `<tool_call>` marker (llama.cpp's grammar would otherwise allow free text before the call);
+ * `parallel_tool_calls: false` ends the turn after one call. Every step is forced, because grammar-constrained
+ * output is ASCII JSON, while free text from random weights can end mid-way through a UTF-8 sequence (llama-server
+ * then answers HTTP 500). Enum-only arguments and a declared output keep every answer short and parseable.
  */
 import { subscribe, unsubscribe } from "node:diagnostics_channel";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -24,22 +23,11 @@ import {
   type DelegateEvent,
 } from "../../src/agents/index.js";
 import {
-  CHATML_TOOLS_TEMPLATE,
   findLlamaServerBinary,
   startLlamaServer,
   writeTinyModel,
   type LlamaServerProcess,
 } from "../../src/testing/index.js";
-
-/** The tiny model's template, with each tool call rendered as a bare JSON object (no `<tool_call>` tags). */
-function bareJsonToolCallTemplate(): string {
-  const open = `{{- '\\n<tool_call>\\n{"name": "' }}`;
-  const close = `{{- '}\\n</tool_call>' }}`;
-  if (!CHATML_TOOLS_TEMPLATE.includes(open) || !CHATML_TOOLS_TEMPLATE.includes(close)) {
-    throw new Error("the tiny model's chat template changed; update bareJsonToolCallTemplate()");
-  }
-  return CHATML_TOOLS_TEMPLATE.replace(open, `{{- '\\n{"name": "' }}`).replace(close, `{{- '}' }}`);
-}
 
 const binary = findLlamaServerBinary();
 
@@ -60,9 +48,7 @@ describe.skipIf(!binary)("agents on llama-server (tiny model, openai-compatible 
     dir = mkdtempSync(join(tmpdir(), "deputy-agents-"));
     const model = join(dir, "tiny.gguf");
     writeTinyModel(model, { seed: 1 });
-    const template = join(dir, "bare-json-tool-calls.jinja");
-    writeFileSync(template, bareJsonToolCallTemplate());
-    server = await startLlamaServer({ model, args: ["--chat-template-file", template] });
+    server = await startLlamaServer({ model });
   }, 120_000);
   afterAll(async () => {
     await server?.stop();
@@ -97,8 +83,8 @@ describe.skipIf(!binary)("agents on llama-server (tiny model, openai-compatible 
       backend: {
         ...backend,
         maxOutputTokens: 400,
-        // llama-server request fields, passed through by the openai-compatible provider.
-        providerOptions: { "openai-compatible": { logit_bias: [["{", 100]], parallel_tool_calls: false } },
+        // A llama-server request field, passed through by the openai-compatible provider: one call per turn.
+        providerOptions: { "openai-compatible": { parallel_tool_calls: false } },
       },
       budget: { maxCalls: 4 },
       delegateTo: [delegateTo(lookup, { budget: { maxCalls: 1 } })],
@@ -126,7 +112,7 @@ describe.skipIf(!binary)("agents on llama-server (tiny model, openai-compatible 
     const chat = requests.filter((q) => q.url.endsWith("/chat/completions"));
     const first = chat[0]!.body;
     expect(first.tool_choice).toBe("required");
-    expect(first.logit_bias).toEqual([["{", 100]]);
+    expect(first.parallel_tool_calls).toBe(false);
     expect(first.tools).toEqual([
       {
         type: "function",
