@@ -432,6 +432,12 @@ describe("delegate node validation", () => {
     expect(validate({})).toEqual(["warning:side_effect_always_denied"]);
     expect(validate({ allow_side_effects: true }, { allowDelegateSideEffects: true })).toEqual([]);
     expect(validate({ tools: ["ignore_alert"] })).toEqual([]);
+    expect(validate({ tools: ["ignore_alert"], on_reject: "retry_backend" })).toEqual([
+      "warning:retry_backend_single_try",
+    ]);
+    expect(
+      validate({ tools: ["ignore_alert"], on_reject: "retry_backend", retry: { max_attempts: 2 } }),
+    ).toEqual([]);
   });
 
   it("reports a schema a backend cannot enforce, and an escalate_to with no handler", () => {

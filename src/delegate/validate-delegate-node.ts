@@ -13,7 +13,8 @@ import type { ToolSpec } from "./protocol.js";
  * The delegate node's own checks, reported with every other validation issue: no delegate configured, more
  * tools than every backend's `maxTools`, unknown tools (with a did-you-mean), invalid `accept_when`, a tool
  * schema that does not compile, a proposal schema a backend cannot enforce (`checkSchema`), and — as warnings —
- * tools the side-effect double key would always deny and an `escalate_to` no handler can serve.
+ * tools the side-effect double key would always deny, an `escalate_to` that cannot be served, and a
+ * `retry_backend` with nothing to retry.
  */
 export function validateDelegateNode(node: DelegateNode, ctx: ValidationContext): PlanIssue[] {
   const issues: PlanIssue[] = [];
@@ -42,6 +43,16 @@ export function validateDelegateNode(node: DelegateNode, ctx: ValidationContext)
       "too_many_tools",
       `${node.tools.length} tools, more than any configured backend accepts (${limits})`,
       "tools",
+    );
+  }
+
+  const fitting = host.delegates.filter((d) => d.maxTools >= node.tools.length).length;
+  if (node.on_reject === "retry_backend" && fitting * node.retry.max_attempts === 1) {
+    add(
+      "retry_backend_single_try",
+      "on_reject is retry_backend but only one proposal can be asked (one fitting backend, retry.max_attempts 1); raise retry.max_attempts or add a backend",
+      "on_reject",
+      "warning",
     );
   }
 
