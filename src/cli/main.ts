@@ -9,9 +9,11 @@ import { registerValidate } from "./commands/validate.js";
 import { registerTraces } from "./commands/traces.js";
 import { registerResolve } from "./commands/resolve.js";
 import { registerDistill } from "./commands/distill.js";
+import { registerModels } from "./commands/models.js";
+import { registerEval } from "./commands/eval.js";
 
 // Each command lives in its own file under commands/ and is listed here once.
-const commands: RegisterCommand[] = [registerRun, registerValidate, registerResume, registerRuns, registerTraces, registerResolve, registerDistill];
+const commands: RegisterCommand[] = [registerRun, registerValidate, registerResume, registerRuns, registerTraces, registerResolve, registerDistill, registerModels, registerEval];
 
 /** Runs the `deputy` command line; resolves to the process exit code. */
 export async function main(argv: string[], io: Partial<CliContext> = {}): Promise<number> {
