@@ -1,0 +1,67 @@
+import type { UnitOutcome } from "../plan/node-executor.js";
+import { acceptGate, type GateResult } from "./accept-gate.js";
+import { dispatch, escalated, gateInput, hop, type Prepared } from "./delegate-unit.js";
+import { ESCALATE_TO_SERVICE, type EscalateToHandler } from "./escalate-to.js";
+import type { Proposal } from "./protocol.js";
+
+/**
+ * The `escalate_to` hook: when the node names an agent and the agents part installed a handler, the agent's
+ * answer goes through the gate (minus the confidence checks) and runs if accepted; otherwise (no handler, the
+ * agent declined, failed or was rejected) the unit pauses for a person.
+ */
+export async function askAgent(
+  p: Prepared,
+  gate: GateResult,
+  proposal: Proposal | undefined,
+): Promise<UnitOutcome | undefined> {
+  const { node, unit } = p;
+  const handler = unit.host.services[ESCALATE_TO_SERVICE] as EscalateToHandler | undefined;
+  if (!node.escalate_to || typeof handler !== "function") return undefined;
+  const started = performance.now();
+  const backend = `agent:${node.escalate_to}`;
+  let agentProposal: Proposal | undefined;
+  let agentError: unknown;
+  try {
+    const answer = await handler({
+      agent: node.escalate_to,
+      node,
+      unit,
+      instruction: p.instruction,
+      facts: p.facts,
+      tools: p.specs,
+      schema: p.schema,
+      verdict: gate.verdict,
+      reason: gate.reason,
+      proposal,
+      signal: unit.signal,
+    });
+    const latencyMs = Math.round(performance.now() - started);
+    if (answer.spend) p.spend = answer.spend;
+    agentProposal = {
+      name: answer.name,
+      arguments: answer.arguments ?? {},
+      confidence: null,
+      backend: answer.backend ?? backend,
+      latencyMs,
+    };
+  } catch (error) {
+    agentError = error;
+  }
+  const agentGate = acceptGate({
+    ...gateInput(p),
+    proposal: agentProposal,
+    ...(agentError === undefined ? {} : { backendError: agentError }),
+    skipConfidence: true,
+  });
+  await hop(
+    p,
+    "agent",
+    agentProposal?.backend ?? backend,
+    agentProposal,
+    agentGate,
+    Math.round(performance.now() - started),
+  );
+  if (agentGate.verdict === "accepted") return dispatch(p, agentGate, agentProposal!, "agent");
+  const why = `${gate.reason}; escalate_to agent "${node.escalate_to}" did not resolve it (${agentGate.verdict}: ${agentGate.reason})`;
+  return escalated(p, gate, proposal, why);
+}

@@ -1,0 +1,216 @@
+import type { SerializedError } from "../errors/deputy-error.js";
+import { compileGuard, type CelGuard } from "../plan/cel-guard.js";
+import { dispatchTool } from "../plan/dispatch-tool.js";
+import type { UnitOutcome, WorkUnit } from "../plan/node-executor.js";
+import type { DelegateNode } from "../plan/plan-schema.js";
+import { renderString, renderValue } from "../plan/template.js";
+import type { JsonSchema } from "../schema/json-schema.js";
+import type { Tool } from "../tools/define-tool.js";
+import type { GateInput, GateResult, Verdict } from "./accept-gate.js";
+import { inputChars } from "./prompt.js";
+import { proposalChannel, type ProposalEvent } from "./proposal-channel.js";
+import { buildProposalSchema } from "./proposal-schema.js";
+import type { Proposal, ToolSpec } from "./protocol.js";
+import { Redactor } from "./redact.js";
+import type { DelegateTrace } from "./trace.js";
+import { writeTrace } from "./write-trace.js";
+
+// The pieces every path of a delegate unit shares (a backend's proposal, an escalate_to agent's answer, a
+// person's resolution): the prepared input, the traced hop, the dispatch and the outcomes.
+
+/** One proposal hop as the manifest shows it (the full hop goes to the trace sink). */
+export interface HopSummary {
+  backend: string;
+  verdict: Verdict;
+  source: "delegate" | "agent" | "person";
+  confidence: number | null;
+  latencyMs: number;
+}
+
+/** Everything one unit's proposals share. @internal */
+export interface Prepared {
+  node: DelegateNode;
+  unit: WorkUnit;
+  instruction: string;
+  facts: Record<string, unknown>;
+  specs: ToolSpec[];
+  schema: JsonSchema;
+  chars: number;
+  guard: CelGuard | undefined;
+  hops: HopSummary[];
+  /** What an `escalate_to` agent spent (the manifest sums `details.spend` per node). */
+  spend?: { calls: number; tokens: number; cost: number; duration: number };
+}
+
+export type Source = HopSummary["source"];
+// Escalations are checkpointed and shown in manifests: keep secrets and sensitive arguments out of them.
+export const argumentRedactor = new Redactor({ secretValues: false });
+
+/** Renders the instruction and facts with the unit's scope and builds the tool specs, proposal schema and guard. */
+export function prepare(node: DelegateNode, unit: WorkUnit): Prepared {
+  const rendered = renderString(node.instruction, unit.scope);
+  const instruction = typeof rendered === "string" ? rendered : JSON.stringify(rendered);
+  const facts = renderValue(node.facts, unit.scope) as Record<string, unknown>;
+  const tools = node.tools
+    .map((name) => unit.host.tools.find(name))
+    .filter((t): t is Tool => t !== undefined);
+  const specs = tools.map(toolSpec);
+  return {
+    node,
+    unit,
+    instruction,
+    facts,
+    specs,
+    schema: buildProposalSchema(specs),
+    chars: inputChars(instruction, facts),
+    guard: node.accept_when ? compileGuard(node.accept_when) : undefined,
+    hops: [],
+  };
+}
+
+/** A registered tool as a delegate sees it (its `delegateDescription` when it has one). */
+export function toolSpec(tool: Tool): ToolSpec {
+  return {
+    name: tool.name,
+    description: tool.delegateDescription ?? tool.description,
+    parameters: tool.parameters,
+    ...(tool.sensitive.length > 0 ? { sensitive: tool.sensitive } : {}),
+  };
+}
+
+/** The gate's input for this unit, less the proposal. */
+export function gateInput(p: Prepared): Omit<GateInput, "proposal"> {
+  const { node, unit } = p;
+  return {
+    candidates: node.tools,
+    findTool: (name) => unit.host.tools.find(name),
+    allowSideEffects: { node: node.allow_side_effects, host: unit.host.allowDelegateSideEffects },
+    ...(node.min_confidence === undefined ? {} : { minConfidence: node.min_confidence }),
+    ...(p.guard ? { guard: p.guard } : {}),
+    guardContext: {
+      facts: p.facts,
+      artifacts: unit.scope.artifacts,
+      status: unit.statuses,
+      errors: unit.errors,
+    },
+  };
+}
+
+/** Records one proposal hop: in the unit's summary, on `deputy:proposal`, and in the trace sink (never throws). */
+export async function hop(
+  p: Prepared,
+  source: Source,
+  backend: string,
+  proposal: Proposal | undefined,
+  gate: GateResult,
+  latencyMs: number,
+) {
+  p.hops.push({
+    backend,
+    verdict: gate.verdict,
+    source,
+    confidence: proposal?.confidence ?? null,
+    latencyMs,
+  });
+  const { unit } = p;
+  if (proposalChannel.hasSubscribers) {
+    const event: ProposalEvent = {
+      type: "proposal-end",
+      runId: unit.runId,
+      nodeId: unit.nodeId,
+      ...(unit.itemIndex === undefined ? {} : { item: unit.itemIndex }),
+      backend,
+      source,
+      verdict: gate.verdict,
+      ...(typeof proposal?.name === "string" ? { tool: proposal.name } : {}),
+      confidence: proposal?.confidence ?? null,
+      latencyMs,
+    };
+    proposalChannel.publish(event);
+  }
+  const trace: DelegateTrace = {
+    runId: unit.runId,
+    nodeId: unit.nodeId,
+    ...(unit.itemIndex === undefined ? {} : { item: unit.itemIndex }),
+    instruction: p.instruction,
+    facts: p.facts,
+    tools: p.specs,
+    proposal: proposal ?? null,
+    verdict: gate.verdict,
+    ...(gate.call ? { finalCall: gate.call } : {}),
+    backend,
+    latencyMs,
+    time: new Date().toISOString(),
+    source,
+    ...(gate.error ? { error: { code: gate.error.code, message: gate.error.message } } : {}),
+  };
+  await writeTrace(unit.host.traceSink, trace);
+}
+
+/** What the manifest shows of the unit (its `details`). */
+export function summary(
+  p: Prepared,
+  gate: GateResult,
+  proposal: Proposal | undefined,
+): Record<string, unknown> {
+  return {
+    verdict: gate.verdict,
+    ...(gate.verdict === "accepted" ? {} : { reason: gate.reason }),
+    ...(proposal?.name ? { tool: proposal.name } : {}),
+    confidence: proposal?.confidence ?? null,
+    backend: proposal?.backend ?? p.hops.at(-1)?.backend ?? null,
+    hops: p.hops,
+    ...(p.spend ? { spend: p.spend } : {}),
+  };
+}
+
+/** Runs an accepted call with the node's retry and timeout. */
+export async function dispatch(
+  p: Prepared,
+  gate: GateResult,
+  proposal: Proposal,
+  source: Source,
+): Promise<UnitOutcome> {
+  const result = await dispatchTool(gate.tool!, gate.call!.arguments, p.unit, p.node.retry, p.node.timeout);
+  const details = {
+    ...summary(p, gate, proposal),
+    ...(source === "delegate" ? {} : { resolvedBy: source }),
+    attempts: result.attempts,
+  };
+  return result.ok
+    ? { status: "ok", value: result.value, details }
+    : { status: "error", error: result.error, details };
+}
+
+/** An error outcome that still carries the hops so far. */
+export function failure(p: Prepared, error: SerializedError): UnitOutcome {
+  return { status: "error", error, details: { hops: p.hops } };
+}
+
+/** An escalated outcome: the verdict, the reason and the proposal (secrets and sensitive arguments redacted). */
+export function escalated(
+  p: Prepared,
+  gate: GateResult,
+  proposal: Proposal | undefined,
+  reason: string,
+): UnitOutcome {
+  const sensitive = p.specs.find((s) => s.name === proposal?.name)?.sensitive ?? [];
+  return {
+    status: "escalated",
+    escalation: {
+      verdict: gate.verdict,
+      reason,
+      ...(proposal
+        ? {
+            proposal: {
+              name: proposal.name,
+              arguments: argumentRedactor.redactValue(proposal.arguments ?? {}, sensitive),
+              confidence: proposal.confidence,
+              backend: proposal.backend,
+            },
+          }
+        : {}),
+    },
+    details: summary(p, gate, proposal),
+  };
+}
