@@ -1,6 +1,8 @@
 // Generates the alert-triage training and held-out sets for `deputy distill`.
 //
-//   node examples/alert-triage/data/generate.mjs [--train 400] [--heldout 150] [--seed 7]
+//   node examples/alert-triage/data/generate.mjs [--train 400] [--heldout 150] [--seed 7] [--out DIR]
+//
+// (the shipped files are the defaults; --out writes elsewhere, e.g. larger sets for bench/distill.ts).
 //
 // Each line is a delegate trace exactly as the example's delegate node renders its input:
 //   instruction "Analyze this alert and select the most appropriate action: {item.summary}"
@@ -15,6 +17,8 @@
 // Training and held-out alerts come from *different* phrasings (TRAIN vs HELDOUT templates below), so the
 // held-out figures measure wording the model has not seen, not memorised sentences.
 import { writeFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { tools } from "../tools.mjs";
 
 const args = Object.fromEntries(
@@ -298,9 +302,12 @@ function traces(count, phrasing, firstId) {
   return out;
 }
 
-const here = new URL(".", import.meta.url);
+const here = args.out ? pathToFileURL(`${resolve(args.out)}/`) : new URL(".", import.meta.url);
 const write = (file, lines) =>
-  writeFileSync(new URL(file, here), lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+  writeFileSync(
+    new URL(file, here),
+    lines.map((l) => JSON.stringify(l)).join("\n") + (lines.length ? "\n" : ""),
+  );
 write("train.jsonl", traces(SIZES.train, "train", 20000));
 write("heldout.jsonl", traces(SIZES.heldout, "heldout", 50000));
 console.log(`wrote ${SIZES.train} training and ${SIZES.heldout} held-out traces to ${here.pathname}`);

@@ -1,0 +1,180 @@
+// Distilled delegate benchmark: proposal latency (p50/p95) and throughput of DistilledDelegate on the alert-triage
+// held-out set, beside LocalDelegate (in-process llama.cpp) on the project's tiny random-weight model; training
+// time against the number of traces; and the cascade on the example (distilled first, the LLM for what it rejects).
+// Run: npm run bench:distill  (builds, then prints tables; nothing here is asserted). Env: LOCAL_PROPOSALS (default
+// 30; 0 skips LocalDelegate), SIZES (training set sizes, default 250,500,1000,2000,4000), ROUNDS (default 3).
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { readTraces } from "../dist/delegate/read-traces.js";
+import {
+  DistilledDelegate,
+  examplesFromTraces,
+  exactMatch,
+  trainDistilled,
+  type TrainingExample,
+} from "../dist/delegate/distilled/index.js";
+import type { ProposeRequest, ToolCallDelegate } from "../dist/delegate/protocol.js";
+
+const ROUNDS = Number(process.env.ROUNDS ?? 3);
+const LOCAL_PROPOSALS = Number(process.env.LOCAL_PROPOSALS ?? 30);
+const SIZES = (process.env.SIZES ?? "250,500,1000,2000,4000").split(",").map(Number);
+const NODE = "triage_items";
+const data = (file: string) =>
+  fileURLToPath(new URL(`../examples/alert-triage/data/${file}`, import.meta.url));
+const examples = (path: string): TrainingExample[] =>
+  examplesFromTraces(readTraces(path).traces, NODE).examples;
+const dir = mkdtempSync(join(tmpdir(), "deputy-bench-distill-"));
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
+}
+
+async function latency(delegate: ToolCallDelegate, requests: ProposeRequest[], rounds: number) {
+  const times: number[] = [];
+  const started = performance.now();
+  for (let r = 0; r < rounds; r++) {
+    for (const request of requests) {
+      const t = performance.now();
+      await delegate.propose(request);
+      times.push(performance.now() - t);
+    }
+  }
+  const total = (performance.now() - started) / 1000;
+  times.sort((a, b) => a - b);
+  return {
+    proposals: times.length,
+    perSecond: times.length / total,
+    p50: percentile(times, 0.5),
+    p95: percentile(times, 0.95),
+  };
+}
+
+const fmt = (ms: number) => (ms < 1 ? `${(ms * 1000).toFixed(0)} µs` : `${ms.toFixed(1)} ms`);
+
+// 1. Train on the shipped training set, measure on the held-out set.
+const train = examples(data("train.jsonl"));
+const heldOut = examples(data("heldout.jsonl"));
+const result = trainDistilled(train, { node: NODE, heldOut });
+const distilled = new DistilledDelegate({ model: result.model });
+const requests: ProposeRequest[] = heldOut.map((e) => ({
+  instruction: e.instruction,
+  facts: e.facts,
+  tools: e.tools,
+  context: { runId: "bench", nodeId: NODE },
+}));
+await latency(distilled, requests, 2); // warm-up
+const rows: Record<string, unknown>[] = [];
+const d = await latency(distilled, requests, 20);
+rows.push({
+  backend: "DistilledDelegate",
+  proposals: d.proposals,
+  "proposals/s": Math.round(d.perSecond),
+  p50: fmt(d.p50),
+  p95: fmt(d.p95),
+});
+
+let local: ToolCallDelegate | undefined;
+if (LOCAL_PROPOSALS > 0) {
+  try {
+    const { writeTinyModel } = await import("../dist/testing/index.js");
+    const { LocalDelegate } = await import("../dist/delegate/backends/index.js");
+    const model = join(dir, "tiny.gguf");
+    writeTinyModel(model, { seed: 1 });
+    local = new LocalDelegate({ model, threads: 1 });
+    const some = requests.slice(0, LOCAL_PROPOSALS);
+    await local.propose(some[0]!); // load + warm-up
+    const l = await latency(local, some, 1);
+    rows.push({
+      backend: "LocalDelegate (tiny model, 1 thread)",
+      proposals: l.proposals,
+      "proposals/s": Number(l.perSecond.toFixed(1)),
+      p50: fmt(l.p50),
+      p95: fmt(l.p95),
+    });
+  } catch (error) {
+    console.warn(`LocalDelegate skipped: ${(error as Error).message}`);
+  }
+}
+console.log("\nProposal latency (alert-triage held-out inputs, sequential)");
+console.table(rows);
+
+// 2. The cascade on the example: the distilled model decides what reaches min_confidence, the rest goes on.
+const min = result.recommendedMinConfidence;
+let decided = 0;
+let right = 0;
+let rightOverall = 0;
+for (const e of heldOut) {
+  const p = await distilled.propose({
+    instruction: e.instruction,
+    facts: e.facts,
+    tools: e.tools,
+    context: { runId: "b", nodeId: NODE },
+  });
+  const ok = exactMatch(p, e.call);
+  if (ok) rightOverall++;
+  if ((p.confidence ?? 0) >= min) {
+    decided++;
+    if (ok) right++;
+  }
+}
+console.log(
+  `\nCascade on the held-out set (${heldOut.length} alerts worded unlike the training set), min_confidence ${min}:`,
+);
+console.table([
+  {
+    level: "distilled",
+    share: `${((decided / heldOut.length) * 100).toFixed(1)}%`,
+    precision: decided ? `${((right / decided) * 100).toFixed(1)}%` : "–",
+    latency: `p50 ${fmt(d.p50)}`,
+  },
+  {
+    level: "next backend (LLM) or a person",
+    share: `${(((heldOut.length - decided) / heldOut.length) * 100).toFixed(1)}%`,
+    precision: "(the LLM's)",
+    latency: rows[1] ? `p50 ${rows[1].p50} (tiny model)` : "–",
+  },
+]);
+console.log(
+  `distilled exact-match accuracy without a threshold: ${((rightOverall / heldOut.length) * 100).toFixed(1)}%`,
+);
+
+// 3. Training time against the number of traces (generated by the example's generator, same phrasings).
+const timing: Record<string, unknown>[] = [];
+for (const size of SIZES) {
+  const out = join(dir, `n${size}`);
+  execFileSync("mkdir", ["-p", out]);
+  execFileSync(process.execPath, [
+    data("generate.mjs"),
+    "--train",
+    String(size),
+    "--heldout",
+    "0",
+    "--out",
+    out,
+  ]);
+  const set = examples(join(out, "train.jsonl"));
+  const wall: number[] = [];
+  const cpu: number[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    const c = process.cpuUsage();
+    const t = performance.now();
+    trainDistilled(set, { node: NODE });
+    wall.push((performance.now() - t) / 1000);
+    const used = process.cpuUsage(c);
+    cpu.push((used.user + used.system) / 1e6);
+  }
+  timing.push({
+    traces: set.length,
+    "train s (median wall)": wall.sort()[Math.floor(ROUNDS / 2)]!.toFixed(2),
+    "train s (median CPU)": cpu.sort()[Math.floor(ROUNDS / 2)]!.toFixed(2),
+  });
+}
+console.log("\nTraining time (4-fold calibration + final fit; 20% held out)");
+console.table(timing);
+
+await distilled.close();
+await local?.close();
+rmSync(dir, { recursive: true, force: true });
