@@ -44,8 +44,9 @@ export function renderManifest(m: RunManifest, storePath?: string): string {
   if (m.error) lines.push(`  ${m.error.code}: ${m.error.message}`);
   const store = storePath ? ` --store ${storePath}` : "";
   if (m.status === "escalated") {
+    const node = Object.entries(m.nodes).find(([, n]) => n.escalations.length > 0)?.[0] ?? "NODE";
     lines.push(
-      `decide each escalation with: deputy resolve ${m.runId} NODE [--item N] (--call JSON | --value JSON | --skip)${store}`,
+      `decide each escalation with: deputy resolve ${m.runId} ${node} [--item N] (--call JSON | --value JSON | --skip)${store}`,
       `then continue with:          deputy resume ${m.runId}${store}`,
     );
   } else if (m.status === "failed" || m.status === "cancelled") {

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { createDelegateFromSpec } from "../delegate/delegate-spec.js";
 import { JsonlTraceSink } from "../delegate/jsonl-trace-sink.js";
@@ -15,6 +16,21 @@ export interface RunFlags {
   delegate?: string[];
   traces?: string;
   allowDelegateSideEffects?: boolean;
+}
+
+/**
+ * A spec whose value names an existing file (`scripted=p.jsonl`, `local=m.gguf`) with the file's absolute path,
+ * so `deputy resume` finds it from any directory. URLs and options stay as they are.
+ */
+function absoluteSpec(spec: string): string {
+  const eq = spec.indexOf("=");
+  if (eq < 0) return spec;
+  const value = spec.slice(eq + 1);
+  const comma = value.search(/,[A-Za-z][A-Za-z0-9_-]*=/);
+  const main = comma < 0 ? value : value.slice(0, comma);
+  return existsSync(main)
+    ? `${spec.slice(0, eq)}=${resolve(main)}${comma < 0 ? "" : value.slice(comma)}`
+    : spec;
 }
 
 /** The default store file. */
@@ -50,7 +66,7 @@ export async function setupRun(
     // What `deputy resume` needs to rebuild the same run; specs name files and URLs, never secrets.
     options.meta = {
       ...(flags.tools ? { tools: resolve(flags.tools) } : {}),
-      ...(flags.delegate?.length ? { delegates: flags.delegate } : {}),
+      ...(flags.delegate?.length ? { delegates: flags.delegate.map(absoluteSpec) } : {}),
       ...(flags.traces ? { traces: resolve(flags.traces) } : {}),
       ...(flags.allowDelegateSideEffects ? { allowDelegateSideEffects: true } : {}),
     };
