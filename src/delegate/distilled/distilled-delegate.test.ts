@@ -12,6 +12,8 @@ import { DistilledDelegate } from "./distilled-delegate.js";
 import { saveModelFile } from "./model-file.js";
 import "./register-spec.js";
 import { exactMatch } from "./training-examples.js";
+import { bfclQuestion } from "../bfcl.js";
+import { loadAllBfclSamples } from "../../../test/bfcl-fixtures.js";
 
 const context = { runId: "r", nodeId: "triage_items" };
 const facts = { alert_id: "ALR-1001", severity: "critical", environment: "production" };
@@ -122,7 +124,9 @@ describe("DistilledDelegate on the alert-triage example", () => {
       ).join(" "),
     );
     const empty = ["", " ", "   ", "\n", "-", "..."];
-    const summaries = [...otherDomain, ...gibberish, ...empty];
+    // Another domain at scale: every BFCL question (maths, weather, finance, sports…) as if it were an alert.
+    const bfcl = loadAllBfclSamples().map(({ sample }) => bfclQuestion(sample).slice(0, 400));
+    const summaries = [...otherDomain, ...gibberish, ...empty, ...bfcl];
     const severities = ["critical", "high", "medium", "low", "info"];
     let below = 0;
     let total = 0;
