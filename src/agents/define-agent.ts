@@ -5,7 +5,7 @@ import { mergeBackends, resolveBackend } from "./backend.js";
 import { normalizeBudget } from "./budget.js";
 import { isContract, type Contract } from "./contract.js";
 import { callDelegation } from "./delegated-call.js";
-import type { DelegationBinding } from "./delegate-to.js";
+import type { AnyBinding } from "./delegate-to-plan.js";
 import { Frame } from "./frame.js";
 import { runAction } from "./run-action.js";
 import type {
@@ -73,10 +73,12 @@ export function defineAgent<Actions extends Record<string, Action>>(
     if (taken.has(t.name)) fail(`tool \`${t.name}\` is declared twice.`);
     taken.set(t.name, "one of its own tools");
   }
-  const bindings: DelegationBinding[] = [];
+  const bindings: AnyBinding[] = [];
   for (const spec of definition.delegateTo ?? []) {
     if (spec?.kind !== "deputy.delegate-to")
-      fail("`delegateTo` must hold declarations made with delegateTo(agent, options).");
+      fail(
+        "`delegateTo` must hold declarations made with delegateTo(agent, options) or delegateToPlan(plan, options).",
+      );
     for (const binding of spec.bindings) {
       const other = taken.get(binding.tool);
       if (other)
@@ -152,7 +154,7 @@ async function runTopLevel(
 /** A delegated tool called with no model in the loop: a fresh generation of the parent, one call. */
 function callDirectly(
   agent: Agent,
-  binding: DelegationBinding,
+  binding: AnyBinding,
   args: Record<string, unknown>,
   options: Omit<RunOptions, "backend"> | undefined,
 ): Promise<unknown> {

@@ -4,7 +4,8 @@ import { InvalidResultError } from "../errors/invalid-result-error.js";
 import { checkArguments } from "./arguments.js";
 import { mergeBackends, resolveBackend } from "./backend.js";
 import { effectiveTimeout } from "./budget.js";
-import type { DelegationBinding, ParentContext } from "./delegate-to.js";
+import type { ParentContext } from "./delegate-to.js";
+import type { AnyBinding } from "./delegate-to-plan.js";
 import {
   publishDelegate,
   publishDelegateStart,
@@ -40,10 +41,11 @@ export interface CallContext {
  */
 export async function callDelegation(
   frame: Frame,
-  binding: DelegationBinding,
+  binding: AnyBinding,
   rawArgs: unknown,
   ctx: CallContext,
 ): Promise<unknown> {
+  if ("plan" in binding) return binding.call(frame, rawArgs, ctx);
   const base: DelegationEventBase = {
     traceId: frame.traceId,
     agent: frame.agent,

@@ -4,7 +4,14 @@ import type { LedgerTotals } from "./ledger.js";
 import type { Usage } from "./usage.js";
 
 /** How a delegated call ended. */
-export type DelegateStatus = "ok" | "invalid_result" | "timed_out" | "invalid_arguments" | "error";
+export type DelegateStatus =
+  | "ok"
+  | "invalid_result"
+  | "timed_out"
+  | "invalid_arguments"
+  | "error"
+  /** A plan delegation whose run is waiting for a person. */
+  | "escalated";
 
 /** Fields every delegation event carries. */
 export interface DelegationEventBase {
@@ -30,6 +37,8 @@ export interface DelegateStartEvent extends DelegationEventBase {
   arguments: Record<string, unknown>;
   provider: string;
   model: string;
+  /** For a plan delegation: the plan run's id (in the store it ran with). */
+  runId?: string;
 }
 
 /** Published on `deputy:delegate` when a delegated call ends (also for `invalid_arguments`, with no call made). */
@@ -38,6 +47,8 @@ export interface DelegateEvent extends DelegationEventBase {
   arguments: unknown;
   provider: string | undefined;
   model: string | undefined;
+  /** For a plan delegation: the plan run's id (in the store it ran with). */
+  runId?: string;
   durationMs: number;
   /** Tokens the sub-agent spent, nested delegations included. */
   usage: Usage;

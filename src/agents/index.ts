@@ -14,6 +14,13 @@ export {
   type DelegateToSpec,
   type ParentContext,
 } from "./delegate-to.js";
+export {
+  delegateToPlan,
+  type DelegateToPlanOptions,
+  type DelegateToPlanSpec,
+  type PlanDelegationRunOptions,
+  type PlanTarget,
+} from "./delegate-to-plan.js";
 export { normalizeBudget, mergeBudgets, type Budget, type OnExceeded } from "./budget.js";
 export { Ledger, type LedgerTotals } from "./ledger.js";
 export { Pricing, costOf, type Rates } from "./pricing.js";

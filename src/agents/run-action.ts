@@ -7,7 +7,7 @@ import { didYouMean } from "../tools/did-you-mean.js";
 import { checkArguments } from "./arguments.js";
 import type { ResolvedBackend } from "./backend.js";
 import { callDelegation } from "./delegated-call.js";
-import type { DelegationBinding } from "./delegate-to.js";
+import type { AnyBinding } from "./delegate-to-plan.js";
 import { Frame, type ParentLink } from "./frame.js";
 import { costOf, type Rates } from "./pricing.js";
 import { checkResult } from "./result.js";
@@ -148,7 +148,7 @@ function scopedBindings(
   agent: Agent,
   action: string,
   scope: ActionPrompt["delegations"],
-): readonly DelegationBinding[] {
+): readonly AnyBinding[] {
   if (scope === undefined || scope === true) return agent.bindings;
   if (scope === false) return [];
   if (!Array.isArray(scope)) {

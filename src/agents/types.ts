@@ -3,7 +3,8 @@ import type { Tool, ToolDefinition } from "../tools/define-tool.js";
 import type { BackendSpec, CallSettings } from "./backend.js";
 import type { Budget } from "./budget.js";
 import type { Contract } from "./contract.js";
-import type { DelegateToSpec, DelegationBinding } from "./delegate-to.js";
+import type { DelegateToSpec } from "./delegate-to.js";
+import type { AnyBinding, DelegateToPlanSpec } from "./delegate-to-plan.js";
 import type { LedgerTotals } from "./ledger.js";
 import type { StepRecord, ToolChoice } from "./tool-loop.js";
 import type { Usage } from "./usage.js";
@@ -108,8 +109,8 @@ export interface AgentDefinition<Actions extends Record<string, Action> = Record
   tools?: (Tool | ToolDefinition)[];
   /** Contracts this agent exposes to callers (each names one of `actions`). */
   delegations?: Contract[];
-  /** Agents this agent may delegate to. */
-  delegateTo?: DelegateToSpec[];
+  /** Agents (`delegateTo`) and plans (`delegateToPlan`) this agent may delegate to. */
+  delegateTo?: (DelegateToSpec | DelegateToPlanSpec)[];
   /** Ceiling for every delegation this agent makes in one generation (nested ones included). */
   budget?: Budget;
   /** How many levels of delegation may run below this agent. Default 3. */
@@ -138,7 +139,7 @@ export interface Agent<Actions extends Record<string, Action> = Record<string, A
   /** Own tools. */
   readonly ownTools: readonly Tool[];
   /** @internal Resolved delegations. */
-  readonly bindings: readonly DelegationBinding[];
+  readonly bindings: readonly AnyBinding[];
   /** Delegated tools as ordinary functions, by tool name. */
   readonly delegated: Readonly<Record<string, DelegatedFunction>>;
   /** Runs an action's tool loop. */

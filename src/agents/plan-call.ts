@@ -1,0 +1,259 @@
+import { BudgetExceededError, type BudgetViolation } from "../errors/budget-exceeded-error.js";
+import { DeputyError } from "../errors/deputy-error.js";
+import type { RunManifest } from "../plan/run-manifest.js";
+import { newRunId, runPlan } from "../plan/run-plan.js";
+import { checkArguments } from "./arguments.js";
+import { effectiveTimeout } from "./budget.js";
+import type { CallContext } from "./delegated-call.js";
+import type { PlanBinding } from "./delegate-to-plan.js";
+import {
+  publishDelegate,
+  publishDelegateStart,
+  publishRefused,
+  type DelegateEvent,
+  type DelegationEventBase,
+} from "./events.js";
+import { findRefusal, Frame, refusalAnswer, type ParentLink } from "./frame.js";
+import { emptyUsage } from "./usage.js";
+
+/** The `provider` of a plan delegation's events (the plan's name is the `model`). */
+export const PLAN_PROVIDER = "plan";
+
+/**
+ * One call of a plan delegation, in the same order as a call to an agent: drop invented keys and check the
+ * arguments (`invalid_arguments`), check every budget that applies (`budget_exceeded`, or throw on `"raise"`),
+ * record the call, run the plan with the arguments as its inputs under the call's timeout (`timeout`), record
+ * duration and what the plan's nodes spent (tokens and cost, from the manifest's per-node `spend`), publish the
+ * events. Answers with the artifact the plan `returns`, or `plan_failed` / `plan_escalated`.
+ *
+ * @internal
+ */
+export async function callPlan(
+  frame: Frame,
+  binding: PlanBinding,
+  rawArgs: unknown,
+  ctx: CallContext,
+): Promise<unknown> {
+  const base: DelegationEventBase = {
+    traceId: frame.traceId,
+    agent: frame.agent,
+    delegate: binding.target.name,
+    action: "run",
+    tool: binding.tool,
+    depth: frame.depth + 1,
+    parentCallId: frame.parent?.callId,
+  };
+  const finish = (
+    event: Omit<DelegateEvent, keyof DelegationEventBase | "ledger" | "delegationLedger">,
+  ): void =>
+    publishDelegate({
+      ...base,
+      ...event,
+      ledger: frame.ledger.toJSON(),
+      delegationLedger: frame.ledgerFor(binding.tool).toJSON(),
+    });
+
+  const args = checkArguments(binding.parameters, rawArgs);
+  if (!args.ok) {
+    finish({
+      callId: ctx.newId(),
+      arguments: rawArgs,
+      provider: undefined,
+      model: undefined,
+      durationMs: 0,
+      usage: emptyUsage(),
+      cost: 0,
+      status: "invalid_arguments",
+      issues: args.issues,
+    });
+    return {
+      error: "invalid_arguments",
+      issues: args.issues,
+      message: `The arguments do not match \`${binding.tool}\`'s inputs. Fix them and call it again.`,
+    };
+  }
+
+  const refusal = findRefusal(frame, binding);
+  if (refusal) {
+    const { limit, allowed, used, scope } = refusal.violation;
+    publishRefused({
+      ...base,
+      limit,
+      allowed,
+      used,
+      scope,
+      budgetOwner: refusal.budgetOwner,
+      policy: refusal.policy,
+    });
+    if (refusal.policy === "raise") throw new BudgetExceededError(refusal.violation);
+    return refusalAnswer(refusal);
+  }
+
+  const link: ParentLink = { frame, binding, callId: ctx.newId(), usage: emptyUsage(), cost: 0 };
+  const runId = newRunId(new Date());
+  const model = binding.target.name;
+  const started = ctx.now();
+  frame.recordCallStart(binding.tool, started);
+  publishDelegateStart({
+    ...base,
+    callId: link.callId,
+    arguments: args.value,
+    provider: PLAN_PROVIDER,
+    model,
+    runId,
+  });
+
+  const timeout = effectiveTimeout(binding.budget.timeout, frame.budget.timeout);
+  const timeoutScope =
+    binding.budget.timeout !== undefined && binding.budget.timeout === timeout ? "delegation" : "agent";
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer =
+    timeout === undefined
+      ? undefined
+      : setTimeout(() => {
+          timedOut = true;
+          controller.abort(
+            new DOMException(`\`${binding.tool}\` exceeded its ${timeout} s timeout`, "TimeoutError"),
+          );
+        }, timeout * 1000);
+  let elapsed = 0;
+  const ended = (status: DelegateEvent["status"], issues?: string[]) =>
+    finish({
+      callId: link.callId,
+      arguments: args.value,
+      provider: PLAN_PROVIDER,
+      model,
+      runId,
+      durationMs: Math.round(elapsed * 1000),
+      usage: link.usage,
+      cost: link.cost,
+      status,
+      ...(issues ? { issues } : {}),
+    });
+
+  let manifest: RunManifest;
+  try {
+    manifest = await runPlan(binding.plan, {
+      ...binding.run,
+      inputs: args.value,
+      signal: AbortSignal.any([ctx.signal, controller.signal]),
+      runId,
+    });
+  } catch (error) {
+    // The plan no longer validates against its tools, or the store failed.
+    elapsed = (ctx.now() - started) / 1000;
+    frame.recordCallEnd(binding.tool, elapsed);
+    const text = error instanceof Error ? error.message : String(error);
+    ended("error", [text]);
+    if (ctx.signal.aborted || DeputyError.isInstance(error)) throw error;
+    return { error: "delegate_failed", message: `\`${binding.tool}\` failed: ${text}` };
+  } finally {
+    clearTimeout(timer);
+  }
+  elapsed = (ctx.now() - started) / 1000;
+  // What the plan's agent nodes (and delegate escalations) spent rolls up like a sub-agent's model steps.
+  const spent = planSpend(manifest);
+  new Frame(binding.target.name, {}, 0, frame.traceId, frame.depth + 1, link, ctx.now, undefined).recordUsage(
+    { inputTokens: 0, outputTokens: 0, totalTokens: spent.tokens },
+    spent.cost,
+  );
+  frame.recordCallEnd(binding.tool, elapsed);
+
+  if (ctx.signal.aborted) {
+    ended("error", ["aborted"]);
+    ctx.signal.throwIfAborted();
+  }
+  if (timedOut) {
+    const violation: BudgetViolation = {
+      limit: "timeout",
+      allowed: timeout!,
+      used: Math.round(elapsed * 1000) / 1000,
+      scope: timeoutScope,
+      agent: frame.agent,
+      tool: binding.tool,
+    };
+    ended("timed_out");
+    const message = `\`${binding.tool}\` did not finish within ${timeout} s and was stopped (run ${runId}). Do not retry this tool; answer with the information you already have.`;
+    const policy =
+      (timeoutScope === "delegation" ? binding.budget.onExceeded : undefined) ??
+      frame.budget.onExceeded ??
+      "stop";
+    if (policy === "raise") throw new BudgetExceededError(violation, message);
+    return { error: "timeout", limit: "timeout", allowed: violation.allowed, used: violation.used, message };
+  }
+
+  if (manifest.status === "escalated") {
+    const escalations = Object.values(manifest.nodes).flatMap((n) =>
+      n.escalations.map((e) => ({
+        nodeId: e.nodeId,
+        ...(e.item !== undefined ? { item: e.item } : {}),
+        verdict: e.verdict,
+        reason: e.reason,
+      })),
+    );
+    ended(
+      "escalated",
+      escalations.map((e) => `${e.nodeId}${e.item !== undefined ? `[${e.item}]` : ""}: ${e.verdict}`),
+    );
+    return {
+      error: "plan_escalated",
+      runId,
+      escalations,
+      message: `\`${binding.tool}\` is waiting for a person to decide (run ${runId}). Do not retry this tool; answer with what you have and say that the rest is pending.`,
+    };
+  }
+  const errors = planErrors(manifest);
+  if (manifest.status === "completed" && manifest.artifacts[binding.returns] !== undefined) {
+    ended("ok");
+    return manifest.artifacts[binding.returns];
+  }
+  if (manifest.status === "completed") {
+    errors.push({
+      code: "NO_RESULT",
+      message: `The plan completed without storing "${binding.returns}" (the node that stores it was skipped).`,
+    });
+  }
+  ended(
+    "error",
+    errors.map((e) =>
+      e.nodeId === undefined
+        ? e.message
+        : `${e.nodeId}${e.item === undefined ? "" : `[${e.item}]`}: ${e.message}`,
+    ),
+  );
+  return {
+    error: "plan_failed",
+    status: manifest.status,
+    errors,
+    message: `\`${binding.tool}\` did not complete (${manifest.status}). Do not retry it with the same arguments; answer with the information you already have.`,
+  };
+}
+
+/** Tokens and USD the plan's nodes spent (agent nodes, delegate escalations), summed over the manifest. */
+export function planSpend(manifest: RunManifest): { tokens: number; cost: number } {
+  let tokens = 0;
+  let cost = 0;
+  for (const node of Object.values(manifest.nodes)) {
+    tokens += node.spend?.tokens ?? 0;
+    cost += node.spend?.cost ?? 0;
+  }
+  return { tokens, cost };
+}
+
+function planErrors(
+  manifest: RunManifest,
+): { nodeId?: string; item?: number; code: string; message: string }[] {
+  const out: { nodeId?: string; item?: number; code: string; message: string }[] = [];
+  if (manifest.error) out.push({ code: manifest.error.code, message: manifest.error.message });
+  for (const [nodeId, node] of Object.entries(manifest.nodes)) {
+    for (const e of node.errors)
+      out.push({
+        nodeId,
+        ...(e.item !== undefined ? { item: e.item } : {}),
+        code: e.code,
+        message: e.message,
+      });
+  }
+  return out;
+}
