@@ -1,9 +1,16 @@
 // deputy: a plan JSON run by runPlan from the built package (dist/), as users run it. In memory the default
 // store (MemoryRunStore) is used; durable runs use SqliteRunStore, deputy's checkpointing store.
+// run.ts snapshots dist/ when it starts and passes the copy in DEPUTY_DIST, so a rebuild of dist/ by someone
+// else during the run cannot hand a child half-written files; by hand it is ../../dist.
 import { setTimeout as sleep } from "node:timers/promises";
 import { join } from "node:path";
-import { SqliteRunStore, runPlan } from "../../dist/plan/index.js";
-import { defineTool } from "../../dist/tools/index.js";
+import { pathToFileURL } from "node:url";
+import type * as Plan from "../../dist/plan/index.js";
+import type * as Tools from "../../dist/tools/index.js";
+
+const dist = process.env.DEPUTY_DIST ? pathToFileURL(`${process.env.DEPUTY_DIST}/`).href : "../../dist/";
+const { SqliteRunStore, runPlan } = (await import(`${dist}plan/index.js`)) as typeof Plan;
+const { defineTool } = (await import(`${dist}tools/index.js`)) as typeof Tools;
 import { SLEEP_MS, parents, type Outcome, type Workload } from "./workloads.js";
 
 /** Version shown in the table. */

@@ -3,14 +3,14 @@
 // deputy/peer ratios for wall time, per-step overhead and peak RSS.
 // Run: npm run bench:peers   (builds dist/ first). Environment:
 //   ROUNDS=3       rounds (median over them)          QUICK=1   small sizes, 1 round (a smoke run)
-//   LIMIT_S=40     a timed run longer than this is killed and reported as "> limit" (not retried)
+//   LIMIT_S=20     a timed run longer than this is killed and reported as "> limit" (not retried)
 //   ONCE_S=10      a cell whose first timed run took longer than this is not repeated (marked "1 run": at
 //                  that distance the ratio needs no second digit, and the run stays within ~15 minutes)
 //   ONLY=fan10000  workload ids or id prefixes, comma-separated   ENGINES=deputy,mastra   engines to run
-//   ITEMS, CHAIN, WIDTH, GROWTH=1000,2000   sizes     CPU_PROF=DIR   node --cpu-prof the deputy children into DIR/<workload>/
+//   ITEMS, CHAIN, WIDTH, GROWTH=1000,2000,4000   sizes     CPU_PROF=DIR   node --cpu-prof the deputy children into DIR/<workload>/
 //   RESULTS_JSON=FILE   also write every raw measurement there
 import { spawn } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { cpus } from "node:os";
 import { fileURLToPath } from "node:url";
@@ -20,7 +20,7 @@ import { stepsOf, workloads, type Workload } from "./workloads.js";
 const env = process.env;
 const QUICK = env.QUICK === "1";
 const ROUNDS = Number(env.ROUNDS ?? (QUICK ? 1 : 3));
-const LIMIT_S = Number(env.LIMIT_S ?? 40);
+const LIMIT_S = Number(env.LIMIT_S ?? 20);
 const ONCE_S = Number(env.ONCE_S ?? 10);
 const ALL = ["deputy", "langgraph", "mastra", "bare"] as const;
 type Engine = (typeof ALL)[number];
@@ -32,6 +32,13 @@ const NAMES: Record<Engine, string> = {
   bare: "bare",
 };
 const child = fileURLToPath(new URL("./child.ts", import.meta.url));
+// Other people rebuild dist/ while this runs: the deputy children import a copy taken now. It lives under
+// node_modules/ so the copy resolves deputy's dependencies exactly as dist/ does.
+const distCopy = fileURLToPath(
+  new URL(`../../node_modules/.cache/bench-peers-dist-${process.pid}`, import.meta.url),
+);
+cpSync(fileURLToPath(new URL("../../dist", import.meta.url)), distCopy, { recursive: true });
+process.on("exit", () => rmSync(distCopy, { recursive: true, force: true }));
 
 type Measurement = ChildResult | { ok: false; timedOut: true; error: string };
 
@@ -45,7 +52,7 @@ function measure(engine: Engine, w: Workload): Promise<Measurement> {
   }
   const proc = spawn(process.execPath, [...args, child, engine, JSON.stringify(w)], {
     stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, CPU_PROF_WINDOW: profDir && `${profDir}/window.json` },
+    env: { ...process.env, DEPUTY_DIST: distCopy, CPU_PROF_WINDOW: profDir && `${profDir}/window.json` },
   });
   let out = "";
   let err = "";
@@ -210,6 +217,10 @@ console.log(
     " run config (bounds the tasks of the one superstep all Send branches run in); Mastra .foreach concurrency (runs" +
     " the items in chunks of that size, each chunk waiting for its slowest item). Durable: deputy commits every item" +
     " (group commit per event-loop turn); LangGraph saves each task's writes and a checkpoint per superstep; Mastra" +
-    " persists the workflow snapshot per step, not per foreach item.",
+    " persists the whole workflow snapshot (every step's output so far) before each step and each foreach item.",
 );
+const failures = [...results].flatMap(([k, ms]) =>
+  ms.filter((m) => !m.ok && !("timedOut" in m)).map((m) => `${k}: ${m.error?.split("\n")[0]}`),
+);
+if (failures.length) console.log(`\nFailed checks:\n${[...new Set(failures)].join("\n")}`);
 if (env.RESULTS_JSON) writeFileSync(env.RESULTS_JSON, JSON.stringify(Object.fromEntries(results), null, 2));

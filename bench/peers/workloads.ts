@@ -99,7 +99,7 @@ export function workloads(env: NodeJS.ProcessEnv): Workload[] {
         });
   }
   // Growth series: where a peer is superlinear in items, the smaller sizes show the curve.
-  const growth = (env.GROWTH ?? (quick ? "" : "1000,2000")).split(",").filter(Boolean).map(Number);
+  const growth = (env.GROWTH ?? (quick ? "" : "1000,2000,4000")).split(",").filter(Boolean).map(Number);
   for (const durable of [false, true])
     for (const n of growth)
       if (n !== items)
