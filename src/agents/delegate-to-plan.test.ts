@@ -186,6 +186,15 @@ describe("delegateToPlan: the tool", () => {
     );
     expect(() => delegateToPlan("plan.json", runOptions)).toThrow(/expects an execution plan/);
     expect(define(triagePlan, { budget: { max_calls: 1 } as Budget })).toThrow(/did you mean `maxCalls`/);
+    expect(() =>
+      defineAgent({
+        name: "L",
+        backend: mockModel(),
+        tools: [listTickets],
+        delegateTo: [delegateToPlan(triagePlan, { name: "list_tickets", ...runOptions })],
+        actions: { run: (x: string) => x },
+      }),
+    ).toThrow(/`list_tickets` of delegateTo\(triage-queue\) collides with one of its own tools/);
   });
 });
 
