@@ -41,10 +41,18 @@ export async function dispatchTool(
   let lastError: SerializedError = { code: "ERROR", message: "not attempted" };
   for (let attempt = 1; attempt <= retry.max_attempts; attempt++) {
     if (unit.signal.aborted) return { ok: false, error: abortError(unit.signal), attempts: attempt - 1 };
-    const signal =
-      timeoutSeconds === undefined
-        ? unit.signal
-        : AbortSignal.any([unit.signal, AbortSignal.timeout(timeoutSeconds * 1000)]);
+    // A timer we own rather than AbortSignal.timeout inside AbortSignal.any: the latter can be garbage-collected
+    // before it fires (nodejs/node#57736), and then a hung tool would hang the node.
+    let timer: NodeJS.Timeout | undefined;
+    let signal = unit.signal;
+    if (timeoutSeconds !== undefined) {
+      const controller = new AbortController();
+      timer = setTimeout(
+        () => controller.abort(new DOMException(`timed out after ${timeoutSeconds}s`, "TimeoutError")),
+        timeoutSeconds * 1000,
+      );
+      signal = AbortSignal.any([unit.signal, controller.signal]);
+    }
     const ctx: ToolContext = { signal, idempotencyKey, runId: unit.runId, nodeId: unit.nodeId, attempt };
     if (unit.itemIndex !== undefined) ctx.itemIndex = unit.itemIndex;
     try {
@@ -58,6 +66,8 @@ export async function dispatchTool(
           ? timeoutError(tool.name, timeoutSeconds!)
           : serializeError(error);
       if (unit.signal.aborted) return { ok: false, error: abortError(unit.signal), attempts: attempt };
+    } finally {
+      clearTimeout(timer);
     }
     if (attempt < retry.max_attempts && retry.backoff_seconds > 0) {
       await sleep(retry.backoff_seconds * 1000 * 2 ** (attempt - 1), unit.signal);
@@ -77,7 +87,10 @@ function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
 const waiters = new WeakMap<AbortSignal, Set<(reason: unknown) => void>>();
 
 function raceAbort<T>(promise: PromiseLike<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
+  if (signal.aborted) {
+    promise.then(undefined, () => {}); // the tool's own rejection is expected now; never leave it unhandled
+    return Promise.reject(signal.reason);
+  }
   let set = waiters.get(signal);
   if (!set) {
     const created = new Set<(reason: unknown) => void>();

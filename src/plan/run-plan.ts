@@ -113,10 +113,17 @@ function context(
   now: () => Date,
 ): EngineContext {
   const timeout = plan.metadata.execution_timeout;
-  const signals = [
-    options.signal,
-    timeout === undefined ? undefined : AbortSignal.timeout(timeout * 1000),
-  ].filter((s): s is AbortSignal => s !== undefined);
+  const signals = options.signal ? [options.signal] : [];
+  if (timeout !== undefined) {
+    // Our own timer (unref'd: it never keeps the process alive) rather than AbortSignal.timeout, which can be
+    // garbage-collected inside AbortSignal.any before it fires (nodejs/node#57736).
+    const controller = new AbortController();
+    setTimeout(
+      () => controller.abort(new DOMException("execution_timeout", "TimeoutError")),
+      timeout * 1000,
+    ).unref();
+    signals.push(controller.signal);
+  }
   return {
     plan,
     host,
