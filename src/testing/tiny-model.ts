@@ -24,9 +24,11 @@ export interface ModelShape {
   /**
    * Extra logit (about) for the tokens that close a JSON value — `"` `,` `}` `]` — so that grammar-constrained
    * output ends in tens of tokens instead of wandering through long random strings. 0 turns it off. Only used with
-   * an untied output (no `vocabSize`).
+   * an untied output (`tiedEmbeddings: false`).
    */
   closingBias: number;
+  /** Reuse the token embeddings as the output projection (no `output.weight`); steering needs it untied. */
+  tiedEmbeddings: boolean;
 }
 
 /** The default: a few hundred KB, loads and decodes in milliseconds. */
@@ -42,11 +44,14 @@ export const TINY_SHAPE: ModelShape = {
   tensorType: "f32",
   outputScale: 4,
   closingBias: 6,
+  tiedEmbeddings: false,
 };
 
 /**
- * Qwen2.5-0.5B's real matrix shapes (hidden 896, 24 layers, 14 heads / 2 KV heads, FFN 4864, vocabulary 151 936,
- * tied embeddings) with random q8_0 weights (~530 MB): for benchmarks that need a realistic cost per token.
+ * Qwen2.5-0.5B's real matrix shapes (hidden 896, 24 layers, 14 heads / 2 KV heads, FFN 4864, vocabulary 151 936)
+ * with random q8_0 weights (~680 MB): for benchmarks that need a realistic cost per token. Unlike the real model
+ * the output projection is untied (same compute per token, +145 MB) so the output can be steered like the tiny
+ * model's; the byte + printable-pair vocabulary makes text about twice as many tokens as Qwen's tokenizer would.
  */
 export const QWEN25_05B_SHAPE: ModelShape = {
   embedding: 896,
@@ -60,7 +65,8 @@ export const QWEN25_05B_SHAPE: ModelShape = {
   bigrams: true,
   tensorType: "q8_0",
   outputScale: 4,
-  closingBias: 0,
+  closingBias: 6,
+  tiedEmbeddings: false,
 };
 
 /** Options of {@link writeTinyModel}. */
@@ -160,13 +166,13 @@ export function writeTinyModel(path: string, options: TinyModelOptions = {}): Ti
     type: "f32",
     fill: () => [new Float32Array(e).fill(1)],
   });
-  const biased = !shape.vocabSize && shape.closingBias > 0;
+  const biased = !shape.tiedEmbeddings && shape.closingBias > 0;
   const embeddings = matrix("token_embd.weight", e, n, 1);
   const tensors: GgufTensor[] = [
     biased ? steerEmbeddings(embeddings, e, vocab.tokens) : embeddings,
     ones("output_norm.weight"),
   ];
-  if (!shape.vocabSize) {
+  if (!shape.tiedEmbeddings) {
     const output = matrix("output.weight", e, n, shape.outputScale / Math.sqrt(e));
     tensors.push(biased ? steerOutput(output, e, vocab.tokens, shape.closingBias) : output);
   }
@@ -264,7 +270,12 @@ function steerOutput(
   tokens: readonly string[],
   closingBias: number,
 ): GgufTensor {
+  // Byte tokens of the closers, and (with pair tokens) every pair that ends in one.
   const closing = new Set(CLOSING.map((t) => tokens.indexOf(t)));
+  const closers = new Set(['"', ",", "}", "]"]);
+  tokens.forEach((t, i) => {
+    if (t.length === 2 && closers.has(t[1]!)) closing.add(i);
+  });
   const openCall = tokens.indexOf("<tool_call>");
   const end = tokens.indexOf("<|im_end|>");
   const perCarrier = closingBias / (CARRIER / 1.5);

@@ -58,7 +58,7 @@ describe("LlamaServerDelegate against a real llama-server", () => {
       const plain = await new LlamaServerDelegate({ baseUrl: server.baseUrl, topLogprobs: 300 }).propose(
         c.request,
       );
-      expect(plain.confidence).toBeCloseTo(proposal.confidence!, 9);
+      expect(plain.confidence).toBeCloseTo(proposal.confidence!, 5); // separate requests: batch-dependent float noise
     }
     await delegate.close();
   }, 120_000);

@@ -68,10 +68,17 @@ describe("toGrammarSchema", () => {
     expect((schema.properties as Record<string, unknown>).one).toEqual({ type: "string" });
   });
 
-  it("leaves the schema untouched for llama-server", () => {
+  it("keeps the schema for llama-server, closing only objects that must be empty", () => {
     const schema = buildProposalSchema([
       tool({ type: "object", properties: { n: { type: "integer", minimum: 1 } } }),
     ]);
-    expect(toGrammarSchema(schema, LLAMA_SERVER_DIALECT).schema).toBe(schema);
+    const out = toGrammarSchema(schema, LLAMA_SERVER_DIALECT).schema as Record<string, any>;
+    expect(out.oneOf[0]).toEqual((schema.oneOf as unknown[])[0]);
+    expect(out.oneOf[1].properties.arguments).toEqual({
+      type: "object",
+      maxProperties: 0,
+      additionalProperties: false,
+    });
+    expect((schema.oneOf as any[])[1].properties.arguments.additionalProperties).toBeUndefined(); // input untouched
   });
 });

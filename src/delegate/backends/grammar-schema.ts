@@ -68,7 +68,7 @@ const STRING_FORMATS = new Set(["date-time", "time", "date"]);
 
 /** The result of {@link toGrammarSchema}. */
 export interface GrammarSchemaResult {
-  /** The schema to hand to the grammar compiler (rewritten for node-llama-cpp, else the input). */
+  /** The schema to hand to the grammar compiler (a copy; rewritten into node-llama-cpp's subset for it). */
   schema: JsonSchema;
   /** What the grammar cannot express, as "`keyword` at /pointer" lines; empty when everything fits. */
   issues: string[];
@@ -84,7 +84,7 @@ export interface GrammarSchemaResult {
 export function toGrammarSchema(schema: JsonSchema, dialect: GrammarDialect): GrammarSchemaResult {
   const issues: string[] = [];
   const out = convert(schema, "", dialect, issues) as JsonSchema;
-  return { schema: dialect.rewrite ? out : schema, issues };
+  return { schema: out, issues };
 }
 
 function convert(node: unknown, at: string, dialect: GrammarDialect, issues: string[]): unknown {
@@ -109,8 +109,14 @@ function convert(node: unknown, at: string, dialect: GrammarDialect, issues: str
     }
   }
   if (!dialect.rewrite) {
-    walkChildren(s, at, (child, path) => convert(child, path, dialect, issues));
-    return s;
+    const copy: Record<string, unknown> = { ...s };
+    walkChildren(s, at, (child, path, set) => set(copy, convert(child, path, dialect, issues)));
+    // llama.cpp's json-schema-to-grammar ignores maxProperties: an object that must be empty (the decline
+    // branch's arguments) would otherwise admit any keys.
+    if (s.maxProperties === 0 && s.additionalProperties === undefined && !s.properties) {
+      copy.additionalProperties = false;
+    }
+    return copy;
   }
   return rewrite(s, at, dialect, issues);
 }
@@ -162,16 +168,34 @@ function rewrite(s: Record<string, unknown>, at: string, dialect: GrammarDialect
   return out;
 }
 
-function walkChildren(s: Record<string, unknown>, at: string, visit: (child: unknown, path: string) => void) {
+type Setter = (target: Record<string, unknown>, value: unknown) => void;
+
+/** Visits every subschema with its pointer and a setter that stores a replacement at the same place in a copy. */
+function walkChildren(
+  s: Record<string, unknown>,
+  at: string,
+  visit: (child: unknown, path: string, set: Setter) => void,
+) {
   for (const [k, v] of Object.entries(s)) {
     if (["properties", "$defs", "definitions", "patternProperties", "dependentSchemas"].includes(k)) {
-      if (typeof v === "object" && v !== null)
-        for (const [n, c] of Object.entries(v)) visit(c, `${at}/${k}/${n}`);
-    } else if (["oneOf", "anyOf", "allOf", "prefixItems"].includes(k) && Array.isArray(v)) {
-      v.forEach((c, i) => visit(c, `${at}/${k}/${i}`));
+      if (typeof v !== "object" || v === null) continue;
+      const map: Record<string, unknown> = { ...(v as Record<string, unknown>) };
+      for (const [n, c] of Object.entries(v)) {
+        visit(c, `${at}/${k}/${n}`, (target, value) => {
+          map[n] = value;
+          target[k] = map;
+        });
+      }
+    } else if (["oneOf", "anyOf", "allOf", "prefixItems", "items"].includes(k) && Array.isArray(v)) {
+      const list = [...v];
+      v.forEach((c, i) =>
+        visit(c, `${at}/${k}/${i}`, (target, value) => {
+          list[i] = value;
+          target[k] = list;
+        }),
+      );
     } else if (["items", "additionalProperties", "not", "if", "then", "else", "contains"].includes(k)) {
-      if (Array.isArray(v)) v.forEach((c, i) => visit(c, `${at}/${k}/${i}`));
-      else if (typeof v === "object") visit(v, `${at}/${k}`);
+      if (typeof v === "object" && v !== null) visit(v, `${at}/${k}`, (target, value) => (target[k] = value));
     }
   }
 }

@@ -75,6 +75,7 @@ export class LlamaServerDelegate implements ToolCallDelegate {
   #closed = false;
   readonly #inflight = new Set<AbortController>();
   readonly #tokenCache = new Map<string, number[]>();
+  readonly #schemas = new WeakMap<JsonSchema, JsonSchema>();
 
   constructor(options: LlamaServerDelegateOptions) {
     if (typeof options?.baseUrl !== "string" || !/^https?:\/\//.test(options.baseUrl)) {
@@ -134,7 +135,7 @@ export class LlamaServerDelegate implements ToolCallDelegate {
         "/completion",
         {
           prompt: promptIds ?? prompt,
-          json_schema: schema,
+          json_schema: this.#serverSchema(schema),
           n_predict: this.#options.maxOutputTokens,
           temperature: this.#options.temperature,
           cache_prompt: true,
@@ -175,6 +176,16 @@ export class LlamaServerDelegate implements ToolCallDelegate {
     this.#closed = true;
     for (const c of this.#inflight) c.abort(new DelegateBackendError(this.name, `${this.name} was closed`));
     this.#inflight.clear();
+  }
+
+  /** The schema as llama-server's grammar compiler needs it (cached per schema object). */
+  #serverSchema(schema: JsonSchema): JsonSchema {
+    let out = this.#schemas.get(schema);
+    if (!out) {
+      out = toGrammarSchema(schema, LLAMA_SERVER_DIALECT).schema;
+      this.#schemas.set(schema, out);
+    }
+    return out;
   }
 
   #post(path: string, body: unknown, signal: AbortSignal): Promise<unknown> {

@@ -1,0 +1,318 @@
+/**
+ * Delegate backend benchmark: proposal latency (p50/p95) and throughput of LocalDelegate (poolSize 1/2/4 ×
+ * threads 1/2), LlamaServerDelegate (parallel slots 1/2/4 × threads 1/2) and a bare node-llama-cpp call of the
+ * same prompt and grammar (deputy's overhead as a ratio), on the tiny model and on a random-weight model of
+ * Qwen2.5-0.5B's shape (generated once into ~/.cache/deputy/models); plus prompt-prefix caching (first proposal
+ * vs repeated ones with the same tools).
+ *
+ *   npx tsx bench/delegate.ts            # everything (~10 minutes on 2 cores, +3 the first time for the Qwen file)
+ *   npx tsx bench/delegate.ts --quick    # tiny model only
+ *
+ * Speed lives here, never in tests.
+ */
+import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
+import { join } from "node:path";
+import { LlamaServerDelegate } from "../src/delegate/backends/llama-server-delegate.js";
+import { LocalDelegate } from "../src/delegate/backends/local-delegate.js";
+import { NODE_LLAMA_CPP_DIALECT, toGrammarSchema } from "../src/delegate/backends/grammar-schema.js";
+import { bfclQuestion, bfclToToolSpec } from "../src/delegate/bfcl.js";
+import { buildPrompt } from "../src/delegate/prompt.js";
+import { buildProposalSchema } from "../src/delegate/proposal-schema.js";
+import type { ProposeRequest, ToolCallDelegate } from "../src/delegate/protocol.js";
+import { findLlamaServerBinary, startLlamaServer, writeTinyModel } from "../src/testing/index.js";
+import { loadAllBfclSamples } from "../test/bfcl-fixtures.js";
+
+const quick = process.argv.includes("--quick");
+
+interface Row {
+  model: string;
+  backend: string;
+  pool: number;
+  threads: number;
+  n: number;
+  p50: number;
+  p95: number;
+  perSecond: number;
+  errors: number;
+}
+
+const rows: Row[] = [];
+const notes: string[] = [];
+
+/** Requests over `sets` BFCL tool sets (≤ maxTools each), `perSet` questions each, in set order. */
+function requests(sets: number, perSet: number, maxTools: number): ProposeRequest[] {
+  const samples = loadAllBfclSamples().map((s) => s.sample);
+  const out: ProposeRequest[] = [];
+  for (let s = 0; s < sets; s++) {
+    const sample = samples[(s * 37) % samples.length]!;
+    const tools = sample.function.slice(0, maxTools).map(bfclToToolSpec);
+    for (let q = 0; q < perSet; q++) {
+      const asked = samples[(s * 37 + q * 11) % samples.length]!;
+      out.push({ instruction: bfclQuestion(asked).slice(0, 300), facts: {}, tools });
+    }
+  }
+  return out;
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+}
+
+/** Runs the requests `concurrency` at a time (after one warm-up proposal); records latency and throughput. */
+async function measure(
+  label: Omit<Row, "n" | "p50" | "p95" | "perSecond" | "errors">,
+  run: (r: ProposeRequest) => Promise<unknown>,
+  list: ProposeRequest[],
+  concurrency: number,
+): Promise<void> {
+  await run(list[0]!).catch(() => undefined);
+  const latencies: number[] = [];
+  let errors = 0;
+  let next = 0;
+  const started = performance.now();
+  const worker = async () => {
+    for (let i = next++; i < list.length; i = next++) {
+      const t = performance.now();
+      try {
+        await run(list[i]!);
+      } catch {
+        errors++;
+      }
+      latencies.push(performance.now() - t);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const wall = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  const row = {
+    ...label,
+    n: list.length,
+    p50: percentile(latencies, 50),
+    p95: percentile(latencies, 95),
+    perSecond: list.length / wall,
+    errors,
+  };
+  rows.push(row);
+  console.error(`  ${row.backend} pool=${row.pool} threads=${row.threads}: p50 ${row.p50.toFixed(0)} ms`);
+}
+
+/** node-llama-cpp directly: the same chat-formatted prompt and grammar, no deputy code in between. */
+async function bareNodeLlamaCpp(model: string, threads: number, maxTokens: number) {
+  const m = await import("node-llama-cpp");
+  const llama = await m.getLlama({ gpu: false, build: "never", logLevel: m.LlamaLogLevel.error });
+  const loaded = await llama.loadModel({ modelPath: model });
+  const context = await loaded.createContext({ contextSize: 8192, threads });
+  const sequence = context.getSequence();
+  const wrapper = m.resolveChatWrapper(loaded);
+  const completion = new m.LlamaCompletion({ contextSequence: sequence });
+  const grammars = new Map<string, Promise<InstanceType<typeof m.LlamaGrammar>>>();
+  const run = async (r: ProposeRequest) => {
+    const schema = buildProposalSchema(r.tools);
+    const key = JSON.stringify(schema);
+    if (!grammars.has(key)) {
+      const { schema: gbnf } = toGrammarSchema(schema, NODE_LLAMA_CPP_DIALECT);
+      grammars.set(key, llama.createGrammarForJsonSchema(gbnf as never));
+    }
+    const { system, user } = buildPrompt(r);
+    const { contextText } = wrapper.generateContextState({
+      chatHistory: [
+        { type: "system", text: system },
+        { type: "user", text: user },
+        { type: "model", response: [] },
+      ],
+    });
+    const text = await completion.generateCompletion(contextText.tokenize(loaded.tokenizer), {
+      grammar: await grammars.get(key)!,
+      maxTokens,
+      temperature: 0,
+    });
+    JSON.parse(text);
+  };
+  return { run, close: async () => (await context.dispose(), await loaded.dispose()) };
+}
+
+async function prefixCaching(
+  model: string,
+  name: string,
+  delegate: ToolCallDelegate,
+  list: ProposeRequest[],
+) {
+  const first = await delegate.propose(list[0]!);
+  const again: number[] = [];
+  let cached = 0;
+  for (const r of list.slice(1)) {
+    const p = await delegate.propose(r);
+    again.push(p.latencyMs);
+    cached = p.usage?.cachedInputTokens ?? 0;
+  }
+  again.sort((a, b) => a - b);
+  notes.push(
+    `${model} ${name}: first proposal ${first.latencyMs.toFixed(0)} ms (${first.usage?.inputTokens ?? "?"} prompt tokens, ` +
+      `${first.usage?.cachedInputTokens ?? 0} cached); same tools again: p50 ${percentile(again, 50).toFixed(0)} ms ` +
+      `(${cached} of the prompt tokens cached) → ${(first.latencyMs / percentile(again, 50)).toFixed(1)}× faster`,
+  );
+}
+
+interface Grid {
+  pools: number[];
+  threads: number[];
+  /** Tool sets × questions per set. */
+  sets: number;
+  perSet: number;
+  /** Most candidate tools per request (fewer keeps a big model's prompt short). */
+  maxTools: number;
+  maxOutputTokens: number;
+  prefixCaching: boolean;
+}
+
+async function benchModel(model: string, label: string, grid: Grid) {
+  const list = requests(grid.sets, grid.perSet, grid.maxTools);
+  const sameTools = requests(1, 4, grid.maxTools);
+  const maxOutputTokens = grid.maxOutputTokens;
+  console.error(`${label}: ${model}`);
+  for (const threads of grid.threads) {
+    for (const pool of grid.pools) {
+      const delegate = new LocalDelegate({ model, poolSize: pool, threads, maxOutputTokens });
+      await measure(
+        { model: label, backend: "LocalDelegate", pool, threads },
+        (r) => delegate.propose(r),
+        list,
+        pool,
+      );
+      if (grid.prefixCaching && pool === 1 && threads === grid.threads[0]) {
+        await prefixCaching(label, "LocalDelegate", delegate, sameTools);
+      }
+      await delegate.close();
+    }
+    const bare = await bareNodeLlamaCpp(model, threads, maxOutputTokens);
+    await measure({ model: label, backend: "bare node-llama-cpp", pool: 1, threads }, bare.run, list, 1);
+    await bare.close();
+  }
+  if (!findLlamaServerBinary()) {
+    notes.push(
+      "llama-server: binary missing (run `bash scripts/llama-server.sh`), LlamaServerDelegate not measured",
+    );
+    return;
+  }
+  for (const threads of grid.threads) {
+    for (const pool of grid.pools) {
+      const server = await startLlamaServer({ model, threads, parallel: pool, contextSize: 8192 * pool });
+      try {
+        const delegate = new LlamaServerDelegate({
+          baseUrl: server.baseUrl,
+          timeoutMs: 300_000,
+          maxOutputTokens,
+        });
+        await measure(
+          { model: label, backend: "LlamaServerDelegate", pool, threads },
+          (r) => delegate.propose(r),
+          list,
+          pool,
+        );
+        if (pool === 1 && threads === grid.threads[0]) {
+          if (grid.prefixCaching) await prefixCaching(label, "LlamaServerDelegate", delegate, sameTools);
+          const plain = new LlamaServerDelegate({
+            baseUrl: server.baseUrl,
+            timeoutMs: 300_000,
+            useLogprobs: false,
+            maxOutputTokens,
+          });
+          await measure(
+            { model: label, backend: "LlamaServer (no logprobs)", pool, threads },
+            (r) => plain.propose(r),
+            list,
+            1,
+          );
+        }
+      } finally {
+        await server.stop();
+      }
+    }
+  }
+}
+
+function qwenModel(): string {
+  const dir = join(process.env.DEPUTY_CACHE ?? join(homedir(), ".cache", "deputy"), "models");
+  const path = join(dir, "qwen2.5-0.5b-shape-seed1.gguf");
+  if (!existsSync(path)) {
+    mkdirSync(dir, { recursive: true });
+    console.error(`writing ${path} (once; a few minutes)…`);
+    const tmp = `${path}.${process.pid}.tmp`;
+    writeTinyModel(tmp, { shape: "qwen2.5-0.5b", seed: 1 });
+    renameSync(tmp, path);
+  }
+  return path;
+}
+
+function table(): string {
+  const header = [
+    "model",
+    "backend",
+    "pool",
+    "threads",
+    "n",
+    "p50 ms",
+    "p95 ms",
+    "proposals/s",
+    "errors",
+    "vs bare",
+  ];
+  const bare = new Map(
+    rows.filter((r) => r.backend === "bare node-llama-cpp").map((r) => [`${r.model}/${r.threads}`, r.p50]),
+  );
+  const body = rows.map((r) => {
+    const b = bare.get(`${r.model}/${r.threads}`);
+    return [
+      r.model,
+      r.backend,
+      String(r.pool),
+      String(r.threads),
+      String(r.n),
+      r.p50.toFixed(0),
+      r.p95.toFixed(0),
+      r.perSecond.toFixed(2),
+      String(r.errors),
+      b && r.backend !== "bare node-llama-cpp" ? `${(r.p50 / b).toFixed(2)}×` : "",
+    ];
+  });
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i]!.length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(" | ")} |`;
+  return [line(header), line(widths.map((w) => "-".repeat(w))), ...body.map(line)].join("\n");
+}
+
+const dir = mkdtempSync(join(tmpdir(), "deputy-bench-"));
+try {
+  const tiny = join(dir, "tiny.gguf");
+  writeTinyModel(tiny, { seed: 1 });
+  await benchModel(tiny, "tiny", {
+    pools: [1, 2, 4],
+    threads: [1, 2],
+    sets: 2,
+    perSet: 8,
+    maxTools: 5,
+    maxOutputTokens: 512,
+    prefixCaching: true,
+  });
+  if (!quick) {
+    // A 0.5B model on 2 cores costs seconds per proposal: one short tool set, the thread count that suits it.
+    await benchModel(qwenModel(), "qwen2.5-0.5b-shape", {
+      pools: [1],
+      threads: [2],
+      sets: 1,
+      perSet: 3,
+      maxTools: 2,
+      maxOutputTokens: 96,
+      prefixCaching: false,
+    });
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
+console.log(table());
+console.log("");
+for (const n of notes) console.log(`- ${n}`);
+console.log(
+  "- vs bare = p50 / p50 of node-llama-cpp's LlamaCompletion with the same prompt and grammar (same threads); " +
+    "LocalDelegate's includes choice-confidence scoring and schema/prompt building.",
+);
