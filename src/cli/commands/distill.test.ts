@@ -55,12 +55,12 @@ describe("deputy distill", () => {
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/node "triage_items": 400 labelled example\(s\) \(400 person\)/);
-    expect(r.stdout).toMatch(/trained on 400, measured on 150 held out/);
+    expect(r.stdout).toMatch(/trained on 400, tuned on 75 held out, measured on 75 held out/);
     expect(r.stdout).toMatch(/held-out exact-match accuracy: \d+\.\d%/);
     expect(r.stdout).toMatch(/← recommended/);
     const m = loadModelFile(model);
     expect(r.stdout).toContain(`recommended min_confidence: ${m.recommendedMinConfidence}`);
-    expect(m.training).toMatchObject({ examples: 400, heldOut: 150, targetPrecision: 0.98 });
+    expect(m.training).toMatchObject({ examples: 400, heldOut: 75, tuning: 75, targetPrecision: 0.98 });
   });
 
   it("prints the measurements as JSON, with a random held-out share when no --holdout is given", async () => {

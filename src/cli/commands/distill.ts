@@ -52,7 +52,10 @@ export function registerDistill(program: Command, ctx: CliContext): void {
     .requiredOption("--node <id>", "the plan node whose calls to learn")
     .requiredOption("--out <file>", "where to write the model (JSON)")
     .option("--target-precision <p>", "precision the recommended min_confidence aims for", "0.98")
-    .option("--holdout <files...>", "trace files to measure on instead of a random share of TRACES")
+    .option(
+      "--holdout <files...>",
+      "trace files worded like the traffic to come, instead of a random share of TRACES: half tune the threshold, half are measured",
+    )
     .option(
       "--held-out-share <p>",
       "share of TRACES held out for measuring when --holdout is not given",
@@ -94,6 +97,7 @@ export function registerDistill(program: Command, ctx: CliContext): void {
         skipped: { ...selection.skipped, invalidLines: selection.invalidLines },
         trainingExamples: result.trainingExamples,
         heldOutExamples: result.heldOutExamples,
+        tuningExamples: result.tuningExamples,
         trainSeconds: Number(seconds.toFixed(3)),
         heldOutAccuracy: result.heldOutAccuracy,
         heldOut: result.heldOutTable,
@@ -114,7 +118,7 @@ export function registerDistill(program: Command, ctx: CliContext): void {
         .join(", ");
       const lines = [
         `node "${flags.node}": ${selection.examples.length} labelled example(s) (${sources})${left ? `; left out: ${left}` : ""}`,
-        `trained on ${result.trainingExamples}, measured on ${result.heldOutExamples} held out${flags.holdout ? ` (${flags.holdout.join(", ")})` : ""}, in ${seconds.toFixed(2)} s`,
+        `trained on ${result.trainingExamples}${result.tuningExamples ? `, tuned on ${result.tuningExamples} held out` : ""}, measured on ${result.heldOutExamples} held out${flags.holdout ? ` (${flags.holdout.join(", ")})` : ""}, in ${seconds.toFixed(2)} s`,
         `held-out exact-match accuracy: ${percent(result.heldOutAccuracy)}`,
         "",
         "min_confidence  coverage  precision   (held out)",
@@ -125,7 +129,7 @@ export function registerDistill(program: Command, ctx: CliContext): void {
         "",
         result.recommendedMinConfidence >= 1
           ? `no threshold reached precision ${percent(targetPrecision)} on out-of-fold predictions: the model should decide nothing alone (min_confidence 1); add traces`
-          : `recommended min_confidence: ${result.recommendedMinConfidence} (the smallest reaching precision ${percent(targetPrecision)} on out-of-fold predictions)`,
+          : `recommended min_confidence: ${result.recommendedMinConfidence} (the smallest reaching precision ${percent(targetPrecision)} on ${result.tuningExamples ? "the tuning half of the held-out set" : "out-of-fold predictions"})`,
         `model written to ${flags.out} (${Math.round(statSync(flags.out).size / 1024)} KB)`,
       ];
       ctx.stdout(lines.join("\n") + "\n");

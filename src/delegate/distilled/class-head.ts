@@ -23,7 +23,11 @@ export function trainClassHead(
   const classes = [...new Set(keys)].sort();
   const index = new Map(classes.map((c, i) => [c, i]));
   const classifier = SoftmaxClassifier.train(
-    samples.map((s, i) => ({ features: s.input.features, label: index.get(keys[i]!)! })),
+    samples.map((s, i) => ({
+      features: s.input.features,
+      values: s.input.values,
+      label: index.get(keys[i]!)!,
+    })),
     classes,
     sgd,
   );
@@ -47,7 +51,7 @@ export class ClassHead {
 
   /** The most probable value (or absence) with its probability. */
   predict(input: PreparedInput): { present: boolean; value?: unknown; probability: number } {
-    const p = this.#classifier.probabilities(input.features);
+    const p = this.#classifier.probabilities(input.features, input.values);
     let k = 0;
     for (let m = 1; m < p.length; m++) if (p[m]! > p[k]!) k = m;
     const value = this.#values[k];

@@ -31,7 +31,8 @@ function withTool(tools: ToolSpec[], name: string, change: (t: ToolSpec) => Tool
 describe("DistilledDelegate on the alert-triage example", () => {
   it("learns the node's calls: held-out accuracy and precision at the recommended threshold", () => {
     const result = alertTriageModel();
-    expect(result.heldOutExamples).toBe(alertTriageExamples("heldOut").length);
+    expect(result.heldOutExamples + result.tuningExamples).toBe(alertTriageExamples("heldOut").length);
+    expect(result.tuningExamples).toBe(Math.ceil(alertTriageExamples("heldOut").length / 2));
     expect(result.heldOutAccuracy!).toBeGreaterThan(0.75);
     expect(result.recommendedMinConfidence).toBeGreaterThan(0.5);
     expect(result.recommendedMinConfidence).toBeLessThan(1);

@@ -76,7 +76,7 @@ export class DistilledPredictor {
    */
   predict(input: PreparedInput, offered?: ReadonlySet<string>): Prediction {
     const classes = this.#toolHead.classes;
-    const p = this.#toolHead.probabilities(input.features);
+    const p = this.#toolHead.probabilities(input.features, input.values);
     let best = -1;
     for (let k = 0; k < classes.length; k++) {
       const c = classes[k]!;

@@ -78,6 +78,7 @@ export function fitPredictor(
   const toolHead = SoftmaxClassifier.train(
     examples.map((e, i) => ({
       features: inputs[i]!.features,
+      values: inputs[i]!.values,
       label: classIndex.get(e.call.name ?? DECLINE_CLASS)!,
     })),
     chosen,

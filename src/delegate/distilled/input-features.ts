@@ -10,8 +10,10 @@ export interface TextSource {
 
 /** What every head of a distilled model reads from one (instruction, facts) input, computed once per proposal. */
 export interface PreparedInput {
-  /** Sparse binary features for the classifiers (deduplicated). */
+  /** Sparse features for the classifiers (deduplicated). */
   features: string[];
+  /** Each feature's value (see {@link featureValues}), aligned with `features`. */
+  values: Float64Array;
   /** The texts spans and numbers are taken from. */
   sources: TextSource[];
   /** Distinct lower-cased words of the instruction (numbers left out), for the familiarity measure. */
@@ -71,7 +73,27 @@ export function prepareInput(
     if (text.length <= MAX_FACT_VALUE) features.add(`f:${key}=${text.toLowerCase()}`);
     for (const token of tokens) features.add(`fw:${key}:${wordOf(token)}`);
   }
-  return { features: [...features], sources, words: [...words] };
+  const list = [...features];
+  return { features: list, sources, words: [...words], values: featureValues(list) };
+}
+
+function groupOf(feature: string): number {
+  const c = feature.charCodeAt(0);
+  // w: and b: (words), c: (character n-grams), f: and fw: (facts), the rest (bias, empty).
+  return c === 119 || c === 98 ? 0 : c === 99 ? 1 : c === 102 ? 2 : 3;
+}
+
+/**
+ * Feature values: each group (words and bigrams, character n-grams, facts, bias) is scaled to unit length, and
+ * the whole vector to unit length. Without groups, a short decisive fact (`f:severity=medium`) would weigh as
+ * little as one of a hundred character n-grams.
+ */
+export function featureValues(features: readonly string[]): Float64Array {
+  const sizes = [0, 0, 0, 0];
+  for (const f of features) sizes[groupOf(f)]!++;
+  const groups = sizes.filter((n) => n > 0).length || 1;
+  const scale = sizes.map((n) => (n > 0 ? 1 / Math.sqrt(n * groups) : 0));
+  return Float64Array.from(features, (f) => scale[groupOf(f)]!);
 }
 
 function wordOf(token: Token): string {

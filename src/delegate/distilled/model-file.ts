@@ -26,6 +26,8 @@ export interface TrainingSummary {
   examples: number;
   /** Held-out examples measured. */
   heldOut: number;
+  /** Held-out examples that tuned the calibrator and the threshold (half of a given held-out set). */
+  tuning: number;
   /** Exact-match accuracy on the held-out examples (tool and every argument). */
   heldOutAccuracy: number | null;
   /** Precision the recommended threshold was chosen for. */
@@ -136,6 +138,7 @@ const modelSchema = z.strictObject({
   training: z.strictObject({
     examples: z.number().int().min(0),
     heldOut: z.number().int().min(0),
+    tuning: z.number().int().min(0),
     heldOutAccuracy: probability.nullable(),
     targetPrecision: probability,
     heldOutCoverage: probability.nullable(),

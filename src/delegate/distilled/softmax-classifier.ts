@@ -10,12 +10,14 @@ export interface ClassifierData {
 /** One training sample: its features, the index of its class, and an optional weight. */
 export interface ClassifierSample {
   features: readonly string[];
+  /** Feature values aligned with `features`; default: all equal, scaled to unit length. */
+  values?: ArrayLike<number>;
   label: number;
   weight?: number;
 }
 
 /**
- * Multinomial logistic regression over sparse binary features (each sample's features scaled to unit length),
+ * Multinomial logistic regression over sparse features (binary features scaled to unit length unless values are given),
  * trained by SGD with L2. Unknown features at prediction time are ignored, so only what was learned counts.
  */
 export class SoftmaxClassifier {
@@ -28,17 +30,19 @@ export class SoftmaxClassifier {
   }
 
   /** Class probabilities for a feature set (sums to 1). */
-  probabilities(features: readonly string[]): Float64Array {
+  probabilities(features: readonly string[], values?: ArrayLike<number>): Float64Array {
     const c = this.classes.length;
     const scores = new Float64Array(c);
     if (c === 1) {
       scores[0] = 1;
       return scores;
     }
-    const x = 1 / Math.sqrt(Math.max(1, features.length));
-    for (const f of features) {
-      const w = this.#weights.get(f);
-      if (w) for (let k = 0; k < c; k++) scores[k] = scores[k]! + w[k]! * x;
+    const uniform = 1 / Math.sqrt(Math.max(1, features.length));
+    for (let i = 0; i < features.length; i++) {
+      const w = this.#weights.get(features[i]!);
+      if (!w) continue;
+      const x = values ? values[i]! : uniform;
+      for (let k = 0; k < c; k++) scores[k] = scores[k]! + w[k]! * x;
     }
     return softmaxInPlace(scores);
   }
@@ -70,7 +74,9 @@ export class SoftmaxClassifier {
         if (id === undefined) vocabulary.set(f, (id = vocabulary.size));
         ids[i] = id;
       });
-      return { ids, label: s.label, weight: s.weight ?? 1, x: 1 / Math.sqrt(Math.max(1, ids.length)) };
+      const uniform = 1 / Math.sqrt(Math.max(1, ids.length));
+      const xs = Float64Array.from({ length: ids.length }, (_, i) => (s.values ? s.values[i]! : uniform));
+      return { ids, label: s.label, weight: s.weight ?? 1, xs };
     });
     const w = new Float64Array(vocabulary.size * c);
     const scores = new Float64Array(c);
@@ -85,14 +91,15 @@ export class SoftmaxClassifier {
         const rate = learningRate / (1 + learningRate * l2 * t++);
         const ids = row.ids;
         const n = ids.length;
-        const x = row.x;
+        const xs = row.xs;
         scores.fill(0);
         for (let a = 0; a < n; a++) {
           const base = ids[a]! * c;
+          const x = xs[a]!;
           for (let k = 0; k < c; k++) scores[k] = scores[k]! + w[base + k]! * x;
         }
         softmaxInPlace(scores);
-        for (let k = 0; k < c; k++) scores[k] = (scores[k]! - (k === row.label ? 1 : 0)) * row.weight * x;
+        for (let k = 0; k < c; k++) scores[k] = (scores[k]! - (k === row.label ? 1 : 0)) * row.weight;
         const decay = 1 - rate * l2;
         // With many classes most gradients are ~0 after the first epochs; updating only the others (and letting
         // the L2 decay of the skipped ones wait) keeps training time close to linear in the tools that matter.
@@ -100,9 +107,10 @@ export class SoftmaxClassifier {
         for (let k = 0; k < c; k++) if (Math.abs(scores[k]!) > 1e-6) touched[active++] = k;
         for (let a = 0; a < n; a++) {
           const base = ids[a]! * c;
+          const x = xs[a]!;
           for (let m = 0; m < active; m++) {
             const k = touched[m]!;
-            w[base + k] = w[base + k]! * decay - rate * scores[k]!;
+            w[base + k] = w[base + k]! * decay - rate * scores[k]! * x;
           }
         }
       }

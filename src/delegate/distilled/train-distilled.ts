@@ -20,7 +20,10 @@ import { exactMatch, type TrainingExample } from "./training-examples.js";
 export interface TrainDistilledOptions {
   /** The plan node the model is for (recorded in the file). */
   node: string;
-  /** Examples to measure on instead of a random split of `examples`. */
+  /**
+   * Examples worded like the traffic to come, instead of a random split of `examples`: half of them (chosen by the
+   * seed) tune the calibrator and the recommended threshold, the other half is only measured.
+   */
   heldOut?: readonly TrainingExample[];
   /** Share of `examples` held out for measuring when `heldOut` is not given. Default 0.2. */
   heldOutShare?: number;
@@ -47,17 +50,22 @@ export interface TrainDistilledResult {
   calibrationTable: ThresholdPoint[];
   recommendedMinConfidence: number;
   trainingExamples: number;
+  /** Held-out examples measured (half of `heldOut` when it was given). */
   heldOutExamples: number;
+  /** Held-out examples that tuned the calibrator and the threshold (the other half of `heldOut`; 0 without it). */
+  tuningExamples: number;
 }
 
 const OOD_WEIGHT = 0.25;
 
 /**
- * Trains a distilled model: (1) hold out a share of the examples (or use `heldOut`) for measuring only;
- * (2) k-fold over the rest: fit on k−1 folds, predict the k-th — these out-of-fold predictions, plus made-up
- * out-of-domain inputs counted as wrong calls, fit the calibrator and choose the recommended `min_confidence`
- * for the target precision; (3) fit the final heads on all the training examples; (4) measure exact-match
- * accuracy, coverage and precision on the held-out examples.
+ * Trains a distilled model: (1) hold out a share of the examples for measuring only — or, when `heldOut` is
+ * given, split it into a tuning half and a measured half; (2) k-fold over the training examples: fit on k−1
+ * folds, predict the k-th; (3) fit the final heads on all the training examples; (4) fit the calibrator on the
+ * out-of-fold predictions, made-up out-of-domain inputs counted as wrong calls, and the tuning half (weighted to
+ * count as much as the out-of-fold rows); (5) recommend the smallest `min_confidence` reaching the target
+ * precision on the tuning half (on the out-of-fold predictions without one); (6) measure exact-match accuracy,
+ * coverage and precision on the measured examples, which took no part in any of it.
  */
 export function trainDistilled(
   examples: readonly TrainingExample[],
@@ -69,8 +77,12 @@ export function trainDistilled(
     throw new InvalidOptionError("targetPrecision", "a number in (0, 1]", targetPrecision);
   const random = seededRandom(seed);
   let train = [...examples];
-  let heldOut = options.heldOut ? [...options.heldOut] : [];
-  if (!options.heldOut) {
+  let heldOut = options.heldOut ? shuffle([...options.heldOut], random) : [];
+  let tuning: TrainingExample[] = [];
+  if (options.heldOut) {
+    tuning = heldOut.filter((_, i) => i % 2 === 0);
+    heldOut = heldOut.filter((_, i) => i % 2 === 1);
+  } else {
     shuffle(train, random);
     const n = Math.floor(train.length * (options.heldOutShare ?? 0.2));
     heldOut = train.slice(0, n);
@@ -109,19 +121,26 @@ export function trainDistilled(
       }
     }
   }
-  const calibrator = Calibrator.fit(rows);
-  const calibrated: ScoredPrediction[] = outOfFold.map((r) => ({
+  const final = fitPredictor(train, { ...fitOptions, inputs });
+  const raw = new DistilledPredictor(final.predictor);
+  const scoreRows = (set: readonly TrainingExample[]) =>
+    set.map((e) => {
+      const p = raw.predict(raw.prepare(e.instruction, e.facts));
+      return { inputs: p.calibrationInputs, correct: exactMatch(p, e.call) };
+    });
+  // Held-out examples the caller gave are worded like the traffic to come: half of them tune the calibrator and
+  // the threshold, the other half is only measured.
+  const tuningRows = scoreRows(tuning);
+  // As much say as the out-of-fold rows: the calibrator must fit the traffic to come, not only familiar wording.
+  const tuningWeight = Math.max(1, outOfFold.length / Math.max(1, tuningRows.length));
+  const calibrator = Calibrator.fit([...rows, ...tuningRows.map((r) => ({ ...r, weight: tuningWeight }))]);
+  const score = (r: { inputs: number[]; correct: boolean }): ScoredPrediction => ({
     confidence: calibrator.confidence(r.inputs),
     correct: r.correct,
-  }));
-  const recommended = recommendThreshold(calibrated, targetPrecision);
-
-  const final = fitPredictor(train, { ...fitOptions, inputs });
-  const predictor = new DistilledPredictor({ ...final.predictor, calibration: calibrator.toJSON() });
-  const measured: ScoredPrediction[] = heldOut.map((e) => {
-    const p = predictor.predict(predictor.prepare(e.instruction, e.facts));
-    return { confidence: p.confidence, correct: exactMatch(p, e.call) };
   });
+  const calibrated = outOfFold.map(score);
+  const recommended = recommendThreshold(tuning.length ? tuningRows.map(score) : calibrated, targetPrecision);
+  const measured = scoreRows(heldOut).map(score);
   const thresholds = [...new Set([...REPORT_THRESHOLDS, recommended])].sort((a, b) => a - b);
   const heldOutTable = thresholdTable(measured, thresholds);
   const atRecommended = heldOutTable.find((t) => t.threshold === recommended)!;
@@ -143,6 +162,7 @@ export function trainDistilled(
     training: {
       examples: train.length,
       heldOut: heldOut.length,
+      tuning: tuning.length,
       heldOutAccuracy,
       targetPrecision,
       heldOutCoverage: measured.length ? atRecommended.coverage : null,
@@ -158,5 +178,6 @@ export function trainDistilled(
     recommendedMinConfidence: recommended,
     trainingExamples: train.length,
     heldOutExamples: heldOut.length,
+    tuningExamples: tuning.length,
   };
 }
