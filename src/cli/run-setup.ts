@@ -1,5 +1,8 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
+// Each backend kind registers its `--delegate KIND=…` spec when imported.
+import "../delegate/backends/register-specs.js";
+import "../delegate/distilled/register-spec.js";
 import { createDelegateFromSpec } from "../delegate/delegate-spec.js";
 import { JsonlTraceSink } from "../delegate/jsonl-trace-sink.js";
 import type { ToolCallDelegate } from "../delegate/protocol.js";

@@ -62,3 +62,5 @@ export {
   type BfclSample,
 } from "./bfcl.js";
 export { routerTool, type RouterToolOptions } from "./router-tool.js";
+export * from "./backends/index.js";
+export * from "./distilled/index.js";
