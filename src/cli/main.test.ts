@@ -30,7 +30,12 @@ async function cli(args: string[]) {
 const good = {
   name: "good",
   nodes: [
-    { id: "a", tool: "emit", args: { value: { items: [{ fail: false }, { fail: true }, { fail: false }] } }, store_as: "a" },
+    {
+      id: "a",
+      tool: "emit",
+      args: { value: { items: [{ fail: false }, { fail: true }, { fail: false }] } },
+      store_as: "a",
+    },
     {
       id: "b",
       tool: "maybe_fail",
@@ -72,7 +77,10 @@ describe("deputy CLI", () => {
     const m = JSON.parse(r.stdout) as {
       runId: string;
       status: string;
-      nodes: Record<string, { status: string; items: { ok: number; error: number }; errors: { item: number }[] }>;
+      nodes: Record<
+        string,
+        { status: string; items: { ok: number; error: number }; errors: { item: number }[] }
+      >;
       artifacts: Record<string, unknown>;
     };
     expect(m.status).toBe("partial");
@@ -86,9 +94,15 @@ describe("deputy CLI", () => {
   });
 
   it("exits 0 when completed and 1 when failed, with one-line errors", async () => {
-    const ok = workspace({ name: "ok", nodes: [{ id: "a", tool: "emit", args: { value: 1 }, store_as: "a" }] });
+    const ok = workspace({
+      name: "ok",
+      nodes: [{ id: "a", tool: "emit", args: { value: 1 }, store_as: "a" }],
+    });
     expect((await cli(["run", ok.plan, "--tools", ok.tools, "--no-store"])).code).toBe(0);
-    const bad = workspace({ name: "bad", nodes: [{ id: "a", tool: "maybe_fail", args: { fail: true }, store_as: "a" }] });
+    const bad = workspace({
+      name: "bad",
+      nodes: [{ id: "a", tool: "maybe_fail", args: { fail: true }, store_as: "a" }],
+    });
     const r = await cli(["run", bad.plan, "--tools", bad.tools, "--store", bad.store]);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain("asked to fail");

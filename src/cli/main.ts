@@ -13,7 +13,17 @@ import { registerModels } from "./commands/models.js";
 import { registerEval } from "./commands/eval.js";
 
 // Each command lives in its own file under commands/ and is listed here once.
-const commands: RegisterCommand[] = [registerRun, registerValidate, registerResume, registerRuns, registerTraces, registerResolve, registerDistill, registerModels, registerEval];
+const commands: RegisterCommand[] = [
+  registerRun,
+  registerValidate,
+  registerResume,
+  registerRuns,
+  registerTraces,
+  registerResolve,
+  registerDistill,
+  registerModels,
+  registerEval,
+];
 
 /** Runs the `deputy` command line; resolves to the process exit code. */
 export async function main(argv: string[], io: Partial<CliContext> = {}): Promise<number> {
