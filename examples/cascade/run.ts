@@ -20,7 +20,7 @@ import {
   trainDistilled,
   type DelegateTrace,
 } from "deputy/delegate";
-import { runPlan } from "deputy/plan";
+import { canonicalJson, runPlan } from "deputy/plan";
 
 const { values: flags } = parseArgs({
   options: {
@@ -35,10 +35,13 @@ const data = new URL("../alert-triage/data/", here);
 process.env.DEPUTY_OUTBOX ??= join(mkdtempSync(join(tmpdir(), "cascade-")), "outbox.jsonl");
 const { tools } = (await import(new URL("../alert-triage/tools.mjs", here).href)) as { tools: object[] };
 
-// Traffic: the held-out alerts (worded unlike the training set), with their right calls, plus two that nobody
-// should act on without a person.
+// Traffic: held-out alerts (worded unlike the training set), with their right calls, plus two that nobody should
+// act on without a person.
 const PREFIX = "Analyze this alert and select the most appropriate action: ";
-const labelled = readTraces(new URL("heldout.jsonl", data).pathname).traces;
+const heldOut = readTraces(new URL("heldout.jsonl", data).pathname).traces;
+// The first half of the held-out set tunes the fast level's threshold; the second half is the traffic, which
+// no part of training saw.
+const labelled = heldOut.slice(heldOut.length / 2);
 const alerts = [
   ...labelled.map((t) => ({
     id: t.facts.alert_id,
@@ -48,11 +51,12 @@ const alerts = [
   { id: "ALR-90001", severity: "unknown", summary: "zzz ping ping check 7f3a" },
   { id: "ALR-90002", severity: "unknown", summary: "??" },
 ];
-const expected = new Map(labelled.map((t) => [String(t.facts.alert_id), JSON.stringify(t.finalCall)]));
+const expected = new Map(labelled.map((t) => [String(t.facts.alert_id), canonicalJson(t.finalCall)]));
 
 // Level 1: a distilled delegate trained on the example's training traces (seconds), or a real model.
 const train = examplesFromTraces(readTraces(new URL("train.jsonl", data).pathname).traces, "triage_items");
-const trained = trainDistilled(train.examples, { node: "triage_items" });
+const tuning = examplesFromTraces(heldOut.slice(0, heldOut.length / 2), "triage_items").examples;
+const trained = trainDistilled(train.examples, { node: "triage_items", heldOut: tuning });
 const fast = flags.fast
   ? await createDelegateFromSpec(flags.fast)
   : new DistilledDelegate({ model: trained.model });
@@ -122,7 +126,7 @@ for (const [item, hops] of byItem) {
   const level = !accepted ? "person" : accepted.source === "agent" ? "teacher" : "fast";
   levels[level].decided++;
   const id = String(alerts[item]!.id);
-  if (accepted && JSON.stringify(accepted.finalCall) === expected.get(id)) levels[level].correct++;
+  if (accepted && canonicalJson(accepted.finalCall) === expected.get(id)) levels[level].correct++;
 }
 
 const summary = {
