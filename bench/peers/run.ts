@@ -3,8 +3,8 @@
 // deputy/peer ratios for wall time, per-step overhead and peak RSS.
 // Run: npm run bench:peers   (builds dist/ first). Environment:
 //   ROUNDS=3       rounds (median over them)          QUICK=1   small sizes, 1 round (a smoke run)
-//   LIMIT_S=20     a timed run longer than this is killed and reported as "> limit" (not retried)
-//   ONCE_S=10      a cell whose first timed run took longer than this is not repeated (marked "1 run": at
+//   LIMIT_S=15     a timed run longer than this is killed and reported as "> limit" (not retried)
+//   ONCE_S=8       a cell whose first timed run took longer than this is not repeated (marked "1 run": at
 //                  that distance the ratio needs no second digit, and the run stays within ~15 minutes)
 //   ONLY=fan10000  workload ids or id prefixes, comma-separated   ENGINES=deputy,mastra   engines to run
 //   ITEMS, CHAIN, WIDTH, GROWTH=1000,2000,4000   sizes     CPU_PROF=DIR   node --cpu-prof the deputy children into DIR/<workload>/
@@ -20,8 +20,8 @@ import { stepsOf, workloads, type Workload } from "./workloads.js";
 const env = process.env;
 const QUICK = env.QUICK === "1";
 const ROUNDS = Number(env.ROUNDS ?? (QUICK ? 1 : 3));
-const LIMIT_S = Number(env.LIMIT_S ?? 20);
-const ONCE_S = Number(env.ONCE_S ?? 10);
+const LIMIT_S = Number(env.LIMIT_S ?? 15);
+const ONCE_S = Number(env.ONCE_S ?? 8);
 const ALL = ["deputy", "langgraph", "mastra", "bare"] as const;
 type Engine = (typeof ALL)[number];
 const ENGINES = (env.ENGINES?.split(",") ?? ALL).filter((e): e is Engine => ALL.includes(e as Engine));
