@@ -6,6 +6,8 @@ export interface Placeholder {
   text: string;
   root: string;
   steps: PathStep[];
+  /** For `{artifacts.KEY…}`: the key and the steps after it, split once at compile time. */
+  artifact?: { key: string; rest: PathStep[] };
 }
 
 /** A compiled template string: a literal, one whole placeholder (structured value), or text with holes. */
@@ -44,7 +46,11 @@ export function compileTemplate(text: string): CompiledTemplate {
   let last = 0;
   for (const m of text.matchAll(PLACEHOLDER)) {
     if (m.index > last) parts.push(text.slice(last, m.index));
-    parts.push({ text: m[0], root: m[1]!, steps: parsePath(m[2]!) });
+    const steps = parsePath(m[2]!);
+    const first = steps[0];
+    const artifact =
+      m[1] === "artifacts" && first && "key" in first ? { key: first.key, rest: steps.slice(1) } : undefined;
+    parts.push({ text: m[0], root: m[1]!, steps, ...(artifact ? { artifact } : {}) });
     last = m.index + m[0].length;
   }
   if (last < text.length) parts.push(text.slice(last));
@@ -83,21 +89,24 @@ function knows(scope: TemplateScope, root: string): boolean {
 
 function resolve(ref: Placeholder, scope: TemplateScope): unknown {
   if (ref.root === "artifacts") {
-    const [first, ...rest] = ref.steps;
-    if (!first || !("key" in first)) {
+    const artifact = ref.artifact;
+    if (!artifact) {
       throw new DeputyError(
         "TEMPLATE_INVALID",
         `${ref.text}: name an artifact, as in {artifacts.fetch_alerts}.`,
       );
     }
-    if (!(first.key in scope.artifacts)) {
-      throw new DeputyError("TEMPLATE_MISSING", `${ref.text}: no artifact "${first.key}" is stored.`);
+    if (!(artifact.key in scope.artifacts)) {
+      throw new DeputyError("TEMPLATE_MISSING", `${ref.text}: no artifact "${artifact.key}" is stored.`);
     }
-    return applySelectPath(scope.artifacts[first.key], rest, `artifacts.${first.key}`);
+    const value = scope.artifacts[artifact.key];
+    return artifact.rest.length === 0
+      ? value
+      : applySelectPath(value, artifact.rest, `artifacts.${artifact.key}`);
   }
   if (ref.root === "index") return scope.index;
   if (ref.root === "inputs") return applySelectPath(scope.inputs, ref.steps, "inputs");
-  return applySelectPath(scope.item, ref.steps, ref.root);
+  return ref.steps.length === 0 ? scope.item : applySelectPath(scope.item, ref.steps, ref.root);
 }
 
 function stringify(value: unknown): string {
