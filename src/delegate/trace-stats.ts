@@ -78,9 +78,11 @@ export function traceStats(traces: readonly DelegateTrace[]): TraceStats {
 /** The stats as a plain-text report. */
 export function formatTraceStats(stats: TraceStats): string {
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+  // Backends report fractional milliseconds; two decimals below 10 ms, whole numbers above.
+  const ms = (x: number) => (x < 10 ? x.toFixed(2) : String(Math.round(x)));
   const lines = [
     `${stats.hops} proposals for ${stats.units} units; ${stats.accepted} accepted (${pct(stats.acceptanceRate)} of proposals, ${stats.unitsAccepted}/${stats.units} units)`,
-    `latency p50 ${stats.latencyMs.p50} ms, p95 ${stats.latencyMs.p95} ms, max ${stats.latencyMs.max} ms`,
+    `latency p50 ${ms(stats.latencyMs.p50)} ms, p95 ${ms(stats.latencyMs.p95)} ms, max ${ms(stats.latencyMs.max)} ms`,
     "",
     "verdicts:",
     ...Object.entries(stats.verdicts)
@@ -91,10 +93,10 @@ export function formatTraceStats(stats: TraceStats): string {
     ["node", stats.byNode],
     ["backend", stats.byBackend],
   ] as const) {
-    lines.push("", `${"by " + title}`.padEnd(24) + "  hops  accepted   rate    p50    p95");
+    lines.push("", `${"by " + title}`.padEnd(24) + "  hops  accepted    rate   p50 ms   p95 ms");
     for (const [name, g] of Object.entries(groups)) {
       lines.push(
-        `  ${name.padEnd(22)}${String(g.hops).padStart(6)}${String(g.accepted).padStart(10)}${pct(g.acceptanceRate).padStart(7)}${String(g.latencyMs.p50).padStart(7)}${String(g.latencyMs.p95).padStart(7)}`,
+        `  ${name.padEnd(22)}${String(g.hops).padStart(6)}${String(g.accepted).padStart(10)}${pct(g.acceptanceRate).padStart(8)}${ms(g.latencyMs.p50).padStart(9)}${ms(g.latencyMs.p95).padStart(9)}`,
       );
     }
   }
