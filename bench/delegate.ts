@@ -96,7 +96,10 @@ async function measure(
     errors,
   };
   rows.push(row);
-  console.error(`  ${row.backend} pool=${row.pool} threads=${row.threads}: p50 ${row.p50.toFixed(0)} ms`);
+  console.error(
+    `  ${row.backend} pool=${row.pool} threads=${row.threads}: p50 ${row.p50.toFixed(0)} ms, ` +
+      `p95 ${row.p95.toFixed(0)} ms, ${row.perSecond.toFixed(2)}/s, ${row.errors}/${row.n} errors`,
+  );
 }
 
 /** node-llama-cpp directly: the same chat-formatted prompt and grammar, no deputy code in between. */
