@@ -10,7 +10,8 @@ import { main } from "../main.js";
 const example = (file: string) =>
   fileURLToPath(new URL(`../../../examples/alert-triage/${file}`, import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "deputy-distill-"));
-const model = join(dir, "model.json");
+// In a folder that does not exist yet: distill creates it, as the quick start needs.
+const model = join(dir, "models", "model.json");
 
 async function cli(args: string[]) {
   let stdout = "";

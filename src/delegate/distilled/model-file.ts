@@ -1,4 +1,5 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
 import { z } from "zod";
 import { DistilledModelError } from "../../errors/distilled-model-error.js";
 import type { ToolSpec } from "../protocol.js";
@@ -204,5 +205,6 @@ export function loadModelFile(path: string): DistilledModelData {
 
 /** Writes a model file (pretty-printed at the top levels so it can be read and diffed). */
 export function saveModelFile(path: string, model: DistilledModelData): void {
+  mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, JSON.stringify(model, null, 1) + "\n");
 }
