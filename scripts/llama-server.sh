@@ -8,6 +8,11 @@
 # Idempotent: does nothing when the binary is already cached. Prints the
 # binary path on stdout (build logs go to stderr). Needs git, cmake and a C++
 # compiler; takes ~10 minutes on 2 cores.
+#
+# GGML_NATIVE=OFF builds the portable x86-64 AVX2/FMA/F16C set instead of
+# -march=native: a native build on a CPU that reports AMX (as this machine's
+# does) dies with SIGILL on q8_0 models inside sandboxes that do not grant AMX,
+# and a cached binary may run on another CPU than the one that built it.
 set -euo pipefail
 
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -53,6 +58,7 @@ trap 'rm -rf "$work"' EXIT
     -DLLAMA_BUILD_EXAMPLES=OFF \
     -DLLAMA_BUILD_SERVER=ON \
     -DBUILD_SHARED_LIBS=OFF \
+    -DGGML_NATIVE=OFF \
     -DCMAKE_BUILD_TYPE=Release
   cmake --build build --target llama-server -j "$jobs"
 } >&2
