@@ -10,7 +10,8 @@ import Database from "better-sqlite3";
 import { MemoryRunStore, SqliteRunStore, runPlan, type RunStore } from "../dist/plan/index.js";
 import { defineTool } from "../dist/tools/index.js";
 
-const ROUNDS = Number(process.env.ROUNDS ?? 3);
+const ROUNDS = Number(process.env.ROUNDS ?? 5);
+const WARMUP = Number(process.env.WARMUP ?? 3);
 const ITEMS = Number(process.env.ITEMS ?? 10_000);
 const CHAIN = Number(process.env.CHAIN ?? 1_000);
 
@@ -74,7 +75,8 @@ async function time(fn: () => Promise<unknown>): Promise<{ ms: number; heapMb: n
 }
 
 async function median(fn: () => Promise<unknown>) {
-  await fn(); // warm-up: JIT and first-use costs are not what we measure
+  // Warm-up: JIT and first-use costs are not what we measure (a service runs many plans).
+  for (let w = 0; w < WARMUP; w++) await fn();
   const runs = [];
   for (let r = 0; r < ROUNDS; r++) runs.push(await time(fn));
   runs.sort((a, b) => a.ms - b.ms);
@@ -175,7 +177,7 @@ const header = ["workload", "variant", "median ms", "per unit", "peak heap Δ MB
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
 const line = (cells: string[]) => "| " + cells.map((c, i) => c.padEnd(widths[i]!)).join(" | ") + " |";
 console.log(
-  `deputy engine benchmark — node ${process.version}, ${ROUNDS} rounds (median), ${new Date().toISOString().slice(0, 10)}`,
+  `deputy engine benchmark — node ${process.version}, ${WARMUP} warm-up + ${ROUNDS} rounds (median), ${new Date().toISOString().slice(0, 10)}`,
 );
 console.log(line(header));
 console.log("|" + widths.map((w) => "-".repeat(w + 2)).join("|") + "|");
