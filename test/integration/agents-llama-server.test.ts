@@ -29,9 +29,15 @@ import {
   type LlamaServerProcess,
 } from "../../src/testing/index.js";
 
+// `npm test` builds the binary first (`bash scripts/llama-server.sh`); a missing binary is a failure, never a skip.
 const binary = findLlamaServerBinary();
+if (!binary) {
+  throw new Error(
+    "llama-server binary not found: run `bash scripts/llama-server.sh` first (or set DEPUTY_LLAMA_SERVER).",
+  );
+}
 
-describe.skipIf(!binary)("agents on llama-server (tiny model, openai-compatible provider)", () => {
+describe("agents on llama-server (tiny model, openai-compatible provider)", () => {
   let dir = "";
   let server: LlamaServerProcess | undefined;
   const requests: { url: string; body: any }[] = [];
