@@ -1,19 +1,13 @@
 import { BudgetExceededError, type BudgetViolation } from "../errors/budget-exceeded-error.js";
 import { DeputyError } from "../errors/deputy-error.js";
 import { InvalidResultError } from "../errors/invalid-result-error.js";
-import { checkArguments } from "./arguments.js";
+import { admitCall } from "./admit-call.js";
 import { mergeBackends, resolveBackend } from "./backend.js";
 import { effectiveTimeout } from "./budget.js";
 import type { ParentContext } from "./delegate-to.js";
 import type { AnyBinding } from "./delegate-to-plan.js";
-import {
-  publishDelegate,
-  publishDelegateStart,
-  publishRefused,
-  type DelegateEvent,
-  type DelegationEventBase,
-} from "./events.js";
-import { findRefusal, refusalAnswer, type Frame, type ParentLink } from "./frame.js";
+import { publishDelegateStart, type DelegateEvent } from "./events.js";
+import type { Frame, ParentLink } from "./frame.js";
 import { checkResult } from "./result.js";
 import type { RunSetup } from "./run-action.js";
 import type { Agent, AgentResult } from "./types.js";
@@ -46,60 +40,10 @@ export async function callDelegation(
   ctx: CallContext,
 ): Promise<unknown> {
   if ("plan" in binding) return binding.call(frame, rawArgs, ctx);
-  const base: DelegationEventBase = {
-    traceId: frame.traceId,
-    agent: frame.agent,
-    delegate: binding.target.name,
-    action: binding.action,
-    tool: binding.tool,
-    depth: frame.depth + 1,
-    parentCallId: frame.parent?.callId,
-  };
-  const finish = (
-    event: Omit<DelegateEvent, keyof DelegationEventBase | "ledger" | "delegationLedger">,
-  ): void =>
-    publishDelegate({
-      ...base,
-      ...event,
-      ledger: frame.ledger.toJSON(),
-      delegationLedger: frame.ledgerFor(binding.tool).toJSON(),
-    });
-
-  const args = checkArguments(binding.parameters, rawArgs);
-  if (!args.ok) {
-    finish({
-      callId: ctx.newId(),
-      arguments: rawArgs,
-      provider: undefined,
-      model: undefined,
-      durationMs: 0,
-      usage: emptyUsage(),
-      cost: 0,
-      status: "invalid_arguments",
-      issues: args.issues,
-    });
-    return {
-      error: "invalid_arguments",
-      issues: args.issues,
-      message: `The arguments do not match \`${binding.tool}\`'s contract. Fix them and call it again.`,
-    };
-  }
-
-  const refusal = findRefusal(frame, binding);
-  if (refusal) {
-    const { limit, allowed, used, scope } = refusal.violation;
-    publishRefused({
-      ...base,
-      limit,
-      allowed,
-      used,
-      scope,
-      budgetOwner: refusal.budgetOwner,
-      policy: refusal.policy,
-    });
-    if (refusal.policy === "raise") throw new BudgetExceededError(refusal.violation);
-    return refusalAnswer(refusal);
-  }
+  const admission = admitCall(frame, binding, rawArgs, ctx.newId, binding.action, "contract");
+  if (!admission.admitted) return admission.answer;
+  const { base, finish } = admission;
+  const args = { value: admission.args };
 
   const backend = resolveBackend(mergeBackends(binding.target.backend, binding.backend), binding.target.name);
   const params = typeof binding.params === "function" ? binding.params(ctx.caller) : (binding.params ?? {});

@@ -2,18 +2,12 @@ import { BudgetExceededError, type BudgetViolation } from "../errors/budget-exce
 import { DeputyError } from "../errors/deputy-error.js";
 import type { RunManifest } from "../plan/run-manifest.js";
 import { newRunId, runPlan } from "../plan/run-plan.js";
-import { checkArguments } from "./arguments.js";
+import { admitCall } from "./admit-call.js";
 import { effectiveTimeout } from "./budget.js";
 import type { CallContext } from "./delegated-call.js";
 import type { PlanBinding } from "./delegate-to-plan.js";
-import {
-  publishDelegate,
-  publishDelegateStart,
-  publishRefused,
-  type DelegateEvent,
-  type DelegationEventBase,
-} from "./events.js";
-import { findRefusal, Frame, refusalAnswer, type ParentLink } from "./frame.js";
+import { publishDelegateStart, type DelegateEvent } from "./events.js";
+import { Frame, type ParentLink } from "./frame.js";
 import { emptyUsage } from "./usage.js";
 
 /** The `provider` of a plan delegation's events (the plan's name is the `model`). */
@@ -34,60 +28,10 @@ export async function callPlan(
   rawArgs: unknown,
   ctx: CallContext,
 ): Promise<unknown> {
-  const base: DelegationEventBase = {
-    traceId: frame.traceId,
-    agent: frame.agent,
-    delegate: binding.target.name,
-    action: "run",
-    tool: binding.tool,
-    depth: frame.depth + 1,
-    parentCallId: frame.parent?.callId,
-  };
-  const finish = (
-    event: Omit<DelegateEvent, keyof DelegationEventBase | "ledger" | "delegationLedger">,
-  ): void =>
-    publishDelegate({
-      ...base,
-      ...event,
-      ledger: frame.ledger.toJSON(),
-      delegationLedger: frame.ledgerFor(binding.tool).toJSON(),
-    });
-
-  const args = checkArguments(binding.parameters, rawArgs);
-  if (!args.ok) {
-    finish({
-      callId: ctx.newId(),
-      arguments: rawArgs,
-      provider: undefined,
-      model: undefined,
-      durationMs: 0,
-      usage: emptyUsage(),
-      cost: 0,
-      status: "invalid_arguments",
-      issues: args.issues,
-    });
-    return {
-      error: "invalid_arguments",
-      issues: args.issues,
-      message: `The arguments do not match \`${binding.tool}\`'s inputs. Fix them and call it again.`,
-    };
-  }
-
-  const refusal = findRefusal(frame, binding);
-  if (refusal) {
-    const { limit, allowed, used, scope } = refusal.violation;
-    publishRefused({
-      ...base,
-      limit,
-      allowed,
-      used,
-      scope,
-      budgetOwner: refusal.budgetOwner,
-      policy: refusal.policy,
-    });
-    if (refusal.policy === "raise") throw new BudgetExceededError(refusal.violation);
-    return refusalAnswer(refusal);
-  }
+  const admission = admitCall(frame, binding, rawArgs, ctx.newId, "run", "inputs");
+  if (!admission.admitted) return admission.answer;
+  const { base, finish } = admission;
+  const args = { value: admission.args };
 
   const link: ParentLink = { frame, binding, callId: ctx.newId(), usage: emptyUsage(), cost: 0 };
   const runId = newRunId(new Date());
