@@ -126,3 +126,49 @@ describe("deputy CLI", () => {
     expect(unknown.stderr).toContain('No run "no-such-run"');
   });
 });
+
+describe("deputy run with agents from the tools module", () => {
+  it("registers the module's `agents` export for agent nodes", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "deputy-cli-agents-"));
+    const agents = new URL("../../dist/agents/index.js", import.meta.url).href;
+    writeFileSync(
+      join(dir, "tools.mjs"),
+      `import { defineAgent, mockModel } from ${JSON.stringify(agents)};
+export const tools = [];
+export const agents = {
+  echo: defineAgent({ name: "Echo", backend: mockModel({ replies: ["pong"] }), actions: { reply: ({ q }) => q } }),
+};`,
+    );
+    writeFileSync(
+      join(dir, "plan.json"),
+      JSON.stringify({
+        name: "agentic",
+        nodes: [
+          {
+            id: "ask",
+            type: "agent",
+            agent: "echo",
+            action: "reply",
+            input: { q: "ping" },
+            store_as: "answer",
+          },
+        ],
+      }),
+    );
+    const r = await cli([
+      "run",
+      join(dir, "plan.json"),
+      "--tools",
+      join(dir, "tools.mjs"),
+      "--no-store",
+      "--json",
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const m = JSON.parse(r.stdout) as {
+      artifacts: { answer: string };
+      nodes: { ask: { spend: { tokens: number } } };
+    };
+    expect(m.artifacts.answer).toBe("pong");
+    expect(m.nodes.ask.spend.tokens).toBeGreaterThan(0);
+  });
+});
