@@ -337,12 +337,12 @@ try {
       prefixCaching: true,
     });
   if (!quick) {
-    // A 0.5B model on 2 cores costs seconds per proposal: one short tool set, the thread count that suits it.
+    // A 0.5B model on 2 cores costs seconds per proposal: one short tool set, four questions, the whole grid.
     await benchModel(qwenModel(), "qwen2.5-0.5b-shape", {
-      pools: [1],
-      threads: [2],
+      pools: [1, 2, 4],
+      threads: [1, 2],
       sets: 1,
-      perSet: 3,
+      perSet: 4,
       maxTools: 2,
       maxOutputTokens: 96,
       // The prompt costs seconds here, so this is where a cached prefix shows; outputs capped at 24 tokens, the
