@@ -1,9 +1,8 @@
-import { BudgetExceededError, type BudgetViolation } from "../errors/budget-exceeded-error.js";
 import { DeputyError } from "../errors/deputy-error.js";
 import { InvalidResultError } from "../errors/invalid-result-error.js";
 import { admitCall } from "./admit-call.js";
 import { mergeBackends, resolveBackend } from "./backend.js";
-import { effectiveTimeout } from "./budget.js";
+import { startCallTimer } from "./call-timer.js";
 import type { ParentContext } from "./delegate-to.js";
 import type { AnyBinding } from "./delegate-to-plan.js";
 import { publishDelegateStart, type DelegateEvent } from "./events.js";
@@ -54,20 +53,7 @@ export async function callDelegation(
   frame.recordCallStart(binding.tool, started);
   publishDelegateStart({ ...base, callId: link.callId, arguments: args.value, provider, model });
 
-  const timeout = effectiveTimeout(binding.budget.timeout, frame.budget.timeout);
-  const timeoutScope =
-    binding.budget.timeout !== undefined && binding.budget.timeout === timeout ? "delegation" : "agent";
-  const controller = new AbortController();
-  let timedOut = false;
-  const timer =
-    timeout === undefined
-      ? undefined
-      : setTimeout(() => {
-          timedOut = true;
-          controller.abort(
-            new DOMException(`\`${binding.tool}\` exceeded its ${timeout} s timeout`, "TimeoutError"),
-          );
-        }, timeout * 1000);
+  const timer = startCallTimer(frame, binding);
   const seconds = () => (ctx.now() - started) / 1000;
   let elapsed = 0;
   const ended = (status: DelegateEvent["status"], issues?: string[]) =>
@@ -88,7 +74,7 @@ export async function callDelegation(
     result = await ctx.run(binding.target, binding.action, args.value, {
       backend,
       params,
-      signal: AbortSignal.any([ctx.signal, controller.signal]),
+      signal: AbortSignal.any([ctx.signal, timer.signal]),
       traceId: frame.traceId,
       now: ctx.now,
       newId: ctx.newId,
@@ -102,29 +88,12 @@ export async function callDelegation(
   } catch (error) {
     elapsed = seconds();
     frame.recordCallEnd(binding.tool, elapsed);
-    if (timedOut && !ctx.signal.aborted) {
-      const violation: BudgetViolation = {
-        limit: "timeout",
-        allowed: timeout!,
-        used: Math.round(elapsed * 1000) / 1000,
-        scope: timeoutScope,
-        agent: frame.agent,
-        tool: binding.tool,
-      };
+    if (timer.timedOut() && !ctx.signal.aborted) {
       ended("timed_out");
-      const message = `\`${binding.tool}\` did not answer within ${timeout} s and was stopped. Do not retry this tool; answer with the information you already have.`;
-      const policy =
-        (timeoutScope === "delegation" ? binding.budget.onExceeded : undefined) ??
-        frame.budget.onExceeded ??
-        "stop";
-      if (policy === "raise") throw new BudgetExceededError(violation, message);
-      return {
-        error: "timeout",
-        limit: "timeout",
-        allowed: violation.allowed,
-        used: violation.used,
-        message,
-      };
+      return timer.expired(
+        elapsed,
+        `\`${binding.tool}\` did not answer within ${timer.timeout} s and was stopped. Do not retry this tool; answer with the information you already have.`,
+      );
     }
     const text = error instanceof Error ? error.message : String(error);
     ended("error", [text]);
@@ -133,7 +102,7 @@ export async function callDelegation(
     if (ctx.signal.aborted || DeputyError.isInstance(error)) throw error;
     return { error: "delegate_failed", message: `\`${binding.tool}\` failed: ${text}` };
   } finally {
-    clearTimeout(timer);
+    timer.clear();
   }
   elapsed = seconds();
   frame.recordCallEnd(binding.tool, elapsed);

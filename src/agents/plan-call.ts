@@ -1,9 +1,8 @@
-import { BudgetExceededError, type BudgetViolation } from "../errors/budget-exceeded-error.js";
 import { DeputyError } from "../errors/deputy-error.js";
 import type { RunManifest } from "../plan/run-manifest.js";
 import { newRunId, runPlan } from "../plan/run-plan.js";
 import { admitCall } from "./admit-call.js";
-import { effectiveTimeout } from "./budget.js";
+import { startCallTimer } from "./call-timer.js";
 import type { CallContext } from "./delegated-call.js";
 import type { PlanBinding } from "./delegate-to-plan.js";
 import { publishDelegateStart, type DelegateEvent } from "./events.js";
@@ -47,20 +46,7 @@ export async function callPlan(
     runId,
   });
 
-  const timeout = effectiveTimeout(binding.budget.timeout, frame.budget.timeout);
-  const timeoutScope =
-    binding.budget.timeout !== undefined && binding.budget.timeout === timeout ? "delegation" : "agent";
-  const controller = new AbortController();
-  let timedOut = false;
-  const timer =
-    timeout === undefined
-      ? undefined
-      : setTimeout(() => {
-          timedOut = true;
-          controller.abort(
-            new DOMException(`\`${binding.tool}\` exceeded its ${timeout} s timeout`, "TimeoutError"),
-          );
-        }, timeout * 1000);
+  const timer = startCallTimer(frame, binding);
   let elapsed = 0;
   const ended = (status: DelegateEvent["status"], issues?: string[]) =>
     finish({
@@ -81,7 +67,7 @@ export async function callPlan(
     manifest = await runPlan(binding.plan, {
       ...binding.run,
       inputs: args.value,
-      signal: AbortSignal.any([ctx.signal, controller.signal]),
+      signal: AbortSignal.any([ctx.signal, timer.signal]),
       runId,
     });
   } catch (error) {
@@ -93,7 +79,7 @@ export async function callPlan(
     if (ctx.signal.aborted || DeputyError.isInstance(error)) throw error;
     return { error: "delegate_failed", message: `\`${binding.tool}\` failed: ${text}` };
   } finally {
-    clearTimeout(timer);
+    timer.clear();
   }
   elapsed = (ctx.now() - started) / 1000;
   // What the plan's agent nodes (and delegate escalations) spent rolls up like a sub-agent's model steps.
@@ -108,23 +94,12 @@ export async function callPlan(
     ended("error", ["aborted"]);
     ctx.signal.throwIfAborted();
   }
-  if (timedOut) {
-    const violation: BudgetViolation = {
-      limit: "timeout",
-      allowed: timeout!,
-      used: Math.round(elapsed * 1000) / 1000,
-      scope: timeoutScope,
-      agent: frame.agent,
-      tool: binding.tool,
-    };
+  if (timer.timedOut()) {
     ended("timed_out");
-    const message = `\`${binding.tool}\` did not finish within ${timeout} s and was stopped (run ${runId}). Do not retry this tool; answer with the information you already have.`;
-    const policy =
-      (timeoutScope === "delegation" ? binding.budget.onExceeded : undefined) ??
-      frame.budget.onExceeded ??
-      "stop";
-    if (policy === "raise") throw new BudgetExceededError(violation, message);
-    return { error: "timeout", limit: "timeout", allowed: violation.allowed, used: violation.used, message };
+    return timer.expired(
+      elapsed,
+      `\`${binding.tool}\` did not finish within ${timer.timeout} s and was stopped (run ${runId}). Do not retry this tool; answer with the information you already have.`,
+    );
   }
 
   if (manifest.status === "escalated") {
