@@ -1,9 +1,9 @@
 import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import type { Command } from "commander";
-import { bfclAstMatch } from "../../delegate/backends/bfcl-ast-match.js";
+import { bfclAstMatch } from "../../eval/bfcl-ast-match.js";
 import "../../delegate/backends/register-specs.js";
-import { type BfclAnswer, type BfclSample, bfclQuestion, bfclToToolSpec } from "../../delegate/bfcl.js";
+import { type BfclAnswer, type BfclSample, bfclQuestion, bfclToToolSpec } from "../../eval/bfcl.js";
 import { createDelegateFromSpec } from "../../delegate/delegate-spec.js";
 import { inputChars } from "../../delegate/prompt.js";
 import { DelegateBackendError, InvalidOptionError } from "../../errors/index.js";
