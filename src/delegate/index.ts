@@ -27,6 +27,11 @@ export {
   type EscalateToHandler,
   type EscalateToRequest,
 } from "./escalation/escalate-to.js";
+export {
+  resolveEscalation,
+  type EscalationDecision,
+  type RecordedResolution,
+} from "./escalation/resolve-escalation.js";
 export { ScriptedDelegate, type ScriptedDelegateOptions, type ScriptedEntry } from "./scripted-delegate.js";
 export {
   createDelegateFromSpec,
