@@ -3,6 +3,7 @@ import { resolveBackend } from "./backend.js";
 import { costOf } from "./pricing.js";
 import { runToolLoop, type LoopTool } from "./tool-loop.js";
 import { isAgent } from "./types.js";
+import { AgentDefinitionError } from "../errors/agent-definition-error.js";
 
 const SYSTEM = [
   "A small, fast model was asked to choose exactly one tool call for the instruction below, and its proposal was",
@@ -19,7 +20,9 @@ const SYSTEM = [
 export const escalateToAgent: EscalateToHandler = async (request) => {
   const agent = request.unit.host.agents[request.agent];
   if (!isAgent(agent))
-    throw new Error(`escalate_to names "${request.agent}", which is not a registered agent.`);
+    throw new AgentDefinitionError(`escalate_to names "${request.agent}", which is not a registered agent.`, {
+      agent: request.agent,
+    });
   const backend = resolveBackend(agent.backend, agent.name);
   const started = performance.now();
   const picked: { name: string; arguments: Record<string, unknown> }[] = [];
