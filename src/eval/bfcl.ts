@@ -1,5 +1,5 @@
 import type { JsonSchema } from "../schema/json-schema.js";
-import type { ToolSpec } from "../delegate/protocol.js";
+import type { ToolSpec } from "../tools/tool-spec.js";
 import { InvalidOptionError } from "../errors/invalid-option-error.js";
 
 /** A function document as the Berkeley Function-Calling Leaderboard (BFCL) writes it. */

@@ -4,8 +4,9 @@ import { DelegateBackendError } from "../../errors/delegate-backend-error.js";
 /** The node-llama-cpp module, loaded on first use (it is an optional peer dependency). */
 export type NodeLlamaCpp = typeof import("node-llama-cpp");
 
-/** GPU selection passed to node-llama-cpp's `getLlama`. */
-export type GpuOption = false | "auto" | "cuda" | "vulkan" | "metal";
+import type { GpuOption } from "./gpu-option.js";
+
+export type { GpuOption };
 
 let modulePromise: Promise<NodeLlamaCpp> | undefined;
 
