@@ -71,8 +71,7 @@ export {
   type AgentResult,
   type DelegatedFunction,
   type PromptMessage,
-  type RunOptions,
-  type ToolSpec,
+  type AgentRunOptions,
 } from "./types.js";
 export {
   BudgetExceededError,

@@ -8,6 +8,7 @@ import type {
 } from "@ai-sdk/provider";
 import type { JsonSchema } from "../schema/json-schema.js";
 import { synthesizeValue } from "./synthesize-value.js";
+import { InvalidOptionError } from "../errors/invalid-option-error.js";
 
 /** One scripted answer of the mock model. */
 export interface MockReply {
@@ -68,7 +69,11 @@ export function mockModel(options: MockModelOptions = {}): MockModel {
     else if (options.replies) {
       const scripted = options.replies[request.step];
       if (scripted === undefined)
-        throw new Error(`mock model "${modelId}" has no scripted reply for step ${request.step}`);
+        throw new InvalidOptionError(
+          "replies",
+          `a scripted reply for step ${request.step} of mock model "${modelId}"`,
+          undefined,
+        );
       reply = scripted;
     } else reply = defaultReply(request);
     const normalized: MockReply = typeof reply === "string" ? { text: reply } : reply;

@@ -66,7 +66,8 @@ export class ScriptedDelegate implements ToolCallDelegate {
     const context = request.context;
     if (!context)
       throw new DelegateBackendError(this.name, "ScriptedDelegate needs request.context to know the node.");
-    if (request.signal?.aborted) throw new DelegateBackendError(this.name, "aborted", { code: "ABORTED" });
+    if (request.signal?.aborted)
+      throw new DelegateBackendError(this.name, "aborted", { code: "DELEGATE_ABORTED" });
     const entry =
       (context.item === undefined
         ? undefined
