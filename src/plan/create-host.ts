@@ -28,6 +28,7 @@ export function createHost(options: Omit<RunOptions, "store">): {
       traceSink: options.traceSink,
       allowDelegateSideEffects: options.allowDelegateSideEffects ?? false,
       agents: options.agents ?? {},
+      ...(options.budgetScope ? { budgetScope: options.budgetScope } : {}),
       // escalate_to asks a registered agent; a user's own handler in `services` wins.
       services: { [ESCALATE_TO_SERVICE]: escalateToAgent, ...options.services },
     },

@@ -8,6 +8,15 @@ import type { Escalation, NodeStatus, Resolution } from "./run-state.js";
 import type { TemplateScope } from "./template.js";
 
 /**
+ * The budgets a run spends from when it runs inside a delegated call (an agent's `delegateToPlan`): agent nodes and
+ * `escalate_to` agents then spend from the calling agent's remaining budgets and count toward its `maxDepth`. The
+ * engine only carries it to executors; the agents part makes it and reads it.
+ */
+export interface BudgetScope {
+  readonly kind: "deputy.budget-scope";
+}
+
+/**
  * What the engine offers every executor: the tools and whatever the host configured for the other node
  * types (delegate backends, trace sinks, agents, policies).
  */
@@ -20,6 +29,8 @@ export interface ExecutionHost {
   allowDelegateSideEffects: boolean;
   /** Registered agents by name (agent nodes, `escalate_to`). */
   agents: Record<string, unknown>;
+  /** Set when the run executes inside a delegated call; absent for a top-level run. */
+  budgetScope?: BudgetScope;
   /** Anything else a custom executor needs. */
   services: Record<string, unknown>;
 }

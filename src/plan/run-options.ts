@@ -2,7 +2,7 @@ import type { ToolCallDelegate } from "../delegate/protocol.js";
 import type { TraceSink } from "../delegate/trace.js";
 import type { Tool } from "../tools/define-tool.js";
 import type { ToolRegistry } from "../tools/tool-registry.js";
-import type { NodeExecutor } from "./node-executor.js";
+import type { BudgetScope, NodeExecutor } from "./node-executor.js";
 import type { PlanNode } from "./plan-schema.js";
 import type { RunEvent } from "./run-events.js";
 import type { RunStore } from "./run-store.js";
@@ -37,6 +37,8 @@ export interface RunOptions {
   runId?: string;
   /** Facts about how the run was started, kept with it (the CLI stores the tools module path). */
   meta?: Record<string, unknown>;
+  /** @internal The delegated call this run executes inside (set by an agent's plan delegation). */
+  budgetScope?: BudgetScope;
   /** @internal Deterministic clock and ids for tests. */
   _internal?: { now?: () => Date; newRunId?: () => string };
 }
