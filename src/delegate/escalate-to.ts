@@ -28,12 +28,15 @@ export interface EscalateToRequest {
 }
 
 /**
- * The agent's answer: a call (it goes through the same accept gate, minus the confidence checks) or a decline
+ * The agent's answer: a call as the agent made it — any name, any arguments — which goes through the same accept gate
+ * (minus the confidence checks), or a decline
  * (`name: null`, and the unit pauses for a person). Throwing also leaves the decision to a person.
  */
 export type EscalateToHandler = (request: EscalateToRequest) => Promise<{
   name: string | null;
   arguments?: Record<string, unknown>;
+  /** The arguments as the agent wrote them, when they are not a JSON object (the gate judges `invalid_args`). */
+  unparsedArguments?: string;
   /** Shown in traces as the backend. Default `agent:<name>`. */
   backend?: string;
   /** What asking the agent spent (summed per node in the manifest). */
