@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { DelegateTrace, TraceSink } from "../src/delegate/trace.js";
+import type { DelegateTrace, TraceSink } from "../src/traces/trace.js";
 
 /** How one trace sink takes part in {@link traceSinkSuite}. */
 export interface TraceSinkSuiteOptions {

@@ -3,10 +3,11 @@ import type { PlanIssue } from "../errors/plan-validation-error.js";
 import type { NodeExecutor } from "../plan/node-executor.js";
 import type { AgentNode } from "../plan/plan-schema.js";
 import { dispatchTool } from "../plan/dispatch-tool.js";
-import { renderValue } from "../plan/template.js";
+import { renderValue } from "../runtime/template.js";
 import type { Tool } from "../tools/define-tool.js";
 import { didYouMean } from "../tools/did-you-mean.js";
-import { admitInScope, callScopeOf, noteRaised } from "./call-scope.js";
+import { admitInScope, noteRaised } from "./call-scope.js";
+import "./host-capabilities.js";
 import type { LedgerTotals } from "./ledger.js";
 import { runAgentAction } from "./run-agent-action.js";
 import { isAgent, type Agent } from "./types.js";
@@ -84,7 +85,7 @@ export const agentNodeExecutor: NodeExecutor<AgentNode> = {
     } catch (error) {
       return { status: "error", error: serializeError(error) };
     }
-    const scope = callScopeOf(unit.host.budgetScope);
+    const scope = unit.host.budgetScope;
     // Every attempt's spend, read when the node ends: a failed or abandoned (timed out) attempt spent too.
     const meters: (() => LedgerTotals)[] = [];
     // The agent's action, dispatched like a tool: the same retry, timeout and abort rules as every node.

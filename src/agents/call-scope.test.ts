@@ -7,7 +7,7 @@ import type { Budget } from "./budget.js";
 import { delegation } from "./contract.js";
 import { defineAgent } from "./define-agent.js";
 import { delegateTo } from "./delegate-to.js";
-import { delegateToPlan } from "./delegate-to-plan.js";
+import { delegateToPlan } from "../index.js";
 import {
   DELEGATE_CHANNEL,
   DELEGATION_REFUSED_CHANNEL,

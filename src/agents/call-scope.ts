@@ -1,6 +1,5 @@
 import { BudgetExceededError } from "../errors/budget-exceeded-error.js";
 import { DeputyError } from "../errors/deputy-error.js";
-import type { BudgetScope } from "../plan/node-executor.js";
 import { publishRefused } from "./events.js";
 import { findAncestorRefusal, type ParentLink } from "./frame.js";
 import type { Rates } from "./pricing.js";
@@ -13,7 +12,8 @@ import type { Rates } from "./pricing.js";
  *
  * @internal
  */
-export interface CallScope extends BudgetScope {
+export interface CallScope {
+  readonly kind: "deputy.call-scope";
   /** The delegated call the plan runs inside. */
   readonly link: ParentLink;
   /** Rates that price the plan's agents' requests when they have none of their own (the call's). */
@@ -31,12 +31,7 @@ export function callScope(
   now: () => number,
   newId: () => string,
 ): CallScope {
-  return { kind: "deputy.budget-scope", link, rates, now, newId, raised: undefined };
-}
-
-/** The agents part's scope behind an engine `BudgetScope`, or `undefined` (a top-level run). @internal */
-export function callScopeOf(scope: BudgetScope | undefined): CallScope | undefined {
-  return scope && "link" in scope ? (scope as CallScope) : undefined;
+  return { kind: "deputy.call-scope", link, rates, now, newId, raised: undefined };
 }
 
 /** Where a run of an agent inside the scope hangs: one level below the calling agent, under its call. */

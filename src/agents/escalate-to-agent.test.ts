@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { MemoryTraceSink } from "../delegate/memory-trace-sink.js";
+import { MemoryTraceSink } from "../traces/memory-trace-sink.js";
 import { ScriptedDelegate } from "../delegate/scripted-delegate.js";
-import { runPlan } from "../plan/index.js";
+import { runPlan } from "../index.js";
 import { defineTool } from "../tools/define-tool.js";
 import { defineAgent } from "./define-agent.js";
-import { mockModel, type MockRequest } from "./mock-model.js";
+import { mockModel, type MockReply, type MockRequest } from "./mock-model.js";
 
 const sent: string[] = [];
 const tools = [
@@ -42,9 +42,7 @@ const plan = {
   ],
 };
 
-function teacher(
-  respond: (r: MockRequest) => { toolCalls?: { toolName: string; input: unknown }[]; text?: string },
-) {
+function teacher(respond: (r: MockRequest) => MockReply) {
   return defineAgent({
     name: "Teacher",
     backend: mockModel({ respond }),

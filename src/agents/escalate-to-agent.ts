@@ -1,7 +1,8 @@
-import type { EscalateToHandler } from "../delegate/escalate-to.js";
+import type { EscalateToHandler } from "../delegate/escalation/escalate-to.js";
 import { AgentDefinitionError } from "../errors/agent-definition-error.js";
 import { resolveBackend } from "./backend.js";
-import { admitInScope, callScopeOf, scopedPlace } from "./call-scope.js";
+import { admitInScope, scopedPlace } from "./call-scope.js";
+import "./host-capabilities.js";
 import { Frame } from "./frame.js";
 import { costOf } from "./pricing.js";
 import { runToolLoop, type LoopTool } from "./tool-loop.js";
@@ -28,7 +29,7 @@ export const escalateToAgent: EscalateToHandler = async (request) => {
     throw new AgentDefinitionError(`escalate_to names "${request.agent}", which is not a registered agent.`, {
       agent: request.agent,
     });
-  const scope = callScopeOf(request.unit.host.budgetScope);
+  const scope = request.unit.host.budgetScope;
   if (scope) admitInScope(scope, agent.name, "escalate_to");
   const backend = resolveBackend(agent.backend, agent.name);
   const now = scope?.now ?? (() => performance.now());

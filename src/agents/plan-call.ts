@@ -1,12 +1,13 @@
 import { DeputyError } from "../errors/deputy-error.js";
 import type { RunManifest } from "../plan/run-manifest.js";
-import { newRunId, runPlan } from "../plan/run-plan.js";
+import { newRunId, startRun } from "../plan/run-plan.js";
 import { admitCall } from "./admit-call.js";
 import { startCallTimer } from "./call-timer.js";
 import type { CallContext } from "./delegated-call.js";
 import type { PlanBinding } from "./delegate-to-plan.js";
 import { publishDelegateStart, type DelegateEvent } from "./events.js";
 import { callScope } from "./call-scope.js";
+import "./host-capabilities.js";
 import type { Frame, ParentLink } from "./frame.js";
 import { emptyUsage } from "./usage.js";
 
@@ -68,12 +69,12 @@ export async function callPlan(
 
   let manifest: RunManifest;
   try {
-    manifest = await runPlan(binding.plan, {
+    manifest = await startRun(binding.plan, {
       ...binding.run,
       inputs: args.value,
       signal: AbortSignal.any([ctx.signal, timer.signal]),
       runId,
-      budgetScope: scope,
+      host: { ...binding.run.host, budgetScope: scope },
     });
   } catch (error) {
     // The plan no longer validates against its tools, or the store failed.
