@@ -96,7 +96,7 @@ function resolve(ref: Placeholder, scope: TemplateScope): unknown {
         `${ref.text}: name an artifact, as in {artifacts.fetch_alerts}.`,
       );
     }
-    if (!(artifact.key in scope.artifacts)) {
+    if (!Object.hasOwn(scope.artifacts, artifact.key)) {
       throw new DeputyError("TEMPLATE_MISSING", `${ref.text}: no artifact "${artifact.key}" is stored.`);
     }
     const value = scope.artifacts[artifact.key];
@@ -155,7 +155,17 @@ export function compileValue(value: unknown): ValueRenderer {
     const entries = Object.entries(value).map(([k, v]) => [k, compileValue(v)] as const);
     renderer = (scope) => {
       const out: Record<string, unknown> = {};
-      for (const [k, render] of entries) out[k] = render(scope);
+      for (const [k, render] of entries) {
+        // A key named __proto__ (plans and tool outputs are JSON) is data, not the prototype.
+        if (k === "__proto__")
+          Object.defineProperty(out, k, {
+            value: render(scope),
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
+        else out[k] = render(scope);
+      }
       return out;
     };
   }
