@@ -13,7 +13,8 @@ import { InvalidOptionError } from "../errors/invalid-option-error.js";
 /** One scripted answer of the mock model. */
 export interface MockReply {
   text?: string;
-  toolCalls?: { toolName: string; input: unknown }[];
+  /** Tool calls; `rawInput` sends the arguments exactly as written (say, text that is not JSON) instead of `input`. */
+  toolCalls?: { toolName: string; input?: unknown; rawInput?: string }[];
 }
 
 /** What a mock responder sees of a request. */
@@ -84,13 +85,15 @@ export function mockModel(options: MockModelOptions = {}): MockModel {
         type: "tool-call",
         toolCallId: `call_${request.step}_${i}`,
         toolName: tc.toolName,
-        input: JSON.stringify(tc.input ?? {}),
+        input: tc.rawInput ?? JSON.stringify(tc.input ?? {}),
       }),
     );
     const inputTokens = countTokens(promptText(call));
     const outputTokens = countTokens(
       (normalized.text ?? "") +
-        (normalized.toolCalls ?? []).map((tc) => tc.toolName + JSON.stringify(tc.input ?? {})).join(""),
+        (normalized.toolCalls ?? [])
+          .map((tc) => tc.toolName + (tc.rawInput ?? JSON.stringify(tc.input ?? {})))
+          .join(""),
     );
     const hasCalls = (normalized.toolCalls ?? []).length > 0;
     return {

@@ -28,6 +28,8 @@ export interface RunSetup {
   rates: Rates | undefined;
   /** Structured output to request (a delegation's `returns`), and whether to parse and validate it here. */
   returns: { schema: JsonSchema; name: string; validate: boolean } | undefined;
+  /** Called with the run's frame once it exists, so a caller can read its spend even if the run fails. */
+  onFrame?: (frame: Frame) => void;
 }
 
 /** Runs `action` of `agent` in a new frame: builds the prompt, offers the scoped tools, runs the loop. @internal */
@@ -76,6 +78,7 @@ export async function runAction(
     setup.now,
     setup.rates,
   );
+  setup.onFrame?.(frame);
   const tools = offeredTools(agent, action, spec, frame, setup, { ...ctx, input });
   const prompt = buildPrompt(agent, spec, ctx);
   const returns = setup.returns ?? actionReturns(agent, action, spec);

@@ -53,6 +53,8 @@ export class SqliteRunStore implements RunStore {
   #queue: Pending[] = [];
   #scheduled = false;
   #closed = false;
+  /** Runs known to exist (created or checked here), so a write checks its run once. */
+  readonly #known = new Set<string>();
 
   constructor(path: string, options: SqliteRunStoreOptions = {}) {
     this.path = path;
@@ -103,13 +105,20 @@ export class SqliteRunStore implements RunStore {
         updatedAt: run.updatedAt,
         options: JSON.stringify(run.options),
       });
+      this.#known.add(run.runId);
     } catch (cause) {
       throw new RunError("RUN_EXISTS", `Run ${run.runId} already exists in ${this.path}.`, { cause });
     }
   }
 
   write(runId: string, batch: RunMutation[]): Promise<void> {
-    this.#assertOpen();
+    if (this.#closed) return Promise.reject(this.#closedError());
+    if (!this.#known.has(runId)) {
+      // Checked once per run and store: a write for a run this store never created is a caller's bug, not rows.
+      if (!this.#stmts.getRun.get(runId))
+        return Promise.reject(new RunError("RUN_NOT_FOUND", `No run ${runId} in ${this.path}.`, { runId }));
+      this.#known.add(runId);
+    }
     return new Promise((resolve, reject) => {
       this.#queue.push({ runId, batch, resolve, reject });
       if (!this.#scheduled) {
@@ -232,7 +241,11 @@ export class SqliteRunStore implements RunStore {
   }
 
   #assertOpen() {
-    if (this.#closed) throw new RunError("STORE_CLOSED", `The run store ${this.path} is closed.`);
+    if (this.#closed) throw this.#closedError();
+  }
+
+  #closedError(): RunError {
+    return new RunError("STORE_CLOSED", `The run store ${this.path} is closed.`);
   }
 }
 
