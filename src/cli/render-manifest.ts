@@ -17,8 +17,11 @@ export function exitCodeFor(status: RunStatus): number {
   }
 }
 
-/** A short human summary of a manifest. */
-export function renderManifest(m: RunManifest, storePath?: string): string {
+/**
+ * A short human summary of a manifest. `storePath`: the store to name in the resume hints; `false` when the run
+ * was kept in memory (`--no-store`), so there is nothing to resume and no hint is printed.
+ */
+export function renderManifest(m: RunManifest, storePath?: string | false): string {
   const lines = [`run ${m.runId} (${m.plan}): ${m.status}`];
   for (const [id, n] of Object.entries(m.nodes)) {
     const items = n.items
@@ -43,6 +46,7 @@ export function renderManifest(m: RunManifest, storePath?: string): string {
   }
   if (m.error) lines.push(`  ${m.error.code}: ${m.error.message}`);
   const store = storePath ? ` --store ${storePath}` : "";
+  if (storePath === false) return lines.join("\n") + "\n";
   if (m.status === "escalated") {
     const node = Object.entries(m.nodes).find(([, n]) => n.escalations.length > 0)?.[0] ?? "NODE";
     lines.push(

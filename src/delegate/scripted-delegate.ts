@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { DeputyError } from "../errors/deputy-error.js";
 import { DelegateBackendError } from "../errors/delegate-backend-error.js";
 import { InvalidOptionError } from "../errors/invalid-option-error.js";
 import type { Proposal, ProposeRequest, ToolCallDelegate } from "./protocol.js";
@@ -99,7 +100,13 @@ function queueKey(node: string, item: number | undefined): string {
 }
 
 function readEntries(path: string): ScriptedEntry[] {
-  const text = readFileSync(path, "utf8");
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (cause) {
+    const why = (cause as { code?: string }).code === "EISDIR" ? "is a directory" : "not found";
+    throw new DeputyError("SCRIPTED_FILE_NOT_FOUND", `Scripted proposals file ${why}: ${path}`, { cause });
+  }
   const entries: ScriptedEntry[] = [];
   text.split("\n").forEach((line, i) => {
     if (line.trim() === "" || line.trimStart().startsWith("//")) return;

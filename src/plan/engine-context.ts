@@ -1,4 +1,5 @@
 import { DeputyError, serializeError, type SerializedError } from "../errors/deputy-error.js";
+import { checkJsonValue } from "../schema/json-value.js";
 import type { ExecutionHost, NodeExecutor, UnitOutcome, WorkUnit } from "./node-executor.js";
 import type { ExecutionPlan, PlanNode } from "./plan-schema.js";
 import type { Emitter } from "./run-events.js";
@@ -37,11 +38,27 @@ export async function executeUnit(ctx: EngineContext, node: PlanNode, unit: Work
       error: { code: "NO_EXECUTOR", message: `No executor for ${node.type} nodes.` },
     };
   }
+  let outcome: UnitOutcome;
   try {
-    return await executor.execute(node, unit);
+    outcome = await executor.execute(node, unit);
   } catch (error) {
     return { status: "error", error: serializeError(error) };
   }
+  // The boundary: what a tool, a model or an agent produced becomes run state only if it is JSON data.
+  if (outcome.status === "ok") {
+    const problem = checkJsonValue(outcome.value);
+    if (problem) {
+      return {
+        status: "error",
+        error: {
+          code: "RESULT_NOT_JSON",
+          message: `Node "${node.id}"${unit.itemIndex === undefined ? "" : ` item ${unit.itemIndex}`} produced a result that is not JSON data: ${problem.reason} at ${problem.path}.`,
+        },
+        ...(outcome.details ? { details: outcome.details } : {}),
+      };
+    }
+  }
+  return outcome;
 }
 
 /** Makes the unit an executor receives. */

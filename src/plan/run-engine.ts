@@ -42,31 +42,47 @@ export async function runEngine(ctx: EngineContext, resumed: boolean): Promise<R
 
   const max = plan.metadata.max_parallel_tasks;
   let running = 0;
+  // A failure outside any node (the store cannot commit) stops the run: no new nodes, in-flight ones finish,
+  // then it is thrown to the caller instead of crashing the process from a floating promise.
+  let fatal: { error: unknown } | undefined;
   await new Promise<void>((resolve) => {
     const pump = () => {
-      while (running < max && ready.length > 0 && !ctx.signal.aborted) {
+      while (running < max && ready.length > 0 && !ctx.signal.aborted && !fatal) {
         const node = ready.shift()!;
         running++;
-        void runNode(ctx, node).then(async (status) => {
-          const blockedBatch: RunMutation[] = [];
-          if (DONE.has(status)) {
-            for (const id of dependents.get(node.id)!) {
-              const left = waitingOn.get(id)! - 1;
-              waitingOn.set(id, left);
-              if (left === 0 && ctx.statuses[id] !== "blocked") ready.push(byId.get(id)!);
+        void runNode(ctx, node)
+          .then(async (status) => {
+            const blockedBatch: RunMutation[] = [];
+            if (DONE.has(status)) {
+              for (const id of dependents.get(node.id)!) {
+                const left = waitingOn.get(id)! - 1;
+                waitingOn.set(id, left);
+                if (left === 0 && ctx.statuses[id] !== "blocked") ready.push(byId.get(id)!);
+              }
+            } else if (FAILED.has(status)) {
+              block(ctx, node.id, dependents, blockedBatch);
             }
-          } else if (FAILED.has(status)) {
-            block(ctx, node.id, dependents, blockedBatch);
-          }
-          if (blockedBatch.length) await commit(ctx, blockedBatch);
-          running--;
-          pump();
-        });
+            if (blockedBatch.length) await commit(ctx, blockedBatch);
+          })
+          .catch((error: unknown) => {
+            fatal ??= { error };
+          })
+          .finally(() => {
+            running--;
+            pump();
+          });
       }
-      if (running === 0 && (ready.length === 0 || ctx.signal.aborted)) resolve();
+      if (running === 0 && (ready.length === 0 || ctx.signal.aborted || fatal)) resolve();
     };
     pump();
   });
+  if (fatal) {
+    const error = serializeError(fatal.error);
+    await commit(ctx, [
+      { kind: "status", status: "failed", updatedAt: ctx.now().toISOString(), error },
+    ]).catch(() => undefined);
+    throw fatal.error;
+  }
 
   const status = runStatus(ctx);
   const error = ctx.signal.aborted ? abortReason(ctx.signal) : undefined;

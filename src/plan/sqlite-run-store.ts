@@ -99,7 +99,15 @@ export class SqliteRunStore implements RunStore {
         options: JSON.stringify(run.options),
       });
     } catch (cause) {
-      throw new RunError("RUN_EXISTS", `Run ${run.runId} already exists in ${this.path}.`, { cause });
+      const code = (cause as { code?: string }).code ?? "";
+      if (code.startsWith("SQLITE_CONSTRAINT"))
+        throw new RunError("RUN_EXISTS", `Run ${run.runId} already exists in ${this.path}.`, { cause });
+      // A lock held by another process, a read-only file: say so, not "already exists".
+      throw new RunError(
+        "STORE_UNAVAILABLE",
+        `Cannot write run ${run.runId} to ${this.path}: ${/BUSY|LOCKED/.test(code) ? "the store is locked by another process" : (cause as Error).message}.`,
+        { runId: run.runId, cause },
+      );
     }
   }
 

@@ -37,7 +37,7 @@ export function registerResolve(program: Command, ctx: CliContext): void {
     .action(async (runId: string, nodeId: string, flags: ResolveFlags) => {
       const resolution = parseResolution(flags);
       const item = flags.item === undefined ? undefined : parseItem(flags.item);
-      const store = openStore(flags.store);
+      const store = openStore(flags.store, { mustExist: true });
       try {
         const stored = await store.load(runId);
         if (!stored) throw new RunError("RUN_NOT_FOUND", `No run "${runId}" in ${flags.store}.`, { runId });
@@ -117,12 +117,17 @@ function checkEscalated(stored: StoredRun, nodeId: string, item: number | undefi
   }
   if (item === undefined) {
     if (node?.status === "escalated" && node.escalation) return;
-    const hint = escalatedItems.length
-      ? ` Its escalated items: ${escalatedItems.join(", ")} (use --item N).`
-      : "";
+    if (escalatedItems.length) {
+      // A for_each node is escalated through its items: each is decided on its own.
+      throw new RunError(
+        "RESOLUTION_INVALID",
+        `Node "${nodeId}" of run ${runId} has escalated items (${escalatedItems.join(", ")}): decide each with --item N.`,
+        { runId },
+      );
+    }
     throw new RunError(
       "RESOLUTION_INVALID",
-      `Node "${nodeId}" of run ${runId} is not escalated (it is ${node?.status ?? "not run"}).${hint}`,
+      `Node "${nodeId}" of run ${runId} is not escalated (it is ${node?.status ?? "not run"}).`,
       { runId },
     );
   }

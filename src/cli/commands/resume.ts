@@ -18,7 +18,7 @@ export function registerResume(program: Command, ctx: CliContext): void {
     )
     .option("--json", "print the manifest as JSON on stdout")
     .action(async (runId: string, flags: RunFlags & { plan?: string; json?: boolean }) => {
-      const store = openStore(flags.store);
+      const store = openStore(flags.store, { mustExist: true });
       try {
         const stored = await store.load(runId);
         if (!stored)

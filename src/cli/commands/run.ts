@@ -55,9 +55,7 @@ export function registerRun(program: Command, ctx: CliContext): void {
           });
           progress?.done();
           ctx.stdout(
-            flags.json
-              ? JSON.stringify(manifest, null, 2) + "\n"
-              : renderManifest(manifest, flags.store === false ? undefined : flags.store),
+            flags.json ? JSON.stringify(manifest, null, 2) + "\n" : renderManifest(manifest, flags.store),
           );
           ctx.setExitCode(exitCodeFor(manifest.status));
         } finally {
