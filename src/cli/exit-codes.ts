@@ -5,4 +5,6 @@ export const EXIT = {
   invalid: 2,
   partial: 3,
   escalated: 4,
+  /** Stopped by SIGINT/SIGTERM and committed; `deputy resume` continues it (128 + SIGINT, as shells expect). */
+  interrupted: 130,
 } as const;

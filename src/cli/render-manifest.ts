@@ -12,6 +12,8 @@ export function exitCodeFor(status: RunStatus): number {
       return EXIT.partial;
     case "escalated":
       return EXIT.escalated;
+    case "interrupted":
+      return EXIT.interrupted;
     default:
       return EXIT.failed;
   }
@@ -53,6 +55,8 @@ export function renderManifest(m: RunManifest, storePath?: string | false): stri
       `decide each escalation with: deputy resolve ${m.runId} ${node} [--item N] (--call JSON | --value JSON | --skip)${store}`,
       `then continue with:          deputy resume ${m.runId}${store}`,
     );
+  } else if (m.status === "interrupted") {
+    lines.push(`continue where it stopped: deputy resume ${m.runId}${store}`);
   } else if (m.status === "failed" || m.status === "cancelled") {
     lines.push(`retry what did not complete: deputy resume ${m.runId}${store}`);
   }

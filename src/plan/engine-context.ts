@@ -16,6 +16,8 @@ export interface EngineContext {
   /** The run's state, kept in step with what was written to the store. */
   state: StoredRun;
   signal: AbortSignal;
+  /** Stop taking new work (graceful stop); see `RunOptions.stop`. */
+  stop: AbortSignal;
   inputs: Record<string, unknown> | undefined;
   now: () => Date;
   emit: Emitter;

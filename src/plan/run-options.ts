@@ -31,6 +31,12 @@ export interface RunOptions {
   inputs?: Record<string, unknown>;
   /** Aborts the run: in-flight work gets the signal, nothing new starts, the run ends `cancelled`. */
   signal?: AbortSignal;
+  /**
+   * Stops the run gracefully: nothing new starts (no node, no for_each item), work in flight goes on to its end
+   * and is committed, and the run ends `interrupted` (resumable). Abort `signal` too, after a grace period, to
+   * cut in-flight work short; the run still ends `interrupted`.
+   */
+  stop?: AbortSignal;
   /** Called for every run, node and item event (also published on diagnostics_channel). */
   onEvent?: (event: RunEvent) => void;
   /** The run's id. Default: a new one (time-ordered, unique). */

@@ -131,6 +131,7 @@ function context(
     store,
     state,
     signal: signals.length ? AbortSignal.any(signals) : new AbortController().signal,
+    stop: options.stop ?? new AbortController().signal,
     inputs: options.inputs,
     now,
     emit: createEmitter(options.onEvent),
