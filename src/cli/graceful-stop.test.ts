@@ -106,7 +106,7 @@ describe("graceful stops (real process, real signals)", () => {
       expect(ws.calls().sort()).toEqual(ws.started().sort());
 
       const listed = await cli(["runs", "--store", ws.store, "--json"]);
-      const [{ runId, status }] = JSON.parse(listed.stdout) as { runId: string; status: string }[];
+      const [{ runId, status }] = JSON.parse(listed.stdout) as [{ runId: string; status: string }];
       expect(status).toBe("interrupted");
       // The resume runs in this process: the tools module reads these.
       Object.assign(process.env, { CALLS: ws.env.CALLS, STARTED: ws.env.STARTED });
