@@ -6,6 +6,7 @@ import type { Emitter } from "./run-events.js";
 import type { NodeStatus, StoredRun } from "./run-state.js";
 import { applyMutations, type RunMutation, type RunStore } from "./run-store.js";
 import { renderString, type TemplateScope } from "../runtime/template.js";
+import { RESERVED_KEYS } from "../runtime/own.js";
 
 /** Everything one run needs while it goes; one instance per run (or resume). */
 export interface EngineContext {
@@ -87,7 +88,7 @@ export function makeUnit(
 /** Renders a node's `store_as` for a scope; the result must be a non-empty string key. */
 export function storeKey(node: PlanNode, scope: TemplateScope): string {
   const key = renderString(node.store_as, scope);
-  if (typeof key !== "string" || key === "") {
+  if (typeof key !== "string" || key === "" || RESERVED_KEYS.has(key)) {
     throw new DeputyError(
       "STORE_AS_INVALID",
       `store_as "${node.store_as}" rendered to ${JSON.stringify(key)}, not a key.`,

@@ -52,7 +52,7 @@ export async function runForEach(
     } catch (error) {
       return finish(index, { index, status: "error", error: serializeError(error) });
     }
-    if (prev?.status === "ok" || (fe.skip_existing && key in ctx.state.artifacts)) {
+    if (prev?.status === "ok" || (fe.skip_existing && Object.hasOwn(ctx.state.artifacts, key))) {
       counts.reused++;
       counts.ok++;
       keys[index] = key;

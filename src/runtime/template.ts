@@ -1,4 +1,5 @@
 import { DeputyError } from "../errors/deputy-error.js";
+import { setOwn } from "./own.js";
 import { applySelectPath, type PathStep } from "./select-path.js";
 
 /** A placeholder: its root (`artifacts`, the for_each alias, `index`, `inputs`) and the steps below it. */
@@ -96,7 +97,7 @@ function resolve(ref: Placeholder, scope: TemplateScope): unknown {
         `${ref.text}: name an artifact, as in {artifacts.fetch_alerts}.`,
       );
     }
-    if (!(artifact.key in scope.artifacts)) {
+    if (!Object.hasOwn(scope.artifacts, artifact.key)) {
       throw new DeputyError("TEMPLATE_MISSING", `${ref.text}: no artifact "${artifact.key}" is stored.`);
     }
     const value = scope.artifacts[artifact.key];
@@ -133,7 +134,7 @@ export function renderValue(value: unknown, scope: TemplateScope): unknown {
   if (Array.isArray(value)) return value.map((v) => renderValue(v, scope));
   if (typeof value === "object" && value !== null) {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = renderValue(v, scope);
+    for (const [k, v] of Object.entries(value)) setOwn(out, k, renderValue(v, scope));
     return out;
   }
   return value;
