@@ -21,13 +21,16 @@ export interface EngineContext {
   stop: AbortSignal;
   inputs: Record<string, unknown> | undefined;
   now: () => Date;
+  /** Scrubs records before they are committed (see `EngineOptions.redact`). */
+  redact: ((value: unknown) => unknown) | undefined;
   emit: Emitter;
   statuses: Record<string, NodeStatus>;
   errors: Record<string, SerializedError>;
 }
 
 /** Writes a batch durably (when the plan checkpoints) and applies it to the in-memory state. */
-export async function commit(ctx: EngineContext, batch: RunMutation[]): Promise<void> {
+export async function commit(ctx: EngineContext, input: RunMutation[]): Promise<void> {
+  const batch = ctx.redact ? input.map((m) => scrubMutation(m, ctx.redact!)) : input;
   applyMutations(ctx.state, batch);
   if (ctx.plan.metadata.checkpoint) await ctx.store.write(ctx.state.run.runId, batch);
 }
@@ -95,4 +98,33 @@ export function storeKey(node: PlanNode, scope: TemplateScope): string {
     );
   }
   return key;
+}
+
+/**
+ * A mutation with its records scrubbed: errors, escalations (reason and proposal) and details are what a backend,
+ * a model or a tool wrote in free text, and may carry a secret. Artifacts and item values are the run's data and
+ * pass unchanged; so do resolutions (a person's decision, needed as given).
+ */
+function scrubMutation(m: RunMutation, redact: (value: unknown) => unknown): RunMutation {
+  switch (m.kind) {
+    case "node":
+      return { ...m, record: scrubRecord(m.record, redact) };
+    case "item":
+      return { ...m, item: scrubRecord(m.item, redact) };
+    case "status":
+      return m.error ? { ...m, error: redact(m.error) as typeof m.error } : m;
+    default:
+      return m;
+  }
+}
+
+function scrubRecord<R extends { error?: unknown; escalation?: unknown; details?: unknown }>(
+  record: R,
+  redact: (value: unknown) => unknown,
+): R {
+  const out = { ...record };
+  if (out.error !== undefined) out.error = redact(out.error) as R["error"];
+  if (out.escalation !== undefined) out.escalation = redact(out.escalation) as R["escalation"];
+  if (out.details !== undefined) out.details = redact(out.details) as R["details"];
+  return out;
 }

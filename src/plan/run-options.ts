@@ -29,6 +29,12 @@ export interface EngineOptions {
    * cut in-flight work short; the run still ends `interrupted`.
    */
   stop?: AbortSignal;
+  /**
+   * Scrubs secrets from what the run records besides its artifacts — errors, escalation reasons and proposals,
+   * executor details — before they are stored, returned in the manifest or printed. The root entry's `runPlan`
+   * passes deputy's one redactor; default: nothing is scrubbed.
+   */
+  redact?: (value: unknown) => unknown;
   /** Called for every run, node and item event (also published on diagnostics_channel). */
   onEvent?: (event: RunEvent) => void;
   /** The run's id. Default: a new one (time-ordered, unique). */

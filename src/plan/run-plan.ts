@@ -130,6 +130,7 @@ function context(
     stop: options.stop ?? new AbortController().signal,
     inputs: options.inputs,
     now,
+    redact: options.redact,
     emit: createEmitter(options.onEvent),
     statuses: dataMap(),
     errors: dataMap(),

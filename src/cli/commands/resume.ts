@@ -40,7 +40,7 @@ export function registerResume(program: Command, ctx: CliContext): void {
         });
         const planPath = flags.plan ?? (meta.plan as string | undefined);
         const plan = planPath && existsSync(planPath) ? readPlanFile(planPath) : undefined;
-        const progress = ctx.isTTY && !flags.json ? createProgress(ctx.stderr) : undefined;
+        const progress = ctx.isTTY && !flags.json ? createProgress(ctx.rawStderr) : undefined;
         try {
           const manifest = await withGracefulStop(ctx, graceSeconds(flags.grace), (stops) =>
             resumeRun(runId, {

@@ -64,7 +64,7 @@ export function registerRun(program: Command, ctx: CliContext): void {
         }
         if (report.issues.length && !flags.json) ctx.stderr(renderIssues(report.issues));
         const store = openStore(flags.store);
-        const progress = ctx.isTTY && !flags.json ? createProgress(ctx.stderr) : undefined;
+        const progress = ctx.isTTY && !flags.json ? createProgress(ctx.rawStderr) : undefined;
         try {
           const manifest = await withGracefulStop(ctx, graceSeconds(flags.grace), (stops) =>
             runPlan(input, {
