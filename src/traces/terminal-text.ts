@@ -1,6 +1,6 @@
 // ESC-introduced sequences (CSI `ESC [ … final`, OSC `ESC ] … BEL|ESC \`, two-byte `ESC x`) and the C1 CSI.
-// eslint-disable-next-line no-control-regex
 const ESCAPES =
+  // eslint-disable-next-line no-control-regex
   /\x1b\[[0-?]{0,32}[ -/]{0,8}[@-~]|\x1b\][^\x07\x1b]{0,4096}(?:\x07|\x1b\\)|\x1b[@-_]|\x9b[0-?]{0,32}[ -/]{0,8}[@-~]/g;
 // Remaining C0 controls except tab and newline, DEL, C1 controls, and bidi overrides that reorder what is shown.
 // eslint-disable-next-line no-control-regex
