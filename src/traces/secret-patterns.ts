@@ -24,7 +24,7 @@ export const SECRET_PATTERNS: readonly SecretPattern[] = [
     name: "private-key",
     pattern: /-----BEGIN [A-Z ]{0,30}PRIVATE KEY-----[\s\S]*?-----END [A-Z ]{0,30}PRIVATE KEY-----/g,
   },
-  { name: "bearer", pattern: /\b(bearer\s+)[A-Za-z0-9._~+/-]+=*/gi, keep: "prefix" },
+  { name: "bearer", pattern: /\b(bearer\s+)[A-Za-z0-9._~+/-]{8,}=*/gi, keep: "prefix" },
   { name: "basic-auth", pattern: /\b(basic\s+)[A-Za-z0-9+/]{8,}=*/gi, keep: "prefix" },
   {
     name: "url-password",
