@@ -11,6 +11,7 @@ import type { RunOptions } from "../index.js";
 import type { RunStore } from "../plan/run-store.js";
 import { loadToolsModule } from "../tools/load-tools-module.js";
 import { openStoreFile } from "./open-store-file.js";
+import { checkTracePath } from "../traces/check-trace-path.js";
 
 /** The flags shared by `run`, `resume` and `validate`. */
 export interface RunFlags {
@@ -70,7 +71,10 @@ export async function setupRun(
     }
     for (const spec of flags.delegate ?? []) delegates.push(await createDelegateFromSpec(spec));
     options.delegates = delegates;
-    if (flags.traces) options.traceSink = new JsonlTraceSink(flags.traces);
+    if (flags.traces) {
+      checkTracePath(flags.traces);
+      options.traceSink = new JsonlTraceSink(flags.traces);
+    }
     options.allowDelegateSideEffects = flags.allowDelegateSideEffects === true;
     // What `deputy resume` needs to rebuild the same run; specs name files and URLs, never secrets.
     options.meta = {
