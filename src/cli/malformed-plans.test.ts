@@ -84,7 +84,7 @@ const path = fc.constantFrom(
   ["nodes", 1, "extra_field"],
 );
 
-function mutate(plan: unknown, at: (string | number)[], value: unknown): unknown {
+function mutate(plan: unknown, at: readonly (string | number)[], value: unknown): unknown {
   const copy = structuredClone(plan) as Record<string | number, unknown>;
   let target = copy;
   for (const step of at.slice(0, -1)) {
