@@ -210,6 +210,15 @@ describe("values are checked at the boundary", () => {
     expect(out.stdout + out.stderr).toMatch(/nested more than/);
   });
 
+  it("validate catches an unknown CEL function, as run would", async () => {
+    const ws = workspace();
+    const plan = { ...PLAN, nodes: [{ ...PLAN.nodes[0], when: "nosuch(ctx.status) == 1" }] };
+    writeFileSync(ws.at("cel.json"), JSON.stringify(plan));
+    const out = await cli(["validate", ws.at("cel.json"), "--tools", ws.at("tools.mjs")]);
+    expect(out.code).toBe(2);
+    expect(out.stdout).toMatch(/invalid_cel.*\[a\].*nosuch/);
+  });
+
   it("a timeout beyond Node's timer limit is rejected at validation", async () => {
     const ws = workspace();
     const plan = { ...PLAN, nodes: [{ ...PLAN.nodes[0], timeout: 3_000_000 }] };
