@@ -5,4 +5,6 @@ export const EXIT = {
   invalid: 2,
   partial: 3,
   escalated: 4,
+  /** Another process owns the run (its lease has not lapsed); `--wait` waits for it instead. */
+  leased: 5,
 } as const;

@@ -52,6 +52,7 @@ export async function main(argv: string[], io: Partial<CliContext> = {}): Promis
     const debug = argv.includes("--debug");
     if (debug && error instanceof Error) ctx.stderr(`${error.stack}\n`);
     else ctx.stderr(`deputy: ${oneLine(error)}\n`);
+    if (DeputyError.isInstance(error) && error.code === "RUN_LEASED") return EXIT.leased;
     return DeputyError.isInstance(error) && /INVALID|NOT_FOUND|FINGERPRINT/.test(error.code)
       ? EXIT.invalid
       : EXIT.failed;

@@ -7,7 +7,9 @@ import { createDelegateFromSpec } from "../delegate/delegate-spec.js";
 import { JsonlTraceSink } from "../delegate/jsonl-trace-sink.js";
 import type { ToolCallDelegate } from "../delegate/protocol.js";
 import { MemoryRunStore } from "../plan/memory-run-store.js";
+import type { LeaseOptions } from "../plan/run-lease.js";
 import type { RunOptions } from "../plan/run-options.js";
+import { InvalidOptionError } from "../errors/invalid-option-error.js";
 import type { RunStore } from "../plan/run-store.js";
 import { SqliteRunStore } from "../plan/sqlite-run-store.js";
 import { loadToolsModule } from "../tools/load-tools-module.js";
@@ -34,6 +36,20 @@ function absoluteSpec(spec: string): string {
   return existsSync(main)
     ? `${spec.slice(0, eq)}=${resolve(main)}${comma < 0 ? "" : value.slice(comma)}`
     : spec;
+}
+
+/** `--lease-ttl SECONDS` as lease options (default {@link DEFAULT_LEASE_MS}); `--wait` waits for the owner. */
+export function leaseFrom(flags: { leaseTtl?: string; wait?: boolean }): LeaseOptions {
+  const lease: LeaseOptions = {};
+  if (flags.leaseTtl !== undefined) {
+    const seconds = Number(flags.leaseTtl);
+    if (!Number.isFinite(seconds) || seconds < 0.1 || seconds > 86_400) {
+      throw new InvalidOptionError("--lease-ttl", "a number of seconds from 0.1 to 86400", flags.leaseTtl);
+    }
+    lease.ttlMs = Math.round(seconds * 1000);
+  }
+  if (flags.wait) lease.wait = true;
+  return lease;
 }
 
 /** The default store file. */

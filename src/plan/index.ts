@@ -27,6 +27,13 @@ export type {
 export { nodeChannel, runChannel, type RunEvent } from "./run-events.js";
 export { buildManifest, type NodeManifest, type RunManifest } from "./run-manifest.js";
 export type { RunOptions } from "./run-options.js";
+export {
+  acquireRunLease,
+  DEFAULT_LEASE_MS,
+  newLeaseOwner,
+  type HeldLease,
+  type LeaseOptions,
+} from "./run-lease.js";
 export { newRunId, resumeRun, runPlan, type ResumeOptions } from "./run-plan.js";
 export type {
   Escalation,
@@ -35,11 +42,12 @@ export type {
   NodeRecord,
   NodeStatus,
   Resolution,
+  RunLease,
   RunRecord,
   RunStatus,
   StoredRun,
 } from "./run-state.js";
-export { applyMutations, type RunMutation, type RunStore } from "./run-store.js";
+export { applyMutations, type LeaseResult, type RunMutation, type RunStore } from "./run-store.js";
 export { applySelectPath, parseSelectPath, type PathStep } from "./select-path.js";
 export { SqliteRunStore, type SqliteRunStoreOptions } from "./sqlite-run-store.js";
 export { compileTemplate, renderString, renderValue, type TemplateScope } from "./template.js";

@@ -3,6 +3,7 @@ import type { TraceSink } from "../delegate/trace.js";
 import type { Tool } from "../tools/define-tool.js";
 import type { ToolRegistry } from "../tools/tool-registry.js";
 import type { NodeExecutor } from "./node-executor.js";
+import type { LeaseOptions } from "./run-lease.js";
 import type { PlanNode } from "./plan-schema.js";
 import type { RunEvent } from "./run-events.js";
 import type { RunStore } from "./run-store.js";
@@ -35,6 +36,8 @@ export interface RunOptions {
   onEvent?: (event: RunEvent) => void;
   /** The run's id. Default: a new one (time-ordered, unique). */
   runId?: string;
+  /** How this process owns the run: owner id, lease length, wait or refuse when owned. See {@link LeaseOptions}. */
+  lease?: LeaseOptions;
   /** Facts about how the run was started, kept with it (the CLI stores the tools module path). */
   meta?: Record<string, unknown>;
   /** @internal Deterministic clock and ids for tests. */

@@ -4,6 +4,7 @@ import { createHost } from "./create-host.js";
 import type { EngineContext } from "./engine-context.js";
 import { planFingerprint } from "./fingerprint.js";
 import { MemoryRunStore } from "./memory-run-store.js";
+import { acquireRunLease, type HeldLease } from "./run-lease.js";
 import { createEmitter } from "./run-events.js";
 import { runEngine } from "./run-engine.js";
 import type { RunManifest } from "./run-manifest.js";
@@ -44,18 +45,32 @@ export async function runPlan(input: unknown, options: RunOptions): Promise<RunM
     options: { ...options.meta, ...(options.inputs ? { inputs: options.inputs } : {}) },
   };
   await store.createRun(run);
-  const state: StoredRun = { run, artifacts: {}, nodes: {}, items: {} };
-  const ctx = context(options, plan, host, executors, store, state, now);
-  const initial: RunMutation[] = Object.entries(options.artifacts ?? {}).map(([key, value]) => ({
-    kind: "artifact",
-    key,
-    value,
-  }));
-  if (initial.length) {
-    await ctx.store.write(runId, initial);
-    for (const m of initial) if (m.kind === "artifact") state.artifacts[m.key] = m.value;
+  const lease = await acquireRunLease(store, runId, options.lease, options.signal);
+  return owned(lease, async () => {
+    const state: StoredRun = { run, artifacts: {}, nodes: {}, items: {} };
+    const ctx = context(options, plan, host, executors, lease, state, now);
+    const initial: RunMutation[] = Object.entries(options.artifacts ?? {}).map(([key, value]) => ({
+      kind: "artifact",
+      key,
+      value,
+    }));
+    if (initial.length) {
+      await ctx.store.write(runId, initial);
+      for (const m of initial) if (m.kind === "artifact") state.artifacts[m.key] = m.value;
+    }
+    return runEngine(ctx, false);
+  });
+}
+
+/** Runs `body` while holding the run's lease; a lost lease ends the run with `LEASE_LOST`. */
+async function owned(lease: HeldLease, body: () => Promise<RunManifest>): Promise<RunManifest> {
+  try {
+    const manifest = await body();
+    if (lease.lost.aborted) throw lease.lost.reason;
+    return manifest;
+  } finally {
+    await lease.release();
   }
-  return runEngine(ctx, false);
 }
 
 /** Options of {@link resumeRun}: those of a run, plus the plan to check against the stored one. */
@@ -71,8 +86,16 @@ export interface ResumeOptions extends Omit<RunOptions, "runId" | "artifacts" | 
  * that were resolved (`deputy resolve`) are applied. A plan whose fingerprint changed is refused.
  */
 export async function resumeRun(runId: string, options: ResumeOptions): Promise<RunManifest> {
-  const stored = await options.store.load(runId);
-  if (!stored) throw new RunError("RUN_NOT_FOUND", `No run "${runId}" in the store.`, { runId });
+  if (!(await options.store.load(runId))) {
+    throw new RunError("RUN_NOT_FOUND", `No run "${runId}" in the store.`, { runId });
+  }
+  // Owned before its state is read, so no other process changes it underneath.
+  const lease = await acquireRunLease(options.store, runId, options.lease, options.signal);
+  return owned(lease, () => resumeOwned(runId, options, lease));
+}
+
+async function resumeOwned(runId: string, options: ResumeOptions, lease: HeldLease): Promise<RunManifest> {
+  const stored = (await options.store.load(runId))!;
   if (options.plan !== undefined && planFingerprint(options.plan) !== stored.run.fingerprint) {
     throw new RunError(
       "PLAN_FINGERPRINT_CHANGED",
@@ -96,7 +119,7 @@ export async function resumeRun(runId: string, options: ResumeOptions): Promise<
     plan,
     host,
     executors,
-    options.store,
+    lease,
     stored,
     now,
   );
@@ -108,12 +131,12 @@ function context(
   plan: EngineContext["plan"],
   host: EngineContext["host"],
   executors: EngineContext["executors"],
-  store: RunStore,
+  lease: HeldLease,
   state: StoredRun,
   now: () => Date,
 ): EngineContext {
   const timeout = plan.metadata.execution_timeout;
-  const signals = options.signal ? [options.signal] : [];
+  const signals = options.signal ? [options.signal, lease.lost] : [lease.lost];
   if (timeout !== undefined) {
     // Our own timer (unref'd: it never keeps the process alive) rather than AbortSignal.timeout, which can be
     // garbage-collected inside AbortSignal.any before it fires (nodejs/node#57736).
@@ -128,9 +151,9 @@ function context(
     plan,
     host,
     executors,
-    store,
+    store: lease.store,
     state,
-    signal: signals.length ? AbortSignal.any(signals) : new AbortController().signal,
+    signal: AbortSignal.any(signals),
     inputs: options.inputs,
     now,
     emit: createEmitter(options.onEvent),

@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
-import type { RunMutation, RunStore } from "./run-store.js";
+import type { LeaseResult, RunMutation, RunStore } from "./run-store.js";
 import type { ItemRecord, NodeRecord, RunRecord, StoredRun } from "./run-state.js";
 import { RunError } from "../errors/run-error.js";
 
@@ -32,6 +32,17 @@ CREATE TABLE IF NOT EXISTS items (
 ) WITHOUT ROWID;
 `;
 
+/** Schema changes after the first version, by `user_version` they bring the file to. */
+const MIGRATIONS: [version: number, sql: string][] = [
+  // Run ownership: who holds the run, their last heartbeat and when the lease lapses (ms since the epoch).
+  [
+    2,
+    `ALTER TABLE runs ADD COLUMN lease_owner TEXT;
+     ALTER TABLE runs ADD COLUMN lease_heartbeat INTEGER;
+     ALTER TABLE runs ADD COLUMN lease_expires INTEGER;`,
+  ],
+];
+
 interface Pending {
   runId: string;
   batch: RunMutation[];
@@ -59,7 +70,7 @@ export class SqliteRunStore implements RunStore {
     this.#db.pragma("journal_mode = WAL");
     this.#db.pragma(`synchronous = ${options.synchronous === "full" ? "FULL" : "NORMAL"}`);
     this.#db.pragma("busy_timeout = 5000");
-    this.#db.exec(SCHEMA);
+    this.#migrate();
     const db = this.#db;
     this.#stmts = {
       insertRun: db.prepare(
@@ -82,6 +93,18 @@ export class SqliteRunStore implements RunStore {
         `SELECT node_id, record, key, value FROM items WHERE run_id = ? ORDER BY node_id, idx`,
       ),
       list: db.prepare(`SELECT * FROM runs ORDER BY created_at DESC, rowid DESC LIMIT ?`),
+      takeLease: db.prepare(
+        `UPDATE runs SET lease_owner = @owner, lease_heartbeat = @now, lease_expires = @expires
+         WHERE run_id = @runId AND (lease_owner IS NULL OR lease_owner = @owner OR lease_expires <= @now)`,
+      ),
+      renewLease: db.prepare(
+        `UPDATE runs SET lease_heartbeat = @now, lease_expires = @expires
+         WHERE run_id = @runId AND lease_owner = @owner`,
+      ),
+      releaseLease: db.prepare(
+        `UPDATE runs SET lease_owner = NULL, lease_heartbeat = NULL, lease_expires = NULL
+         WHERE run_id = ? AND lease_owner = ?`,
+      ),
     };
     // Made once: better-sqlite3 builds four wrapper functions per `transaction()` call, which at
     // max_concurrency 1 (one commit per item) cost a third as much as the commit itself.
@@ -204,11 +227,60 @@ export class SqliteRunStore implements RunStore {
     return (this.#stmts.list.all(options.limit ?? 1_000_000) as Record<string, string>[]).map(toRunRecord);
   }
 
+  async acquireLease(runId: string, owner: string, ttlMs: number): Promise<LeaseResult> {
+    this.#assertOpen();
+    const now = Date.now();
+    if (this.#stmts.takeLease.run({ runId, owner, now, expires: now + ttlMs }).changes === 1) {
+      return { acquired: true };
+    }
+    const row = this.#stmts.getRun.get(runId) as Record<string, string> | undefined;
+    if (!row) throw new RunError("RUN_NOT_FOUND", `No run ${runId} in ${this.path}.`, { runId });
+    return { acquired: false, holder: toRunRecord(row).lease! };
+  }
+
+  async renewLease(runId: string, owner: string, ttlMs: number): Promise<boolean> {
+    this.#assertOpen();
+    const now = Date.now();
+    return this.#stmts.renewLease.run({ runId, owner, now, expires: now + ttlMs }).changes === 1;
+  }
+
+  async releaseLease(runId: string, owner: string): Promise<void> {
+    this.#assertOpen();
+    this.#stmts.releaseLease.run(runId, owner);
+  }
+
+  async prune(before: Date): Promise<number> {
+    this.#assertOpen();
+    const prune = this.#db.transaction((cutoff: string, now: number) => {
+      const doomed = `SELECT run_id FROM runs WHERE updated_at < ? AND NOT (lease_owner IS NOT NULL AND lease_expires > ?)`;
+      for (const table of ["artifacts", "nodes", "items"]) {
+        this.#db.prepare(`DELETE FROM ${table} WHERE run_id IN (${doomed})`).run(cutoff, now);
+      }
+      return this.#db.prepare(`DELETE FROM runs WHERE run_id IN (${doomed})`).run(cutoff, now).changes;
+    });
+    return prune(before.toISOString(), Date.now());
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     if (this.#queue.length > 0) this.#flush();
     this.#closed = true;
     this.#db.close();
+  }
+
+  /** Creates the tables, then brings an older file up to date (`PRAGMA user_version`). */
+  #migrate(): void {
+    const db = this.#db;
+    db.transaction(() => {
+      db.exec(SCHEMA);
+      let version = Math.max(1, db.pragma("user_version", { simple: true }) as number);
+      for (const [to, sql] of MIGRATIONS) {
+        if (to <= version) continue;
+        db.exec(sql);
+        version = to;
+      }
+      db.pragma(`user_version = ${version}`);
+    }).immediate();
   }
 
   #assertOpen() {
@@ -227,5 +299,14 @@ function toRunRecord(row: Record<string, string>): RunRecord {
     updatedAt: row.updated_at!,
     options: JSON.parse(row.options!) as Record<string, unknown>,
     ...(row.error ? { error: JSON.parse(row.error) } : {}),
+    ...(row.lease_owner
+      ? {
+          lease: {
+            owner: row.lease_owner,
+            heartbeatAt: new Date(Number(row.lease_heartbeat)).toISOString(),
+            expiresAt: new Date(Number(row.lease_expires)).toISOString(),
+          },
+        }
+      : {}),
   };
 }

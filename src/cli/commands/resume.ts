@@ -6,7 +6,7 @@ import type { CliContext } from "../cli-context.js";
 import { createProgress } from "../progress.js";
 import { readPlanFile } from "../read-plan-file.js";
 import { exitCodeFor, renderManifest } from "../render-manifest.js";
-import { DEFAULT_STORE, openStore, setupRun, type RunFlags } from "../run-setup.js";
+import { DEFAULT_STORE, leaseFrom, openStore, setupRun, type RunFlags } from "../run-setup.js";
 import { withRunFlags } from "./run.js";
 
 export function registerResume(program: Command, ctx: CliContext): void {
@@ -17,45 +17,57 @@ export function registerResume(program: Command, ctx: CliContext): void {
       "the plan file to check against the run's (default: the file the run started from)",
     )
     .option("--json", "print the manifest as JSON on stdout")
-    .action(async (runId: string, flags: RunFlags & { plan?: string; json?: boolean }) => {
-      const store = openStore(flags.store);
-      try {
-        const stored = await store.load(runId);
-        if (!stored)
-          throw new RunError("RUN_NOT_FOUND", `No run "${runId}" in ${flags.store ?? DEFAULT_STORE}.`, {
-            runId,
-          });
-        const meta = stored.run.options;
-        // Rebuild the run as it was started, unless flags say otherwise.
-        const { options, close } = await setupRun({
-          tools: flags.tools ?? (meta.tools as string | undefined),
-          delegate: flags.delegate ?? (meta.delegates as string[] | undefined),
-          traces: flags.traces ?? (meta.traces as string | undefined),
-          allowDelegateSideEffects:
-            flags.allowDelegateSideEffects ?? (meta.allowDelegateSideEffects as boolean | undefined),
-        });
-        const planPath = flags.plan ?? (meta.plan as string | undefined);
-        const plan = planPath && existsSync(planPath) ? readPlanFile(planPath) : undefined;
-        const progress = ctx.isTTY && !flags.json ? createProgress(ctx.stderr) : undefined;
+    .option("--wait", "when another process owns the run, wait until it is free instead of exiting 5")
+    .option(
+      "--lease-ttl <seconds>",
+      "lease length: a run whose owner died is free this long after its last heartbeat (default 10)",
+    )
+    .action(
+      async (
+        runId: string,
+        flags: RunFlags & { plan?: string; json?: boolean; wait?: boolean; leaseTtl?: string },
+      ) => {
+        const lease = leaseFrom(flags);
+        const store = openStore(flags.store);
         try {
-          const manifest = await resumeRun(runId, {
-            ...options,
-            store,
-            ...(plan !== undefined ? { plan } : {}),
-            ...(progress ? { onEvent: progress.onEvent } : {}),
+          const stored = await store.load(runId);
+          if (!stored)
+            throw new RunError("RUN_NOT_FOUND", `No run "${runId}" in ${flags.store ?? DEFAULT_STORE}.`, {
+              runId,
+            });
+          const meta = stored.run.options;
+          // Rebuild the run as it was started, unless flags say otherwise.
+          const { options, close } = await setupRun({
+            tools: flags.tools ?? (meta.tools as string | undefined),
+            delegate: flags.delegate ?? (meta.delegates as string[] | undefined),
+            traces: flags.traces ?? (meta.traces as string | undefined),
+            allowDelegateSideEffects:
+              flags.allowDelegateSideEffects ?? (meta.allowDelegateSideEffects as boolean | undefined),
           });
-          progress?.done();
-          ctx.stdout(
-            flags.json
-              ? JSON.stringify(manifest, null, 2) + "\n"
-              : renderManifest(manifest, flags.store || undefined),
-          );
-          ctx.setExitCode(exitCodeFor(manifest.status));
+          const planPath = flags.plan ?? (meta.plan as string | undefined);
+          const plan = planPath && existsSync(planPath) ? readPlanFile(planPath) : undefined;
+          const progress = ctx.isTTY && !flags.json ? createProgress(ctx.stderr) : undefined;
+          try {
+            const manifest = await resumeRun(runId, {
+              ...options,
+              store,
+              lease,
+              ...(plan !== undefined ? { plan } : {}),
+              ...(progress ? { onEvent: progress.onEvent } : {}),
+            });
+            progress?.done();
+            ctx.stdout(
+              flags.json
+                ? JSON.stringify(manifest, null, 2) + "\n"
+                : renderManifest(manifest, flags.store || undefined),
+            );
+            ctx.setExitCode(exitCodeFor(manifest.status));
+          } finally {
+            await close();
+          }
         } finally {
-          await close();
+          await store.close();
         }
-      } finally {
-        await store.close();
-      }
-    });
+      },
+    );
 }

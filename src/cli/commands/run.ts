@@ -5,7 +5,7 @@ import { EXIT } from "../exit-codes.js";
 import { createProgress } from "../progress.js";
 import { readPlanFile } from "../read-plan-file.js";
 import { exitCodeFor, renderIssues, renderManifest } from "../render-manifest.js";
-import { openStore, setupRun, type RunFlags } from "../run-setup.js";
+import { leaseFrom, openStore, setupRun, type RunFlags } from "../run-setup.js";
 import { createHost } from "../../plan/create-host.js";
 import { runPlan } from "../../plan/run-plan.js";
 import { validatePlan } from "../../plan/validate-plan.js";
@@ -28,7 +28,12 @@ export function registerRun(program: Command, ctx: CliContext): void {
     .option("--store <file>", "run store (SQLite file)", ".deputy/runs.db")
     .option("--no-store", "keep the run in memory only (no checkpoints on disk, no resume)")
     .option("--json", "print the manifest as JSON on stdout")
-    .action(async (planPath: string, flags: RunFlags & { json?: boolean }) => {
+    .option(
+      "--lease-ttl <seconds>",
+      "lease length: if this process dies, the run is resumable this long after its last heartbeat (default 10)",
+    )
+    .action(async (planPath: string, flags: RunFlags & { json?: boolean; leaseTtl?: string }) => {
+      const lease = leaseFrom(flags);
       const input = readPlanFile(planPath);
       const { options, close } = await setupRun(flags);
       try {
@@ -50,6 +55,7 @@ export function registerRun(program: Command, ctx: CliContext): void {
           const manifest = await runPlan(input, {
             ...options,
             store,
+            lease,
             meta: { ...options.meta, plan: resolve(planPath) },
             ...(progress ? { onEvent: progress.onEvent } : {}),
           });
