@@ -14,11 +14,17 @@ function record(runId: string, createdAt: string): RunRecord {
   };
 }
 
+/** A store to test, and (for durable stores) how to open another one over the same data. */
+export interface StoreUnderTest {
+  store: RunStore;
+  reopen?: () => RunStore;
+}
+
 /** The conformance suite every RunStore implementation passes. `reopen` returns a store over the same data. */
-export function runStoreSuite(name: string, make: () => { store: RunStore; reopen?: () => RunStore }) {
+export function runStoreSuite(name: string, make: () => StoreUnderTest | Promise<StoreUnderTest>) {
   describe(`RunStore conformance: ${name}`, () => {
     it("round-trips a run's header, artifacts, nodes and items", async () => {
-      const { store } = make();
+      const { store } = await make();
       await store.createRun(record("r1", "2026-01-01T00:00:00.000Z"));
       await store.write("r1", [
         { kind: "artifact", key: "a", value: { list: [1, 2], s: "x" } },
@@ -47,7 +53,7 @@ export function runStoreSuite(name: string, make: () => { store: RunStore; reope
     });
 
     it("refuses a second run with the same id", async () => {
-      const { store } = make();
+      const { store } = await make();
       await store.createRun(record("dup", "2026-01-01T00:00:00.000Z"));
       await expect(store.createRun(record("dup", "2026-01-01T00:00:00.000Z"))).rejects.toMatchObject({
         code: "RUN_EXISTS",
@@ -56,7 +62,7 @@ export function runStoreSuite(name: string, make: () => { store: RunStore; reope
     });
 
     it("records a resolution on the escalated node or item", async () => {
-      const { store } = make();
+      const { store } = await make();
       await store.createRun(record("r2", "2026-01-01T00:00:00.000Z"));
       const escalation = {
         nodeId: "t",
@@ -87,7 +93,7 @@ export function runStoreSuite(name: string, make: () => { store: RunStore; reope
     });
 
     it("lists runs newest first", async () => {
-      const { store } = make();
+      const { store } = await make();
       await store.createRun(record("old", "2026-01-01T00:00:00.000Z"));
       await store.createRun(record("new", "2026-02-01T00:00:00.000Z"));
       expect((await store.list()).map((r) => r.runId)).toEqual(["new", "old"]);
@@ -96,7 +102,7 @@ export function runStoreSuite(name: string, make: () => { store: RunStore; reope
     });
 
     it("gives a run's lease to exactly one owner until it lapses or is released", async () => {
-      const { store, reopen } = make();
+      const { store, reopen } = await make();
       await store.createRun(record("leased", "2026-01-01T00:00:00.000Z"));
       const race = await Promise.all(["a", "b", "c"].map((o) => store.acquireLease("leased", o, 60_000)));
       expect(race.filter((r) => r.acquired)).toHaveLength(1);
@@ -123,7 +129,7 @@ export function runStoreSuite(name: string, make: () => { store: RunStore; reope
     });
 
     it("lets another owner take a lapsed lease, and the old owner learns it lost it", async () => {
-      const { store } = make();
+      const { store } = await make();
       await store.createRun(record("lapse", "2026-01-01T00:00:00.000Z"));
       expect((await store.acquireLease("lapse", "dead", 150)).acquired).toBe(true);
       expect((await store.acquireLease("lapse", "next", 150)).acquired).toBe(false);
@@ -134,7 +140,7 @@ export function runStoreSuite(name: string, make: () => { store: RunStore; reope
     });
 
     it("prunes runs last updated before a date, but not a leased one", async () => {
-      const { store } = make();
+      const { store } = await make();
       await store.createRun(record("ancient", "2020-01-01T00:00:00.000Z"));
       await store.write("ancient", [
         { kind: "artifact", key: "a", value: 1 },
@@ -156,7 +162,7 @@ export function runStoreSuite(name: string, make: () => { store: RunStore; reope
     });
 
     it("keeps every one of many concurrent writes", async () => {
-      const { store, reopen } = make();
+      const { store, reopen } = await make();
       await store.createRun(record("many", "2026-01-01T00:00:00.000Z"));
       await Promise.all(
         Array.from({ length: 500 }, (_, i) =>

@@ -12,6 +12,7 @@ import type { RunOptions } from "../plan/run-options.js";
 import { InvalidOptionError } from "../errors/invalid-option-error.js";
 import type { RunStore } from "../plan/run-store.js";
 import { SqliteRunStore } from "../plan/sqlite-run-store.js";
+import { PostgresRunStore, redactUrl } from "../plan/postgres-run-store.js";
 import { loadToolsModule } from "../tools/load-tools-module.js";
 
 /** The flags shared by `run`, `resume` and `validate`. */
@@ -55,9 +56,35 @@ export function leaseFrom(flags: { leaseTtl?: string; wait?: boolean }): LeaseOp
 /** The default store file. */
 export const DEFAULT_STORE = ".deputy/runs.db";
 
-/** Opens the run store named by `--store` (default `.deputy/runs.db`; `--no-store` keeps runs in memory). */
+/** Where `--store` points: the flag, else `$DEPUTY_STORE`, else {@link DEFAULT_STORE}; `false` for `--no-store`. */
+export function storeLocation(store: string | false | undefined): string | false {
+  if (store === false) return false;
+  return store || process.env.DEPUTY_STORE || DEFAULT_STORE;
+}
+
+/** True for a `postgres://` or `postgresql://` URL. */
+export function isPostgresUrl(location: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(location);
+}
+
+/** The store's location as it may be printed (a URL's password replaced by `***`). */
+export function storeLabel(location: string | false): string {
+  return location === false ? "memory" : redactUrl(location);
+}
+
+/** The `--store …` to print in a hint: only what the user passed (`$DEPUTY_STORE` and the default carry over). */
+export function storeHint(store: string | false | undefined): string | undefined {
+  return store ? storeLabel(store) : undefined;
+}
+
+/**
+ * Opens the run store named by `--store` or `$DEPUTY_STORE`: a `postgres://` URL (PostgreSQL), else an SQLite
+ * file (default `.deputy/runs.db`); `--no-store` keeps runs in memory.
+ */
 export function openStore(store: string | false | undefined): RunStore {
-  return store === false ? new MemoryRunStore() : new SqliteRunStore(store ?? DEFAULT_STORE);
+  const location = storeLocation(store);
+  if (location === false) return new MemoryRunStore();
+  return isPostgresUrl(location) ? new PostgresRunStore(location) : new SqliteRunStore(location);
 }
 
 /** Loads the tools module and builds the delegate chain: the run options without the store. */

@@ -52,3 +52,4 @@ export { applySelectPath, parseSelectPath, type PathStep } from "./select-path.j
 export { SqliteRunStore, type SqliteRunStoreOptions } from "./sqlite-run-store.js";
 export { compileTemplate, renderString, renderValue, type TemplateScope } from "./template.js";
 export { parsePlan, validatePlan, type ValidateOptions, type ValidationReport } from "./validate-plan.js";
+export { PostgresRunStore, redactUrl, type PostgresRunStoreOptions } from "./postgres-run-store.js";

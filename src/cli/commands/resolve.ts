@@ -6,7 +6,7 @@ import type { Resolution, StoredRun } from "../../plan/run-state.js";
 import { ToolRegistry } from "../../tools/tool-registry.js";
 import { loadToolsModule } from "../../tools/load-tools-module.js";
 import type { CliContext } from "../cli-context.js";
-import { DEFAULT_STORE, openStore } from "../run-setup.js";
+import { openStore, storeHint, storeLabel, storeLocation } from "../run-setup.js";
 
 interface ResolveFlags {
   item?: string;
@@ -31,7 +31,10 @@ export function registerResolve(program: Command, ctx: CliContext): void {
     .option("--call <json>", 'run this call instead: {"name": TOOL, "arguments": {...}}')
     .option("--value <json>", "store this JSON value as the result, running nothing")
     .option("--skip", "mark it skipped, running nothing")
-    .option("--store <file>", "run store (SQLite file)", DEFAULT_STORE)
+    .option(
+      "--store <location>",
+      "run store: an SQLite file or a postgres:// URL (default: $DEPUTY_STORE, else .deputy/runs.db)",
+    )
     .option("--tools <module>", "tools module to check a --call against now (default: the run's)")
     .option("--json", "print the recorded resolution as JSON")
     .action(async (runId: string, nodeId: string, flags: ResolveFlags) => {
@@ -40,7 +43,12 @@ export function registerResolve(program: Command, ctx: CliContext): void {
       const store = openStore(flags.store);
       try {
         const stored = await store.load(runId);
-        if (!stored) throw new RunError("RUN_NOT_FOUND", `No run "${runId}" in ${flags.store}.`, { runId });
+        if (!stored)
+          throw new RunError(
+            "RUN_NOT_FOUND",
+            `No run "${runId}" in ${storeLabel(storeLocation(flags.store))}.`,
+            { runId },
+          );
         checkEscalated(stored, nodeId, item);
         if (resolution.kind === "call") {
           checkCandidate(stored, nodeId, resolution.call.name);
@@ -56,7 +64,7 @@ export function registerResolve(program: Command, ctx: CliContext): void {
           );
         else
           ctx.stdout(
-            `Resolved ${what} (${resolution.kind}). Continue with: deputy resume ${runId}${flags.store === DEFAULT_STORE ? "" : ` --store ${flags.store}`}\n`,
+            `Resolved ${what} (${resolution.kind}). Continue with: deputy resume ${runId}${flags.store ? ` --store ${storeHint(flags.store)}` : ""}\n`,
           );
       } finally {
         await store.close();

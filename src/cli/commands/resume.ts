@@ -6,12 +6,23 @@ import type { CliContext } from "../cli-context.js";
 import { createProgress } from "../progress.js";
 import { readPlanFile } from "../read-plan-file.js";
 import { exitCodeFor, renderManifest } from "../render-manifest.js";
-import { DEFAULT_STORE, leaseFrom, openStore, setupRun, type RunFlags } from "../run-setup.js";
+import {
+  leaseFrom,
+  openStore,
+  setupRun,
+  storeHint,
+  storeLabel,
+  storeLocation,
+  type RunFlags,
+} from "../run-setup.js";
 import { withRunFlags } from "./run.js";
 
 export function registerResume(program: Command, ctx: CliContext): void {
   withRunFlags(program.command("resume <runId>").description("continue a run from its last checkpoint"))
-    .option("--store <file>", "run store (SQLite file)", DEFAULT_STORE)
+    .option(
+      "--store <location>",
+      "run store: an SQLite file or a postgres:// URL (default: $DEPUTY_STORE, else .deputy/runs.db)",
+    )
     .option(
       "--plan <file>",
       "the plan file to check against the run's (default: the file the run started from)",
@@ -32,9 +43,13 @@ export function registerResume(program: Command, ctx: CliContext): void {
         try {
           const stored = await store.load(runId);
           if (!stored)
-            throw new RunError("RUN_NOT_FOUND", `No run "${runId}" in ${flags.store ?? DEFAULT_STORE}.`, {
-              runId,
-            });
+            throw new RunError(
+              "RUN_NOT_FOUND",
+              `No run "${runId}" in ${storeLabel(storeLocation(flags.store))}.`,
+              {
+                runId,
+              },
+            );
           const meta = stored.run.options;
           // Rebuild the run as it was started, unless flags say otherwise.
           const { options, close } = await setupRun({
@@ -59,7 +74,7 @@ export function registerResume(program: Command, ctx: CliContext): void {
             ctx.stdout(
               flags.json
                 ? JSON.stringify(manifest, null, 2) + "\n"
-                : renderManifest(manifest, flags.store || undefined),
+                : renderManifest(manifest, storeHint(flags.store)),
             );
             ctx.setExitCode(exitCodeFor(manifest.status));
           } finally {

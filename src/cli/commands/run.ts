@@ -5,7 +5,7 @@ import { EXIT } from "../exit-codes.js";
 import { createProgress } from "../progress.js";
 import { readPlanFile } from "../read-plan-file.js";
 import { exitCodeFor, renderIssues, renderManifest } from "../render-manifest.js";
-import { leaseFrom, openStore, setupRun, type RunFlags } from "../run-setup.js";
+import { leaseFrom, openStore, setupRun, storeHint, type RunFlags } from "../run-setup.js";
 import { createHost } from "../../plan/create-host.js";
 import { runPlan } from "../../plan/run-plan.js";
 import { validatePlan } from "../../plan/validate-plan.js";
@@ -25,7 +25,10 @@ export function withRunFlags(cmd: Command): Command {
 
 export function registerRun(program: Command, ctx: CliContext): void {
   withRunFlags(program.command("run <plan>").description("validate and run a plan"))
-    .option("--store <file>", "run store (SQLite file)", ".deputy/runs.db")
+    .option(
+      "--store <location>",
+      "run store: an SQLite file or a postgres:// URL (default: $DEPUTY_STORE, else .deputy/runs.db)",
+    )
     .option("--no-store", "keep the run in memory only (no checkpoints on disk, no resume)")
     .option("--json", "print the manifest as JSON on stdout")
     .option(
@@ -63,7 +66,7 @@ export function registerRun(program: Command, ctx: CliContext): void {
           ctx.stdout(
             flags.json
               ? JSON.stringify(manifest, null, 2) + "\n"
-              : renderManifest(manifest, flags.store === false ? undefined : flags.store),
+              : renderManifest(manifest, storeHint(flags.store)),
           );
           ctx.setExitCode(exitCodeFor(manifest.status));
         } finally {
