@@ -12,7 +12,7 @@ import type { RunOptions } from "../plan/run-options.js";
 import { InvalidOptionError } from "../errors/invalid-option-error.js";
 import type { RunStore } from "../plan/run-store.js";
 import { SqliteRunStore } from "../plan/sqlite-run-store.js";
-import { PostgresRunStore, redactUrl } from "../plan/postgres-run-store.js";
+import { PostgresRunStore, redactUrl, type PostgresRunStoreOptions } from "../plan/postgres-run-store.js";
 import { loadToolsModule } from "../tools/load-tools-module.js";
 
 /** The flags shared by `run`, `resume` and `validate`. */
@@ -70,6 +70,19 @@ export function isPostgresUrl(location: string): boolean {
 /** The store's location as it may be printed (a URL's password replaced by `***`). */
 export function storeLabel(location: string | false): string {
   return location === false ? "memory" : redactUrl(location);
+}
+
+/** The PostgreSQL store a distributed command needs, or exit 2 naming the flag. */
+export function requirePostgres(
+  store: string | false | undefined,
+  what: string,
+  options: PostgresRunStoreOptions = {},
+): PostgresRunStore {
+  const location = storeLocation(store);
+  if (location === false || !isPostgresUrl(location)) {
+    throw new InvalidOptionError("--store", `a postgres:// URL for ${what}`, location || "--no-store");
+  }
+  return new PostgresRunStore(location, options);
 }
 
 /** The `--store …` to print in a hint: only what the user passed (`$DEPUTY_STORE` and the default carry over). */

@@ -4,12 +4,14 @@
  */
 export { compileGuard, type CelGuard } from "./cel-guard.js";
 export { builtInExecutors, createHost } from "./create-host.js";
+export { executeWith } from "./engine-context.js";
 export { checkToolArgs, dispatchTool, type DispatchResult } from "./dispatch-tool.js";
 export { canonicalJson, planFingerprint } from "./fingerprint.js";
 export { MemoryRunStore } from "./memory-run-store.js";
 export type {
   ExecutionHost,
   NodeExecutor,
+  UnitDispatcher,
   UnitOutcome,
   ValidationContext,
   WorkUnit,

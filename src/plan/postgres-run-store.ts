@@ -39,8 +39,9 @@ export class PostgresRunStore implements RunStore {
   constructor(connectionString: string, options: PostgresRunStoreOptions = {}) {
     this.label = redactUrl(connectionString);
     this.pool = new pg.Pool({ connectionString, max: options.maxConnections ?? 10 });
-    // An idle client that loses its server must not crash the process; the next query reports it.
+    // A client that loses its server must not crash the process; the next query on it reports the error.
     this.pool.on("error", () => {});
+    this.pool.on("connect", (client) => client.on("error", () => {}));
   }
 
   /** Applies pending schema migrations (once per store; every method waits for it). */

@@ -2,7 +2,7 @@ import type { ToolCallDelegate } from "../delegate/protocol.js";
 import type { TraceSink } from "../delegate/trace.js";
 import type { Tool } from "../tools/define-tool.js";
 import type { ToolRegistry } from "../tools/tool-registry.js";
-import type { NodeExecutor } from "./node-executor.js";
+import type { NodeExecutor, UnitDispatcher } from "./node-executor.js";
 import type { LeaseOptions } from "./run-lease.js";
 import type { PlanNode } from "./plan-schema.js";
 import type { RunEvent } from "./run-events.js";
@@ -36,6 +36,11 @@ export interface RunOptions {
   onEvent?: (event: RunEvent) => void;
   /** The run's id. Default: a new one (time-ordered, unique). */
   runId?: string;
+  /**
+   * Runs the plan's units on workers instead of in this process (`new JobDispatcher(postgresStore)` from
+   * `deputy/distributed`). The run is marked distributed, so a worker takes it over if this process dies.
+   */
+  distributed?: UnitDispatcher;
   /** How this process owns the run: owner id, lease length, wait or refuse when owned. See {@link LeaseOptions}. */
   lease?: LeaseOptions;
   /** Facts about how the run was started, kept with it (the CLI stores the tools module path). */

@@ -9,6 +9,7 @@ import { createEmitter } from "./run-events.js";
 import { runEngine } from "./run-engine.js";
 import type { RunManifest } from "./run-manifest.js";
 import type { RunOptions } from "./run-options.js";
+import type { UnitDispatcher } from "./node-executor.js";
 import type { NodeStatus, RunRecord, StoredRun } from "./run-state.js";
 import type { RunMutation, RunStore } from "./run-store.js";
 import { parsePlan } from "./validate-plan.js";
@@ -42,11 +43,15 @@ export async function runPlan(input: unknown, options: RunOptions): Promise<RunM
     status: "running",
     createdAt: now().toISOString(),
     updatedAt: now().toISOString(),
-    options: { ...options.meta, ...(options.inputs ? { inputs: options.inputs } : {}) },
+    options: {
+      ...options.meta,
+      ...(options.inputs ? { inputs: options.inputs } : {}),
+      ...(options.distributed ? { distributed: true } : {}),
+    },
   };
   await store.createRun(run);
   const lease = await acquireRunLease(store, runId, options.lease, options.signal);
-  return owned(lease, async () => {
+  return owned(runId, lease, options.distributed, async () => {
     const state: StoredRun = { run, artifacts: {}, nodes: {}, items: {} };
     const ctx = context(options, plan, host, executors, lease, state, now);
     const initial: RunMutation[] = Object.entries(options.artifacts ?? {}).map(([key, value]) => ({
@@ -63,12 +68,20 @@ export async function runPlan(input: unknown, options: RunOptions): Promise<RunM
 }
 
 /** Runs `body` while holding the run's lease; a lost lease ends the run with `LEASE_LOST`. */
-async function owned(lease: HeldLease, body: () => Promise<RunManifest>): Promise<RunManifest> {
+async function owned(
+  runId: string,
+  lease: HeldLease,
+  dispatcher: UnitDispatcher | undefined,
+  body: () => Promise<RunManifest>,
+): Promise<RunManifest> {
   try {
     const manifest = await body();
     if (lease.lost.aborted) throw lease.lost.reason;
     return manifest;
   } finally {
+    // Only an owner that kept its lease to the end may drop what the run kept on the side: after a lost
+    // lease, the new owner still needs it.
+    if (!lease.lost.aborted) await dispatcher?.settle?.(runId).catch(() => {});
     await lease.release();
   }
 }
@@ -91,7 +104,7 @@ export async function resumeRun(runId: string, options: ResumeOptions): Promise<
   }
   // Owned before its state is read, so no other process changes it underneath.
   const lease = await acquireRunLease(options.store, runId, options.lease, options.signal);
-  return owned(lease, () => resumeOwned(runId, options, lease));
+  return owned(runId, lease, options.distributed, () => resumeOwned(runId, options, lease));
 }
 
 async function resumeOwned(runId: string, options: ResumeOptions, lease: HeldLease): Promise<RunManifest> {
@@ -159,6 +172,7 @@ function context(
     emit: createEmitter(options.onEvent),
     statuses: {},
     errors: {},
+    ...(options.distributed ? { dispatcher: options.distributed } : {}),
   };
 }
 

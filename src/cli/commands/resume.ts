@@ -1,6 +1,8 @@
 import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import { RunError } from "../../errors/run-error.js";
+import { JobDispatcher } from "../../distributed/job-dispatcher.js";
+import { PostgresRunStore } from "../../plan/postgres-run-store.js";
 import { resumeRun } from "../../plan/run-plan.js";
 import type { CliContext } from "../cli-context.js";
 import { createProgress } from "../progress.js";
@@ -62,11 +64,17 @@ export function registerResume(program: Command, ctx: CliContext): void {
           const planPath = flags.plan ?? (meta.plan as string | undefined);
           const plan = planPath && existsSync(planPath) ? readPlanFile(planPath) : undefined;
           const progress = ctx.isTTY && !flags.json ? createProgress(ctx.stderr) : undefined;
+          // A distributed run goes on distributed: its units are jobs for the workers.
+          const distributed =
+            meta.distributed === true && store instanceof PostgresRunStore
+              ? new JobDispatcher(store)
+              : undefined;
           try {
             const manifest = await resumeRun(runId, {
               ...options,
               store,
               lease,
+              ...(distributed ? { distributed } : {}),
               ...(plan !== undefined ? { plan } : {}),
               ...(progress ? { onEvent: progress.onEvent } : {}),
             });
@@ -78,6 +86,7 @@ export function registerResume(program: Command, ctx: CliContext): void {
             );
             ctx.setExitCode(exitCodeFor(manifest.status));
           } finally {
+            await distributed?.close();
             await close();
           }
         } finally {

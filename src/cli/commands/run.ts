@@ -5,8 +5,10 @@ import { EXIT } from "../exit-codes.js";
 import { createProgress } from "../progress.js";
 import { readPlanFile } from "../read-plan-file.js";
 import { exitCodeFor, renderIssues, renderManifest } from "../render-manifest.js";
-import { leaseFrom, openStore, setupRun, storeHint, type RunFlags } from "../run-setup.js";
+import { leaseFrom, openStore, requirePostgres, setupRun, storeHint, type RunFlags } from "../run-setup.js";
+import { JobDispatcher } from "../../distributed/job-dispatcher.js";
 import { createHost } from "../../plan/create-host.js";
+import type { PostgresRunStore } from "../../plan/postgres-run-store.js";
 import { runPlan } from "../../plan/run-plan.js";
 import { validatePlan } from "../../plan/validate-plan.js";
 
@@ -35,45 +37,56 @@ export function registerRun(program: Command, ctx: CliContext): void {
       "--lease-ttl <seconds>",
       "lease length: if this process dies, the run is resumable this long after its last heartbeat (default 10)",
     )
-    .action(async (planPath: string, flags: RunFlags & { json?: boolean; leaseTtl?: string }) => {
-      const lease = leaseFrom(flags);
-      const input = readPlanFile(planPath);
-      const { options, close } = await setupRun(flags);
-      try {
-        const { host, executors } = createHost(options);
-        const report = validatePlan(input, { host, executors });
-        if (!report.ok) {
-          (flags.json ? ctx.stdout : ctx.stderr)(
-            flags.json
-              ? JSON.stringify({ status: "invalid", issues: report.issues }, null, 2) + "\n"
-              : renderIssues(report.issues),
-          );
-          ctx.setExitCode(EXIT.invalid);
-          return;
-        }
-        if (report.issues.length && !flags.json) ctx.stderr(renderIssues(report.issues));
-        const store = openStore(flags.store);
-        const progress = ctx.isTTY && !flags.json ? createProgress(ctx.stderr) : undefined;
+    .option("--distributed", "run the units as jobs on `deputy worker` processes (needs a postgres:// store)")
+    .action(
+      async (
+        planPath: string,
+        flags: RunFlags & { json?: boolean; leaseTtl?: string; distributed?: boolean },
+      ) => {
+        const lease = leaseFrom(flags);
+        const input = readPlanFile(planPath);
+        const { options, close } = await setupRun(flags);
         try {
-          const manifest = await runPlan(input, {
-            ...options,
-            store,
-            lease,
-            meta: { ...options.meta, plan: resolve(planPath) },
-            ...(progress ? { onEvent: progress.onEvent } : {}),
-          });
-          progress?.done();
-          ctx.stdout(
-            flags.json
-              ? JSON.stringify(manifest, null, 2) + "\n"
-              : renderManifest(manifest, storeHint(flags.store)),
-          );
-          ctx.setExitCode(exitCodeFor(manifest.status));
+          const { host, executors } = createHost(options);
+          const report = validatePlan(input, { host, executors });
+          if (!report.ok) {
+            (flags.json ? ctx.stdout : ctx.stderr)(
+              flags.json
+                ? JSON.stringify({ status: "invalid", issues: report.issues }, null, 2) + "\n"
+                : renderIssues(report.issues),
+            );
+            ctx.setExitCode(EXIT.invalid);
+            return;
+          }
+          if (report.issues.length && !flags.json) ctx.stderr(renderIssues(report.issues));
+          const store = flags.distributed
+            ? requirePostgres(flags.store, "--distributed")
+            : openStore(flags.store);
+          const distributed = flags.distributed ? new JobDispatcher(store as PostgresRunStore) : undefined;
+          const progress = ctx.isTTY && !flags.json ? createProgress(ctx.stderr) : undefined;
+          try {
+            const manifest = await runPlan(input, {
+              ...options,
+              store,
+              lease,
+              ...(distributed ? { distributed } : {}),
+              meta: { ...options.meta, plan: resolve(planPath) },
+              ...(progress ? { onEvent: progress.onEvent } : {}),
+            });
+            progress?.done();
+            ctx.stdout(
+              flags.json
+                ? JSON.stringify(manifest, null, 2) + "\n"
+                : renderManifest(manifest, storeHint(flags.store)),
+            );
+            ctx.setExitCode(exitCodeFor(manifest.status));
+          } finally {
+            await distributed?.close();
+            await store.close();
+          }
         } finally {
-          await store.close();
+          await close();
         }
-      } finally {
-        await close();
-      }
-    });
+      },
+    );
 }
