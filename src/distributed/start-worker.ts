@@ -3,8 +3,8 @@ import { hostname } from "node:os";
 import { makeWorkerUtils, run, type Runner, type WorkerEvents } from "graphile-worker";
 import { DEFAULT_LEASE_MS } from "../plan/run-lease.js";
 import type { PostgresRunStore } from "../plan/postgres-run-store.js";
-import type { RunOptions } from "../plan/run-options.js";
-import { resumeRun } from "../plan/run-plan.js";
+import { resumeRun, type RunOptions } from "../index.js";
+
 import { JobDispatcher, UNIT_TASK } from "./job-dispatcher.js";
 import { quietLogger } from "./quiet-logger.js";
 import { createUnitTask } from "./unit-task.js";

@@ -1,12 +1,12 @@
 import type { JobHelpers, Task } from "graphile-worker";
 import { DeputyError, serializeError } from "../errors/deputy-error.js";
-import { createHost } from "../plan/create-host.js";
+import { createHost, type RunOptions } from "../index.js";
 import { executeWith } from "../plan/engine-context.js";
 import type { UnitOutcome, WorkUnit } from "../plan/node-executor.js";
 import type { ExecutionPlan } from "../plan/plan-schema.js";
 import type { PostgresRunStore } from "../plan/postgres-run-store.js";
-import type { RunOptions } from "../plan/run-options.js";
-import type { TemplateScope } from "../plan/template.js";
+
+import type { TemplateScope } from "../runtime/template.js";
 import { parsePlan } from "../plan/validate-plan.js";
 import { UNIT_DONE_CHANNEL } from "./job-dispatcher.js";
 import type { UnitPayload } from "./unit-payload.js";

@@ -1,32 +1,27 @@
 import { randomBytes } from "node:crypto";
 import { RunError } from "../errors/run-error.js";
-import { createHost } from "./create-host.js";
+import { deadline } from "../runtime/deadline.js";
 import type { EngineContext } from "./engine-context.js";
 import { planFingerprint } from "./fingerprint.js";
 import { MemoryRunStore } from "./memory-run-store.js";
+import type { UnitDispatcher } from "./node-executor.js";
 import { acquireRunLease, type HeldLease } from "./run-lease.js";
 import { createEmitter } from "./run-events.js";
 import { runEngine } from "./run-engine.js";
 import type { RunManifest } from "./run-manifest.js";
-import type { RunOptions } from "./run-options.js";
-import type { UnitDispatcher } from "./node-executor.js";
+import type { EngineOptions } from "./run-options.js";
 import type { NodeStatus, RunRecord, StoredRun } from "./run-state.js";
 import type { RunMutation, RunStore } from "./run-store.js";
 import { parsePlan } from "./validate-plan.js";
 
 /**
- * Validates and runs a plan (the JSON object as given). Resolves with the run's manifest whatever the run's
- * status; rejects only when the plan is invalid (`PlanValidationError`, listing every issue) or the store fails.
- *
- * @example
- * const manifest = await runPlan(JSON.parse(await readFile("plan.json", "utf8")), {
- *   tools: [fetchAlerts, fileTicket],
- *   store: new SqliteRunStore(".deputy/runs.db"),
- * });
- * if (manifest.status === "escalated") console.log(manifest.nodes.triage.escalations);
+ * The engine's entry: validates and runs a plan (the JSON object as given) with the executors and host given.
+ * Resolves with the run's manifest whatever the run's status; rejects only when the plan is invalid
+ * (`PlanValidationError`, listing every issue) or the store fails. Most code calls the root entry's `runPlan`,
+ * which composes the built-in executors and calls this.
  */
-export async function runPlan(input: unknown, options: RunOptions): Promise<RunManifest> {
-  const { host, executors } = createHost(options);
+export async function startRun(input: unknown, options: EngineOptions): Promise<RunManifest> {
+  const { host, executors } = options;
   const { plan } = parsePlan(input, {
     host,
     executors,
@@ -86,8 +81,8 @@ async function owned(
   }
 }
 
-/** Options of {@link resumeRun}: those of a run, plus the plan to check against the stored one. */
-export interface ResumeOptions extends Omit<RunOptions, "runId" | "artifacts" | "store"> {
+/** Options of {@link continueRun}: those of a run, plus the plan to check against the stored one. */
+export interface EngineResumeOptions extends Omit<EngineOptions, "runId" | "artifacts" | "store"> {
   store: RunStore;
   /** The plan as it is now; refused when its fingerprint differs from the run's. Default: the stored plan. */
   plan?: unknown;
@@ -98,16 +93,20 @@ export interface ResumeOptions extends Omit<RunOptions, "runId" | "artifacts" | 
  * blocked nodes are retried, unfinished for_each nodes go on with the items not yet stored, and escalations
  * that were resolved (`deputy resolve`) are applied. A plan whose fingerprint changed is refused.
  */
-export async function resumeRun(runId: string, options: ResumeOptions): Promise<RunManifest> {
+export async function continueRun(runId: string, options: EngineResumeOptions): Promise<RunManifest> {
   if (!(await options.store.load(runId))) {
     throw new RunError("RUN_NOT_FOUND", `No run "${runId}" in the store.`, { runId });
   }
   // Owned before its state is read, so no other process changes it underneath.
   const lease = await acquireRunLease(options.store, runId, options.lease, options.signal);
-  return owned(runId, lease, options.distributed, () => resumeOwned(runId, options, lease));
+  return owned(runId, lease, options.distributed, () => continueOwned(runId, options, lease));
 }
 
-async function resumeOwned(runId: string, options: ResumeOptions, lease: HeldLease): Promise<RunManifest> {
+async function continueOwned(
+  runId: string,
+  options: EngineResumeOptions,
+  lease: HeldLease,
+): Promise<RunManifest> {
   const stored = (await options.store.load(runId))!;
   if (options.plan !== undefined && planFingerprint(options.plan) !== stored.run.fingerprint) {
     throw new RunError(
@@ -116,7 +115,7 @@ async function resumeOwned(runId: string, options: ResumeOptions, lease: HeldLea
       { runId },
     );
   }
-  const { host, executors } = createHost(options);
+  const { host, executors } = options;
   const { plan } = parsePlan(stored.run.plan, {
     host,
     executors,
@@ -140,7 +139,7 @@ async function resumeOwned(runId: string, options: ResumeOptions, lease: HeldLea
 }
 
 function context(
-  options: Omit<RunOptions, "store">,
+  options: Omit<EngineOptions, "store">,
   plan: EngineContext["plan"],
   host: EngineContext["host"],
   executors: EngineContext["executors"],
@@ -149,24 +148,19 @@ function context(
   now: () => Date,
 ): EngineContext {
   const timeout = plan.metadata.execution_timeout;
-  const signals = options.signal ? [options.signal, lease.lost] : [lease.lost];
-  if (timeout !== undefined) {
-    // Our own timer (unref'd: it never keeps the process alive) rather than AbortSignal.timeout, which can be
-    // garbage-collected inside AbortSignal.any before it fires (nodejs/node#57736).
-    const controller = new AbortController();
-    setTimeout(
-      () => controller.abort(new DOMException("execution_timeout", "TimeoutError")),
-      timeout * 1000,
-    ).unref();
-    signals.push(controller.signal);
-  }
+  // A lost lease stops the run at once, like an abort.
+  const signal = options.signal ? AbortSignal.any([options.signal, lease.lost]) : lease.lost;
+  const limit = deadline(signal, timeout === undefined ? undefined : timeout * 1000, {
+    reason: () => new DOMException("execution_timeout", "TimeoutError"),
+    unref: true, // never keeps the process alive
+  });
   return {
     plan,
     host,
     executors,
     store: lease.store,
     state,
-    signal: AbortSignal.any(signals),
+    signal: limit.signal,
     inputs: options.inputs,
     now,
     emit: createEmitter(options.onEvent),

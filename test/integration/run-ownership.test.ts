@@ -8,7 +8,8 @@ import { SqliteRunStore } from "../../src/plan/index.js";
 // Real processes against one SQLite store: the lease in the store decides who owns a run.
 const bin = new URL("../../bin/deputy.js", import.meta.url).pathname;
 const ITEMS = 120;
-const LEASE_S = 1.5;
+// Long enough that a CLI process started under load still finds the dead owner's lease held.
+const LEASE_S = 5;
 
 const toolsModule = `
 import { appendFileSync } from "node:fs";
@@ -106,7 +107,7 @@ function counts(effects: Effect[]) {
 
 describe("one process owns a run", () => {
   it("refuses a resume while the run's own process is alive, with exit 5 and one line", async () => {
-    const s = setup(60);
+    const s = setup(120);
     const original = s.deputy("run", "plan.json", "--tools", "tools.mjs", "--json");
     const done = finished(original);
     await until(() => s.effects().length >= 5, "the run to start");

@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import { RunError } from "../../errors/run-error.js";
 import { JobDispatcher } from "../../distributed/job-dispatcher.js";
 import { PostgresRunStore } from "../../plan/postgres-run-store.js";
-import { resumeRun } from "../../plan/run-plan.js";
+import { resumeRun } from "../../index.js";
 import type { CliContext } from "../cli-context.js";
 import { createProgress } from "../progress.js";
 import { readPlanFile } from "../read-plan-file.js";

@@ -7,9 +7,8 @@ import { readPlanFile } from "../read-plan-file.js";
 import { exitCodeFor, renderIssues, renderManifest } from "../render-manifest.js";
 import { leaseFrom, openStore, requirePostgres, setupRun, storeHint, type RunFlags } from "../run-setup.js";
 import { JobDispatcher } from "../../distributed/job-dispatcher.js";
-import { createHost } from "../../plan/create-host.js";
 import type { PostgresRunStore } from "../../plan/postgres-run-store.js";
-import { runPlan } from "../../plan/run-plan.js";
+import { createHost, runPlan } from "../../index.js";
 import { validatePlan } from "../../plan/validate-plan.js";
 
 /** Options every command that loads tools and delegates shares. */
