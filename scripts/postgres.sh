@@ -67,7 +67,7 @@ case "$cmd" in
     as_pg "$bin/initdb" -D "$dir/data" -U deputy --auth=trust -E UTF8 --no-sync >"$dir/initdb.log" 2>&1 ||
       die "initdb failed: $(tail -3 "$dir/initdb.log")"
     as_pg "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 30 \
-      -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=200 -c shared_buffers=128MB" \
+      -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=200 -c shared_buffers=128MB -c track_commit_timestamp=on" \
       start >/dev/null || die "the server did not start: $(tail -5 "$dir/server.log")"
     echo "postgres://deputy@127.0.0.1:$port/postgres"
     ;;

@@ -84,10 +84,12 @@ export class JobDispatcher implements UnitDispatcher {
     });
   }
 
-  /** Drops the run's stored outcomes and its jobs not yet taken (e.g. of units the run stopped waiting for). */
+  /**
+   * Drops the run's jobs not yet taken (of units the run stopped waiting for). Stored outcomes stay (an audit
+   * of which worker ran what) until the run is pruned.
+   */
   async settle(runId: string): Promise<void> {
     const prefix = `${runId.replace(/[\\%_]/g, "\\$&")}/%`;
-    await this.#store.pool.query(`DELETE FROM deputy.unit_results WHERE run_id = $1`, [runId]);
     await this.#store.pool.query(
       `DELETE FROM graphile_worker._private_jobs WHERE key LIKE $1 AND locked_at IS NULL`,
       [prefix],

@@ -54,18 +54,29 @@ export async function startWorker(options: StartWorkerOptions): Promise<DeputyWo
   const liveness = new WorkerLiveness(store, utils, options);
   const events: WorkerEvents = new EventEmitter() as WorkerEvents;
   const pools: Promise<void>[] = [];
+  const poolIds: string[] = [];
   events.on("pool:create", ({ workerPool }) => {
+    poolIds.push(workerPool.id);
     pools.push(liveness.add(workerPool.id));
   });
   const runner: Runner = await run({
     pgPool: store.pool,
     concurrency: options.concurrency ?? 8,
-    taskList: { [UNIT_TASK]: createUnitTask(store, options.run, name) },
+    taskList: { [UNIT_TASK]: createUnitTask(store, options.run, name, () => poolIds) },
     noHandleSignals: true,
     pollInterval: 1000,
     logger: quietLogger(),
     events,
     gracefulShutdownAbortTimeout: options.shutdownGraceMs ?? 5000,
+    // Fetch jobs in batches and complete them in batches: a stored outcome makes a repeat of a completed
+    // job harmless (the task sees it and does not run the unit again), so batching costs no safety.
+    preset: {
+      worker: {
+        localQueue: { size: options.concurrency ?? 8 },
+        completeJobBatchDelay: 0,
+        failJobBatchDelay: 0,
+      },
+    },
   });
   await Promise.all(pools);
   log(`worker ${name} started (concurrency ${options.concurrency ?? 8})`);

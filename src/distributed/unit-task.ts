@@ -13,6 +13,9 @@ import type { UnitPayload } from "./unit-payload.js";
 
 type Host = ReturnType<typeof createHost>;
 
+/** Marks the failure of a job this worker no longer holds (not worth a log line). */
+export const UNIT_NOT_MINE = "deputy: unit taken over";
+
 /**
  * The task a worker runs for each unit job: the same executors, gate, traces and budgets as in-process runs,
  * built from the worker's own tools module and delegates. The outcome is stored under the unit's key and
@@ -22,6 +25,8 @@ export function createUnitTask(
   store: PostgresRunStore,
   options: Omit<RunOptions, "store">,
   workerName: string,
+  /** The ids of this process's worker pools (what its jobs are locked by). */
+  poolIds: () => string[],
 ): Task {
   const host: Host = createHost(options);
   const plans = new Map<string, Promise<ExecutionPlan>>();
@@ -47,18 +52,33 @@ export function createUnitTask(
 
   return async (raw: unknown, helpers: JobHelpers) => {
     const payload = raw as UnitPayload;
-    const done = await store.pool.query(`SELECT 1 FROM deputy.unit_results WHERE key = $1`, [payload.key]);
-    if (done.rowCount === 0) {
-      const outcome = await runUnit(await planOf(payload.runId), host, payload, helpers.abortSignal);
-      // Shutting down: hand the job back (it fails, and runs again elsewhere) rather than store an abort.
-      if (helpers.abortSignal.aborted) throw new Error("worker shutting down; unit handed back");
-      await store.pool.query(
-        `INSERT INTO deputy.unit_results (key, run_id, outcome, worker) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (key) DO NOTHING`,
-        [payload.key, payload.runId, jsonOutcome(outcome), workerName],
-      );
+    const plan = await planOf(payload.runId);
+    // Checked right before running, on every attempt: the outcome may have been stored by a worker that died
+    // before completing its job; and if this worker was presumed dead, its job was unlocked and someone else
+    // holds it now.
+    const { rows } = await store.pool.query<{ done: boolean; mine: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM deputy.unit_results WHERE key = $1) AS done,
+              EXISTS (SELECT 1 FROM graphile_worker._private_jobs
+                      WHERE id = $2 AND locked_by = ANY($3::text[])) AS mine`,
+      [payload.key, helpers.job.id, poolIds()],
+    );
+    if (rows[0]!.done) {
+      await store.pool.query(`SELECT pg_notify($1, $2)`, [UNIT_DONE_CHANNEL, payload.key]);
+      return;
     }
-    await store.pool.query(`SELECT pg_notify($1, $2)`, [UNIT_DONE_CHANNEL, payload.key]);
+    // Failing a job another pool holds changes nothing (Graphile Worker only fails its own locks).
+    if (!rows[0]!.mine) throw new Error(`${UNIT_NOT_MINE}: another worker holds ${payload.key} now`);
+    const outcome = await runUnit(plan, host, payload, helpers.abortSignal);
+    // Shutting down: hand the job back (it fails, and runs again elsewhere) rather than store an abort.
+    if (helpers.abortSignal.aborted) throw new Error("worker shutting down; unit handed back");
+    // Stored and announced in one statement (the notification is delivered when it commits).
+    await store.pool.query(
+      `WITH stored AS (
+         INSERT INTO deputy.unit_results (key, run_id, outcome, worker) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (key) DO NOTHING)
+       SELECT pg_notify($5, $1)`,
+      [payload.key, payload.runId, jsonOutcome(outcome), workerName, UNIT_DONE_CHANNEL],
+    );
   };
 }
 

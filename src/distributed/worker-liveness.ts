@@ -103,10 +103,13 @@ export class WorkerLiveness {
   /** Unlocks the jobs of pools that stopped beating, and wakes the workers to take them. */
   async sweep(): Promise<string[]> {
     const { rows } = await this.#query<{ locked_by: string }>(
+      // A pool whose heartbeat stopped is dead. A pool never seen beating is given longer (a starting worker
+      // locks jobs a moment before its first heartbeat lands): 30 × deadAfterMs.
       `SELECT DISTINCT j.locked_by FROM graphile_worker._private_jobs j
+       LEFT JOIN deputy.workers w ON w.pool_id = j.locked_by
        WHERE j.locked_by IS NOT NULL AND j.locked_at < clock_timestamp() - $1 * interval '1 millisecond'
-         AND NOT EXISTS (SELECT 1 FROM deputy.workers w WHERE w.pool_id = j.locked_by
-                         AND w.heartbeat_at > clock_timestamp() - $1 * interval '1 millisecond')`,
+         AND (w.heartbeat_at < clock_timestamp() - $1 * interval '1 millisecond'
+              OR (w.pool_id IS NULL AND j.locked_at < clock_timestamp() - 30 * $1 * interval '1 millisecond'))`,
       [this.#deadAfterMs],
     );
     const dead = rows.map((r) => r.locked_by);

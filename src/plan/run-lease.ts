@@ -68,11 +68,24 @@ function hold(store: RunStore, runId: string, owner: string, ttlMs: number, sinc
     if (!lost.signal.aborted)
       lost.abort(new RunError("LEASE_LOST", `Lost the lease on run ${runId}: ${why}`));
   };
+  // Fires when the lease would lapse without a renewal, so a stalled owner stops even while it is not writing.
+  let expiry: NodeJS.Timeout | undefined;
+  const armExpiry = () => {
+    clearTimeout(expiry);
+    expiry = setTimeout(
+      () => lose(`no heartbeat reached the store for ${ttlMs} ms.`),
+      Math.max(0, validUntil - Date.now()),
+    );
+    expiry.unref();
+  };
+  armExpiry();
   const beat = async () => {
     const asked = Date.now();
     try {
-      if (await store.renewLease(runId, owner, ttlMs)) validUntil = asked + ttlMs;
-      else lose("another process took the run over.");
+      if (await store.renewLease(runId, owner, ttlMs)) {
+        validUntil = asked + ttlMs;
+        if (!released) armExpiry();
+      } else lose("another process took the run over.");
     } catch {
       // A store that is briefly unreachable: keep trying until the lease would have lapsed.
     }
@@ -108,6 +121,7 @@ function hold(store: RunStore, runId: string, owner: string, ttlMs: number, sinc
       if (released) return;
       released = true;
       clearInterval(timer);
+      clearTimeout(expiry);
       if (!lost.signal.aborted) await store.releaseLease(runId, owner);
     },
   };
