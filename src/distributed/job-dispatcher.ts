@@ -165,9 +165,19 @@ export class JobDispatcher implements UnitDispatcher {
         [batch.map((w) => w.payload.key)],
       );
       const fresh: Waiter[] = [];
+      const retry: string[] = [];
       for (const [i, row] of rows.entries()) {
-        if (row.outcome) this.#answer(row.k, row.outcome);
-        else if (!row.queued) fresh.push(batch[i]!);
+        // A stored success is final; a stored error or escalation is from an earlier attempt, which a resume
+        // runs again (with the escalation's resolution, if any).
+        if (row.outcome && (row.outcome.status === "ok" || row.outcome.status === "skipped")) {
+          this.#answer(row.k, row.outcome);
+        } else if (!row.queued) {
+          if (row.outcome) retry.push(row.k);
+          fresh.push(batch[i]!);
+        }
+      }
+      if (retry.length > 0) {
+        await this.#store.pool.query(`DELETE FROM deputy.unit_results WHERE key = ANY($1::text[])`, [retry]);
       }
       if (fresh.length > 0) {
         await utils.addJobs(

@@ -156,6 +156,30 @@ describe("distributed runs on PostgreSQL and Graphile Worker", () => {
     expect(run.stderr).toContain("postgres://");
   });
 
+  it("a worker stopped with SIGTERM finishes its running units and exits 0; another worker does the rest", async () => {
+    const s = await setup(6, 2, 800);
+    const first = s.worker("--concurrency", "2");
+    await started(first);
+    const run = s.deputy("run", "plan.json", "--tools", "tools.mjs", "--distributed", "--json");
+    await until(() => s.effects().length >= 2, "two units to start");
+    first.child.kill("SIGTERM");
+    const stopped = await first.exited;
+    expect(stopped.code, stopped.stderr).toBe(0);
+    const second = s.worker();
+    const done = await run.exited;
+    expect(done.code, done.stderr).toBe(0);
+    expect(JSON.parse(done.stdout)).toMatchObject({
+      status: "completed",
+      nodes: { each: { items: { ok: 6 } } },
+    });
+    // The units running at SIGTERM finished there and did not run again.
+    const effects = s.effects();
+    expect(effects.map((e) => e.n).sort()).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(effects.filter((e) => e.pid === first.child.pid).length).toBeGreaterThanOrEqual(2);
+    second.child.kill("SIGTERM");
+    expect((await second.exited).code).toBe(0);
+  });
+
   it("survives kill -9 of workers and of the coordinator at random moments", async () => {
     const ITEMS = 300;
     const s = await setup(ITEMS, 8, 40);
