@@ -23,7 +23,9 @@ export function registerRunsPrune(runs: Command, ctx: CliContext): void {
       "run store: an SQLite file or a postgres:// URL (default: $DEPUTY_STORE, else .deputy/runs.db)",
     )
     .option("--json", "print JSON")
-    .action(async (flags: { olderThan: string; store?: string; json?: boolean }) => {
+    .action(async (_flags: unknown, command: Command) => {
+      // `runs` has --store and --json too, and takes them wherever they appear: read both levels.
+      const flags = command.optsWithGlobals<{ olderThan: string; store?: string; json?: boolean }>();
       const before = new Date(Date.now() - parseAge(flags.olderThan));
       const store = openStore(flags.store);
       try {
