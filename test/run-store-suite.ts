@@ -14,11 +14,17 @@ function record(runId: string, createdAt: string): RunRecord {
   };
 }
 
+/** A store to test, and (for durable stores) how to open another one over the same data. */
+export interface StoreUnderTest {
+  store: RunStore;
+  reopen?: () => RunStore;
+}
+
 /** The conformance suite every RunStore implementation passes. `reopen` returns a store over the same data. */
-export function runStoreSuite(name: string, make: () => { store: RunStore; reopen?: () => RunStore }) {
+export function runStoreSuite(name: string, make: () => StoreUnderTest | Promise<StoreUnderTest>) {
   describe(`RunStore conformance: ${name}`, () => {
     it("round-trips a run's header, artifacts, nodes and items", async () => {
-      const { store } = make();
+      const { store } = await make();
       await store.createRun(record("r1", "2026-01-01T00:00:00.000Z"));
       await store.write("r1", [
         { kind: "artifact", key: "a", value: { list: [1, 2], s: "x" } },
@@ -47,7 +53,7 @@ export function runStoreSuite(name: string, make: () => { store: RunStore; reope
     });
 
     it("refuses a second run with the same id", async () => {
-      const { store } = make();
+      const { store } = await make();
       await store.createRun(record("dup", "2026-01-01T00:00:00.000Z"));
       await expect(store.createRun(record("dup", "2026-01-01T00:00:00.000Z"))).rejects.toMatchObject({
         code: "RUN_EXISTS",
@@ -56,7 +62,7 @@ export function runStoreSuite(name: string, make: () => { store: RunStore; reope
     });
 
     it("records a resolution on the escalated node or item", async () => {
-      const { store } = make();
+      const { store } = await make();
       await store.createRun(record("r2", "2026-01-01T00:00:00.000Z"));
       const escalation = {
         nodeId: "t",
@@ -87,7 +93,7 @@ export function runStoreSuite(name: string, make: () => { store: RunStore; reope
     });
 
     it("lists runs newest first", async () => {
-      const { store } = make();
+      const { store } = await make();
       await store.createRun(record("old", "2026-01-01T00:00:00.000Z"));
       await store.createRun(record("new", "2026-02-01T00:00:00.000Z"));
       expect((await store.list()).map((r) => r.runId)).toEqual(["new", "old"]);
@@ -95,8 +101,68 @@ export function runStoreSuite(name: string, make: () => { store: RunStore; reope
       await store.close();
     });
 
+    it("gives a run's lease to exactly one owner until it lapses or is released", async () => {
+      const { store, reopen } = await make();
+      await store.createRun(record("leased", "2026-01-01T00:00:00.000Z"));
+      const race = await Promise.all(["a", "b", "c"].map((o) => store.acquireLease("leased", o, 60_000)));
+      expect(race.filter((r) => r.acquired)).toHaveLength(1);
+      const winner = ["a", "b", "c"][race.findIndex((r) => r.acquired)]!;
+      const loser = winner === "a" ? "b" : "a";
+      const refused = await store.acquireLease("leased", loser, 60_000);
+      expect(refused).toMatchObject({ acquired: false, holder: { owner: winner } });
+      if (!refused.acquired) expect(Date.parse(refused.holder.expiresAt)).toBeGreaterThan(Date.now());
+      expect(await store.acquireLease("leased", winner, 60_000)).toEqual({ acquired: true });
+      expect(await store.renewLease("leased", winner, 60_000)).toBe(true);
+      expect(await store.renewLease("leased", loser, 60_000)).toBe(false);
+      // The lease and its holder survive a reopen, and show on the run's record.
+      const again = reopen ? (await store.close(), reopen()) : store;
+      expect((await again.load("leased"))!.run.lease).toMatchObject({ owner: winner });
+      expect((await again.list())[0]!.lease).toMatchObject({ owner: winner });
+      expect((await again.acquireLease("leased", loser, 60_000)).acquired).toBe(false);
+      await again.releaseLease("leased", loser); // not the holder: no effect
+      expect((await again.acquireLease("leased", loser, 60_000)).acquired).toBe(false);
+      await again.releaseLease("leased", winner);
+      expect((await again.load("leased"))!.run.lease).toBeUndefined();
+      expect(await again.acquireLease("leased", loser, 60_000)).toEqual({ acquired: true });
+      await expect(again.acquireLease("missing", "a", 1000)).rejects.toMatchObject({ code: "RUN_NOT_FOUND" });
+      await again.close();
+    });
+
+    it("lets another owner take a lapsed lease, and the old owner learns it lost it", async () => {
+      const { store } = await make();
+      await store.createRun(record("lapse", "2026-01-01T00:00:00.000Z"));
+      expect((await store.acquireLease("lapse", "dead", 150)).acquired).toBe(true);
+      expect((await store.acquireLease("lapse", "next", 150)).acquired).toBe(false);
+      await new Promise((r) => setTimeout(r, 250));
+      expect((await store.acquireLease("lapse", "next", 60_000)).acquired).toBe(true);
+      expect(await store.renewLease("lapse", "dead", 60_000)).toBe(false);
+      await store.close();
+    });
+
+    it("prunes runs last updated before a date, but not a leased one", async () => {
+      const { store } = await make();
+      await store.createRun(record("ancient", "2020-01-01T00:00:00.000Z"));
+      await store.write("ancient", [
+        { kind: "artifact", key: "a", value: 1 },
+        { kind: "item", nodeId: "n", item: { index: 0, status: "ok", key: "k" }, value: 2 },
+        { kind: "node", nodeId: "n", record: { status: "ok", storedKeys: ["k"], attempts: 1 } },
+      ]);
+      await store.createRun(record("old-but-owned", "2020-01-01T00:00:00.000Z"));
+      await store.acquireLease("old-but-owned", "me", 60_000);
+      await store.createRun(record("recent", new Date().toISOString()));
+      expect(await store.prune(new Date(Date.now() - 86_400_000))).toBe(1);
+      expect(await store.load("ancient")).toBeUndefined();
+      expect((await store.list()).map((r) => r.runId).sort()).toEqual(["old-but-owned", "recent"]);
+      // A run created again under the pruned id starts empty (nothing of the old one is left behind).
+      await store.createRun(record("ancient", "2026-01-01T00:00:00.000Z"));
+      const reborn = await store.load("ancient");
+      expect(reborn!.artifacts).toEqual({});
+      expect(reborn!.items).toEqual({});
+      await store.close();
+    });
+
     it("keeps every one of many concurrent writes", async () => {
-      const { store, reopen } = make();
+      const { store, reopen } = await make();
       await store.createRun(record("many", "2026-01-01T00:00:00.000Z"));
       await Promise.all(
         Array.from({ length: 500 }, (_, i) =>
@@ -115,7 +181,7 @@ export function runStoreSuite(name: string, make: () => { store: RunStore; reope
     });
 
     it("knows no run it was not given: load is undefined, a write is refused with RUN_NOT_FOUND", async () => {
-      const { store } = make();
+      const { store } = await make();
       expect(await store.load("nobody")).toBeUndefined();
       await expect(store.write("nobody", [{ kind: "artifact", key: "a", value: 1 }])).rejects.toMatchObject({
         code: "RUN_NOT_FOUND",
@@ -127,7 +193,7 @@ export function runStoreSuite(name: string, make: () => { store: RunStore; reope
     });
 
     it("refuses every call after close (as a rejected promise, STORE_CLOSED); close is idempotent", async () => {
-      const { store } = make();
+      const { store } = await make();
       await store.createRun(record("c", "2026-01-01T00:00:00.000Z"));
       await store.close();
       await store.close();
@@ -145,7 +211,7 @@ export function runStoreSuite(name: string, make: () => { store: RunStore; reope
     });
 
     it("hands out snapshots: a loaded run is not changed by later writes, and changing it changes nothing", async () => {
-      const { store } = make();
+      const { store } = await make();
       await store.createRun(record("snap", "2026-01-01T00:00:00.000Z"));
       await store.write("snap", [
         { kind: "artifact", key: "a", value: { list: [1] } },

@@ -19,6 +19,8 @@ export const EXIT = {
   escalated: 4,
   /** Stopped by SIGINT/SIGTERM and committed; `deputy resume` continues it (128 + SIGINT, as shells expect). */
   interrupted: 130,
+  /** Another process owns the run (its lease has not lapsed); `--wait` waits for it instead. */
+  leased: 5,
 } as const;
 
 /** Which run errors are the user's input (a run id, a plan, a resolution) rather than a failure. */
@@ -31,6 +33,10 @@ const RUN_ERROR_EXIT: Record<RunErrorCode, number> = {
   SQLITE_UNAVAILABLE: EXIT.failed,
   // A store locked by another process or read-only: the user named a store that cannot be used now.
   STORE_UNAVAILABLE: EXIT.invalid,
+  STORE_UNREACHABLE: EXIT.failed,
+  RUN_LEASED: EXIT.leased,
+  LEASE_LOST: EXIT.failed,
+  LEASE_INVALID: EXIT.invalid,
 };
 
 /**

@@ -13,6 +13,7 @@ import { registerResolve } from "./commands/resolve.js";
 import { registerDistill } from "./commands/distill.js";
 import { registerModels } from "./commands/models.js";
 import { registerEval } from "./commands/eval.js";
+import { registerWorker } from "./commands/worker.js";
 
 // Each command lives in its own file under commands/ and is listed here once.
 const commands: RegisterCommand[] = [
@@ -25,6 +26,7 @@ const commands: RegisterCommand[] = [
   registerDistill,
   registerModels,
   registerEval,
+  registerWorker,
 ];
 
 /** Runs the `deputy` command line; resolves to the process exit code. */

@@ -7,8 +7,11 @@ import { createDelegateFromSpec } from "../delegate/delegate-spec.js";
 import { JsonlTraceSink } from "../traces/jsonl-trace-sink.js";
 import type { ToolCallDelegate } from "../delegate/protocol.js";
 import { MemoryRunStore } from "../plan/memory-run-store.js";
+import type { LeaseOptions } from "../plan/run-lease.js";
 import type { RunOptions } from "../index.js";
+import { InvalidOptionError } from "../errors/invalid-option-error.js";
 import type { RunStore } from "../plan/run-store.js";
+import { PostgresRunStore, redactUrl, type PostgresRunStoreOptions } from "../plan/postgres-run-store.js";
 import { loadToolsModule } from "../tools/load-tools-module.js";
 import { openStoreFile } from "./open-store-file.js";
 import { checkTracePath } from "../traces/check-trace-path.js";
@@ -37,18 +40,69 @@ function absoluteSpec(spec: string): string {
     : spec;
 }
 
+/** `--lease-ttl SECONDS` as lease options (default {@link DEFAULT_LEASE_MS}); `--wait` waits for the owner. */
+export function leaseFrom(flags: { leaseTtl?: string; wait?: boolean }): LeaseOptions {
+  const lease: LeaseOptions = {};
+  if (flags.leaseTtl !== undefined) {
+    const seconds = Number(flags.leaseTtl);
+    if (!Number.isFinite(seconds) || seconds < 0.1 || seconds > 86_400) {
+      throw new InvalidOptionError("--lease-ttl", "a number of seconds from 0.1 to 86400", flags.leaseTtl);
+    }
+    lease.ttlMs = Math.round(seconds * 1000);
+  }
+  if (flags.wait) lease.wait = true;
+  return lease;
+}
+
 /** The default store file. */
 export const DEFAULT_STORE = ".deputy/runs.db";
 
+/** Where `--store` points: the flag, else `$DEPUTY_STORE`, else {@link DEFAULT_STORE}; `false` for `--no-store`. */
+export function storeLocation(store: string | false | undefined): string | false {
+  if (store === false) return false;
+  return store || process.env.DEPUTY_STORE || DEFAULT_STORE;
+}
+
+/** True for a `postgres://` or `postgresql://` URL. */
+export function isPostgresUrl(location: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(location);
+}
+
+/** The store's location as it may be printed (a URL's password replaced by `***`). */
+export function storeLabel(location: string | false): string {
+  return location === false ? "memory" : redactUrl(location);
+}
+
+/** The PostgreSQL store a distributed command needs, or exit 2 naming the flag. */
+export function requirePostgres(
+  store: string | false | undefined,
+  what: string,
+  options: PostgresRunStoreOptions = {},
+): PostgresRunStore {
+  const location = storeLocation(store);
+  if (location === false || !isPostgresUrl(location)) {
+    throw new InvalidOptionError("--store", `a postgres:// URL for ${what}`, location || "--no-store");
+  }
+  return new PostgresRunStore(location, options);
+}
+
+/** The `--store …` to print in a hint: only what the user passed (`$DEPUTY_STORE` and the default carry over). */
+export function storeHint(store: string | false | undefined): string | undefined {
+  return store ? storeLabel(store) : undefined;
+}
+
 /**
- * Opens the run store named by `--store` (default `.deputy/runs.db`; `--no-store` keeps runs in memory).
- * `mustExist`: the command reads runs, so a missing store is an error and nothing is created.
+ * Opens the run store named by `--store` or `$DEPUTY_STORE`: a `postgres://` URL (PostgreSQL), else an SQLite
+ * file (default `.deputy/runs.db`); `--no-store` keeps runs in memory. `mustExist`: the command reads runs, so a
+ * missing SQLite store is an error and nothing is created.
  */
 export function openStore(
   store: string | false | undefined,
   options: { mustExist?: boolean } = {},
 ): RunStore {
-  return store === false ? new MemoryRunStore() : openStoreFile(store ?? DEFAULT_STORE, options);
+  const location = storeLocation(store);
+  if (location === false) return new MemoryRunStore();
+  return isPostgresUrl(location) ? new PostgresRunStore(location) : openStoreFile(location, options);
 }
 
 /** Loads the tools module and builds the delegate chain: the run options without the store. */

@@ -27,4 +27,5 @@ export {
   type PlanValidationErrorCode,
 } from "./plan-validation-error.js";
 export { RunError, type RunErrorCode } from "./run-error.js";
+export { RunLeasedError, type LeaseHolder } from "./run-leased-error.js";
 export { ToolError, type ToolErrorCode } from "./tool-error.js";

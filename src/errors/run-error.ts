@@ -10,7 +10,11 @@ export type RunErrorCode =
   | "RESOLUTION_INVALID"
   | "STORE_CLOSED"
   | "SQLITE_UNAVAILABLE"
-  | "STORE_UNAVAILABLE";
+  | "STORE_UNAVAILABLE"
+  | "STORE_UNREACHABLE"
+  | "RUN_LEASED"
+  | "LEASE_LOST"
+  | "LEASE_INVALID";
 
 /** A run cannot be started or resumed (unknown run id, changed plan, resolution that does not fit). */
 export class RunError extends DeputyError<RunErrorCode> {

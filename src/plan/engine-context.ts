@@ -1,7 +1,7 @@
 import { serializeError, type SerializedError } from "../errors/deputy-error.js";
 import { NodeError } from "../errors/node-error.js";
 import { checkJsonValue } from "../schema/json-value.js";
-import type { ExecutionHost, NodeExecutor, UnitOutcome, WorkUnit } from "./node-executor.js";
+import type { ExecutionHost, NodeExecutor, UnitDispatcher, UnitOutcome, WorkUnit } from "./node-executor.js";
 import type { ExecutionPlan, PlanNode } from "./plan-schema.js";
 import type { Emitter } from "./run-events.js";
 import type { NodeStatus, StoredRun } from "./run-state.js";
@@ -27,6 +27,8 @@ export interface EngineContext {
   emit: Emitter;
   statuses: Record<string, NodeStatus>;
   errors: Record<string, SerializedError>;
+  /** Where units run when not in this process (distributed runs). */
+  dispatcher?: UnitDispatcher;
 }
 
 /** Writes a batch durably (when the plan checkpoints) and applies it to the in-memory state. */
@@ -36,9 +38,19 @@ export async function commit(ctx: EngineContext, input: RunMutation[]): Promise<
   if (ctx.plan.metadata.checkpoint) await ctx.store.write(ctx.state.run.runId, batch);
 }
 
-/** Runs a unit through its node type's executor; an executor that throws yields an error outcome. */
+/** Runs a unit through its node type's executor, or hands it to the run's dispatcher. */
 export async function executeUnit(ctx: EngineContext, node: PlanNode, unit: WorkUnit): Promise<UnitOutcome> {
-  const executor = ctx.executors[node.type];
+  if (ctx.dispatcher) return ctx.dispatcher.dispatch(node, unit);
+  return executeWith(ctx.executors, node, unit);
+}
+
+/** Runs a unit through its node type's executor; an executor that throws yields an error outcome. */
+export async function executeWith(
+  executors: Partial<Record<PlanNode["type"], NodeExecutor<any>>>,
+  node: PlanNode,
+  unit: WorkUnit,
+): Promise<UnitOutcome> {
+  const executor = executors[node.type];
   if (!executor) {
     return {
       status: "error",

@@ -17,6 +17,7 @@ export {
 export type {
   ExecutionHost,
   NodeExecutor,
+  UnitDispatcher,
   UnitOutcome,
   ValidationContext,
   WorkUnit,
@@ -34,6 +35,13 @@ export type {
 export { nodeChannel, runChannel, type RunEvent } from "./run-events.js";
 export { buildManifest, type NodeManifest, type RunManifest } from "./run-manifest.js";
 export type { EngineOptions, ExecutorTable } from "./run-options.js";
+export {
+  acquireRunLease,
+  DEFAULT_LEASE_MS,
+  newLeaseOwner,
+  type HeldLease,
+  type LeaseOptions,
+} from "./run-lease.js";
 export { continueRun, newRunId, startRun, type EngineResumeOptions } from "./run-plan.js";
 export { toolNodeExecutor } from "./tool-node-executor.js";
 export type {
@@ -43,12 +51,15 @@ export type {
   NodeRecord,
   NodeStatus,
   Resolution,
+  RunLease,
   RunRecord,
   RunStatus,
   StoredRun,
 } from "./run-state.js";
-export { applyMutations, type RunMutation, type RunStore } from "./run-store.js";
+export { applyMutations, type LeaseResult, type RunMutation, type RunStore } from "./run-store.js";
 export { applySelectPath, parseSelectPath, type PathStep } from "../runtime/select-path.js";
 export { SqliteRunStore, type SqliteRunStoreOptions } from "./sqlite-run-store.js";
 export { compileTemplate, renderString, renderValue, type TemplateScope } from "../runtime/template.js";
 export { parsePlan, validatePlan, type ValidateOptions, type ValidationReport } from "./validate-plan.js";
+export { executeWith } from "./engine-context.js";
+export { PostgresRunStore, redactUrl, type PostgresRunStoreOptions } from "./postgres-run-store.js";

@@ -1,4 +1,4 @@
-import { applyMutations, type RunMutation, type RunStore } from "./run-store.js";
+import { applyMutations, type LeaseResult, type RunMutation, type RunStore } from "./run-store.js";
 import type { RunRecord, StoredRun } from "./run-state.js";
 import { RunError } from "../errors/run-error.js";
 import { dataMap } from "../runtime/own.js";
@@ -16,9 +16,7 @@ export class MemoryRunStore implements RunStore {
 
   async write(runId: string, batch: RunMutation[]): Promise<void> {
     this.#assertOpen();
-    const state = this.#runs.get(runId);
-    if (!state) throw new RunError("RUN_NOT_FOUND", `No run ${runId} in this store.`, { runId });
-    applyMutations(state, batch);
+    applyMutations(this.#get(runId), batch);
   }
 
   async load(runId: string): Promise<StoredRun | undefined> {
@@ -36,6 +34,44 @@ export class MemoryRunStore implements RunStore {
       .slice(0, options.limit ?? Infinity);
   }
 
+  async acquireLease(runId: string, owner: string, ttlMs: number): Promise<LeaseResult> {
+    this.#assertOpen();
+    const state = this.#get(runId);
+    const lease = state.run.lease;
+    if (lease && lease.owner !== owner && Date.parse(lease.expiresAt) > Date.now()) {
+      return { acquired: false, holder: { ...lease } };
+    }
+    state.run = { ...state.run, lease: leaseFor(owner, ttlMs) };
+    return { acquired: true };
+  }
+
+  async renewLease(runId: string, owner: string, ttlMs: number): Promise<boolean> {
+    const state = this.#get(runId);
+    if (state.run.lease?.owner !== owner) return false;
+    state.run = { ...state.run, lease: leaseFor(owner, ttlMs) };
+    return true;
+  }
+
+  async releaseLease(runId: string, owner: string): Promise<void> {
+    const state = this.#runs.get(runId);
+    if (state?.run.lease?.owner === owner) {
+      const { lease: _lease, ...run } = state.run;
+      state.run = run;
+    }
+  }
+
+  async prune(before: Date): Promise<number> {
+    let deleted = 0;
+    for (const [runId, state] of this.#runs) {
+      const held = state.run.lease && Date.parse(state.run.lease.expiresAt) > Date.now();
+      if (!held && Date.parse(state.run.updatedAt) < before.getTime()) {
+        this.#runs.delete(runId);
+        deleted++;
+      }
+    }
+    return deleted;
+  }
+
   /** Refuses every later call (`STORE_CLOSED`), like a durable store. Idempotent. */
   async close(): Promise<void> {
     this.#closed = true;
@@ -44,4 +80,15 @@ export class MemoryRunStore implements RunStore {
   #assertOpen(): void {
     if (this.#closed) throw new RunError("STORE_CLOSED", "The in-memory run store is closed.");
   }
+
+  #get(runId: string): StoredRun {
+    const state = this.#runs.get(runId);
+    if (!state) throw new RunError("RUN_NOT_FOUND", `No run ${runId} in this store.`, { runId });
+    return state;
+  }
+}
+
+function leaseFor(owner: string, ttlMs: number) {
+  const now = Date.now();
+  return { owner, heartbeatAt: new Date(now).toISOString(), expiresAt: new Date(now + ttlMs).toISOString() };
 }

@@ -61,3 +61,15 @@ export interface NodeExecutor<N extends PlanNode = PlanNode> {
   validate?(node: N, ctx: ValidationContext): PlanIssue[];
   execute(node: N, unit: WorkUnit): Promise<UnitOutcome>;
 }
+
+/**
+ * Runs units somewhere else (on workers, `deputy/distributed`) instead of in this process. The engine still
+ * schedules — each concurrency slot waits on one dispatched unit, so `max_concurrency` and
+ * `max_parallel_tasks` hold — and still commits every outcome.
+ */
+export interface UnitDispatcher {
+  /** Runs one unit (on some worker) and resolves with its outcome; never rejects for the unit's own failure. */
+  dispatch(node: PlanNode, unit: WorkUnit): Promise<UnitOutcome>;
+  /** Called once when a run (or resume) that used this dispatcher ends: drop what it kept for the run. */
+  settle?(runId: string): Promise<void>;
+}

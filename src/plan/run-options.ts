@@ -1,4 +1,5 @@
-import type { ExecutionHost, NodeExecutor } from "./node-executor.js";
+import type { ExecutionHost, NodeExecutor, UnitDispatcher } from "./node-executor.js";
+import type { LeaseOptions } from "./run-lease.js";
 import type { PlanNode } from "./plan-schema.js";
 import type { RunEvent } from "./run-events.js";
 import type { RunStore } from "./run-store.js";
@@ -40,6 +41,13 @@ export interface EngineOptions {
   onEvent?: (event: RunEvent) => void;
   /** The run's id. Default: a new one (time-ordered, unique). */
   runId?: string;
+  /**
+   * Runs the plan's units on workers instead of in this process (`new JobDispatcher(postgresStore)` from
+   * `deputy/distributed`). The run is marked distributed, so a worker takes it over if this process dies.
+   */
+  distributed?: UnitDispatcher;
+  /** How this process owns the run: owner id, lease length, wait or refuse when owned. See {@link LeaseOptions}. */
+  lease?: LeaseOptions;
   /** Facts about how the run was started, kept with it (the CLI stores the tools module path). */
   meta?: Record<string, unknown>;
   /**

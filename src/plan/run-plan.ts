@@ -4,6 +4,8 @@ import { deadline } from "../runtime/deadline.js";
 import type { EngineContext } from "./engine-context.js";
 import { planFingerprint } from "./fingerprint.js";
 import { MemoryRunStore } from "./memory-run-store.js";
+import type { UnitDispatcher } from "./node-executor.js";
+import { acquireRunLease, type HeldLease } from "./run-lease.js";
 import { createEmitter } from "./run-events.js";
 import { runEngine } from "./run-engine.js";
 import type { RunManifest } from "./run-manifest.js";
@@ -36,21 +38,47 @@ export async function startRun(input: unknown, options: EngineOptions): Promise<
     status: "running",
     createdAt: now().toISOString(),
     updatedAt: now().toISOString(),
-    options: { ...options.meta, ...(options.inputs ? { inputs: options.inputs } : {}) },
+    options: {
+      ...options.meta,
+      ...(options.inputs ? { inputs: options.inputs } : {}),
+      ...(options.distributed ? { distributed: true } : {}),
+    },
   };
   await store.createRun(run);
-  const state: StoredRun = { run, artifacts: dataMap(), nodes: dataMap(), items: dataMap() };
-  const ctx = context(options, plan, host, executors, store, state, now);
-  const initial: RunMutation[] = Object.entries(options.artifacts ?? {}).map(([key, value]) => ({
-    kind: "artifact",
-    key,
-    value,
-  }));
-  if (initial.length) {
-    await ctx.store.write(runId, initial);
-    for (const m of initial) if (m.kind === "artifact") setOwn(state.artifacts, m.key, m.value);
+  const lease = await acquireRunLease(store, runId, options.lease, options.signal);
+  return owned(runId, lease, options.distributed, async () => {
+    const state: StoredRun = { run, artifacts: dataMap(), nodes: dataMap(), items: dataMap() };
+    const ctx = context(options, plan, host, executors, lease, state, now);
+    const initial: RunMutation[] = Object.entries(options.artifacts ?? {}).map(([key, value]) => ({
+      kind: "artifact",
+      key,
+      value,
+    }));
+    if (initial.length) {
+      await ctx.store.write(runId, initial);
+      for (const m of initial) if (m.kind === "artifact") setOwn(state.artifacts, m.key, m.value);
+    }
+    return runEngine(ctx, false);
+  });
+}
+
+/** Runs `body` while holding the run's lease; a lost lease ends the run with `LEASE_LOST`. */
+async function owned(
+  runId: string,
+  lease: HeldLease,
+  dispatcher: UnitDispatcher | undefined,
+  body: () => Promise<RunManifest>,
+): Promise<RunManifest> {
+  try {
+    const manifest = await body();
+    if (lease.lost.aborted) throw lease.lost.reason;
+    return manifest;
+  } finally {
+    // Only an owner that kept its lease to the end may drop what the run kept on the side: after a lost
+    // lease, the new owner still needs it.
+    if (!lease.lost.aborted) await dispatcher?.settle?.(runId).catch(() => {});
+    await lease.release();
   }
-  return runEngine(ctx, false);
 }
 
 /** Options of {@link continueRun}: those of a run, plus the plan to check against the stored one. */
@@ -66,8 +94,20 @@ export interface EngineResumeOptions extends Omit<EngineOptions, "runId" | "arti
  * that were resolved (`deputy resolve`) are applied. A plan whose fingerprint changed is refused.
  */
 export async function continueRun(runId: string, options: EngineResumeOptions): Promise<RunManifest> {
-  const loaded = await options.store.load(runId);
-  if (!loaded) throw new RunError("RUN_NOT_FOUND", `No run "${runId}" in the store.`, { runId });
+  if (!(await options.store.load(runId))) {
+    throw new RunError("RUN_NOT_FOUND", `No run "${runId}" in the store.`, { runId });
+  }
+  // Owned before its state is read, so no other process changes it underneath.
+  const lease = await acquireRunLease(options.store, runId, options.lease, options.signal);
+  return owned(runId, lease, options.distributed, () => continueOwned(runId, options, lease));
+}
+
+async function continueOwned(
+  runId: string,
+  options: EngineResumeOptions,
+  lease: HeldLease,
+): Promise<RunManifest> {
+  const loaded = (await options.store.load(runId))!;
   // Whatever the store returns (a structured clone has Object.prototype again), keys are data from here on.
   const stored: StoredRun = {
     run: loaded.run,
@@ -98,7 +138,7 @@ export async function continueRun(runId: string, options: EngineResumeOptions): 
     plan,
     host,
     executors,
-    options.store,
+    lease,
     stored,
     now,
   );
@@ -110,12 +150,14 @@ function context(
   plan: EngineContext["plan"],
   host: EngineContext["host"],
   executors: EngineContext["executors"],
-  store: RunStore,
+  lease: HeldLease,
   state: StoredRun,
   now: () => Date,
 ): EngineContext {
   const timeout = plan.metadata.execution_timeout;
-  const limit = deadline(options.signal, timeout === undefined ? undefined : timeout * 1000, {
+  // A lost lease stops the run at once, like an abort.
+  const signal = options.signal ? AbortSignal.any([options.signal, lease.lost]) : lease.lost;
+  const limit = deadline(signal, timeout === undefined ? undefined : timeout * 1000, {
     reason: () => new DOMException("execution_timeout", "TimeoutError"),
     unref: true, // never keeps the process alive
   });
@@ -123,7 +165,7 @@ function context(
     plan,
     host,
     executors,
-    store,
+    store: lease.store,
     state,
     signal: limit.signal,
     stop: options.stop ?? new AbortController().signal,
@@ -133,6 +175,7 @@ function context(
     emit: createEmitter(options.onEvent),
     statuses: dataMap(),
     errors: dataMap(),
+    ...(options.distributed ? { dispatcher: options.distributed } : {}),
   };
 }
 

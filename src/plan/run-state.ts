@@ -77,6 +77,17 @@ export interface RunRecord {
   /** How the run was started (tools module path, delegate specs without secrets, …), for `deputy resume`. */
   options: Record<string, unknown>;
   error?: SerializedError;
+  /** The run's owner while one holds it (see `RunStore.acquireLease`); absent when nobody does. */
+  lease?: RunLease;
+}
+
+/** Who owns a run, and until when (ISO times). */
+export interface RunLease {
+  owner: string;
+  /** When the owner last renewed the lease. */
+  heartbeatAt: string;
+  /** When the lease lapses unless renewed; after it, another process may take the run over. */
+  expiresAt: string;
 }
 
 /** Everything a store keeps of a run. */

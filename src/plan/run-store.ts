@@ -1,4 +1,12 @@
-import type { ItemRecord, NodeRecord, Resolution, RunRecord, RunStatus, StoredRun } from "./run-state.js";
+import type {
+  ItemRecord,
+  NodeRecord,
+  Resolution,
+  RunLease,
+  RunRecord,
+  RunStatus,
+  StoredRun,
+} from "./run-state.js";
 import type { SerializedError } from "../errors/deputy-error.js";
 import { dataMap, setOwn } from "../runtime/own.js";
 
@@ -23,8 +31,26 @@ export interface RunStore {
   load(runId: string): Promise<StoredRun | undefined>;
   /** Newest first. */
   list(options?: { limit?: number }): Promise<RunRecord[]>;
+  /**
+   * Takes the run's lease for `owner` until `ttlMs` from now, when the lease is free, lapsed or already
+   * `owner`'s; otherwise reports who holds it. Atomic: of two owners racing, exactly one gets it.
+   * Throws `RUN_NOT_FOUND` for an unknown run.
+   */
+  acquireLease(runId: string, owner: string, ttlMs: number): Promise<LeaseResult>;
+  /** Extends `owner`'s lease to `ttlMs` from now; `false` when `owner` no longer holds it. */
+  renewLease(runId: string, owner: string, ttlMs: number): Promise<boolean>;
+  /** Gives the lease up (a no-op unless `owner` holds it). */
+  releaseLease(runId: string, owner: string): Promise<void>;
+  /**
+   * Deletes runs last updated before `before` (with their artifacts, nodes and items), except runs whose
+   * lease is held. Resolves with the number deleted.
+   */
+  prune(before: Date): Promise<number>;
   close(): Promise<void>;
 }
+
+/** The answer of {@link RunStore.acquireLease}. */
+export type LeaseResult = { acquired: true } | { acquired: false; holder: RunLease };
 
 /** Applies a batch to an in-memory {@link StoredRun} (shared by stores that keep a copy in memory). */
 export function applyMutations(state: StoredRun, batch: RunMutation[]): void {

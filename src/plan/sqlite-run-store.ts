@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { nodeSqlite } from "./node-sqlite.js";
-import type { RunMutation, RunStore } from "./run-store.js";
+import type { LeaseResult, RunMutation, RunStore } from "./run-store.js";
 import type { ItemRecord, NodeRecord, RunRecord, StoredRun } from "./run-state.js";
 import { RunError } from "../errors/run-error.js";
 import { dataMap, setOwn } from "../runtime/own.js";
@@ -33,6 +33,17 @@ CREATE TABLE IF NOT EXISTS items (
   PRIMARY KEY (run_id, node_id, idx)
 ) WITHOUT ROWID;
 `;
+
+/** Schema changes after the first version, by the `user_version` they bring the file to. */
+const MIGRATIONS: [version: number, sql: string][] = [
+  // Run ownership: who holds the run, their last heartbeat and when the lease lapses (ms since the epoch).
+  [
+    2,
+    `ALTER TABLE runs ADD COLUMN lease_owner TEXT;
+     ALTER TABLE runs ADD COLUMN lease_heartbeat INTEGER;
+     ALTER TABLE runs ADD COLUMN lease_expires INTEGER;`,
+  ],
+];
 
 interface Pending {
   runId: string;
@@ -65,7 +76,7 @@ export class SqliteRunStore implements RunStore {
       `PRAGMA journal_mode = WAL; PRAGMA synchronous = ${options.synchronous === "full" ? "FULL" : "NORMAL"};
        PRAGMA busy_timeout = 5000;`,
     );
-    this.#db.exec(SCHEMA);
+    this.#migrate();
     const db = this.#db;
     this.#stmts = {
       insertRun: db.prepare(
@@ -88,6 +99,18 @@ export class SqliteRunStore implements RunStore {
         `SELECT node_id, record, key, value FROM items WHERE run_id = ? ORDER BY node_id, idx`,
       ),
       list: db.prepare(`SELECT * FROM runs ORDER BY created_at DESC, rowid DESC LIMIT ?`),
+      takeLease: db.prepare(
+        `UPDATE runs SET lease_owner = @owner, lease_heartbeat = @now, lease_expires = @expires
+         WHERE run_id = @runId AND (lease_owner IS NULL OR lease_owner = @owner OR lease_expires <= @now)`,
+      ),
+      renewLease: db.prepare(
+        `UPDATE runs SET lease_heartbeat = @now, lease_expires = @expires
+         WHERE run_id = @runId AND lease_owner = @owner`,
+      ),
+      releaseLease: db.prepare(
+        `UPDATE runs SET lease_owner = NULL, lease_heartbeat = NULL, lease_expires = NULL
+         WHERE run_id = ? AND lease_owner = ?`,
+      ),
     };
     // Prepared once: at max_concurrency 1 there is one transaction per item.
     this.#tx = { begin: db.prepare("BEGIN"), commit: db.prepare("COMMIT"), rollback: db.prepare("ROLLBACK") };
@@ -244,11 +267,75 @@ export class SqliteRunStore implements RunStore {
     return (this.#stmts.list.all(options.limit ?? 1_000_000) as Record<string, string>[]).map(toRunRecord);
   }
 
+  async acquireLease(runId: string, owner: string, ttlMs: number): Promise<LeaseResult> {
+    this.#assertOpen();
+    const now = Date.now();
+    if (Number(this.#stmts.takeLease.run({ runId, owner, now, expires: now + ttlMs }).changes) === 1) {
+      return { acquired: true };
+    }
+    const row = this.#stmts.getRun.get(runId) as Record<string, string> | undefined;
+    if (!row) throw new RunError("RUN_NOT_FOUND", `No run ${runId} in ${this.path}.`, { runId });
+    return { acquired: false, holder: toRunRecord(row).lease! };
+  }
+
+  async renewLease(runId: string, owner: string, ttlMs: number): Promise<boolean> {
+    this.#assertOpen();
+    const now = Date.now();
+    return Number(this.#stmts.renewLease.run({ runId, owner, now, expires: now + ttlMs }).changes) === 1;
+  }
+
+  async releaseLease(runId: string, owner: string): Promise<void> {
+    this.#assertOpen();
+    this.#stmts.releaseLease.run(runId, owner);
+  }
+
+  async prune(before: Date): Promise<number> {
+    this.#assertOpen();
+    const doomed = `SELECT run_id FROM runs WHERE updated_at < ? AND NOT (lease_owner IS NOT NULL AND lease_expires > ?)`;
+    const cutoff = before.toISOString();
+    const now = Date.now();
+    this.#tx.begin.run();
+    try {
+      for (const table of ["artifacts", "nodes", "items"]) {
+        this.#db.prepare(`DELETE FROM ${table} WHERE run_id IN (${doomed})`).run(cutoff, now);
+      }
+      const deleted = Number(
+        this.#db.prepare(`DELETE FROM runs WHERE run_id IN (${doomed})`).run(cutoff, now).changes,
+      );
+      this.#tx.commit.run();
+      return deleted;
+    } catch (error) {
+      this.#tx.rollback.run();
+      throw error;
+    }
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     if (this.#queue.length > 0) this.#flush();
     this.#closed = true;
     this.#db.close();
+  }
+
+  /** Creates the tables, then brings an older file up to date (`PRAGMA user_version`). */
+  #migrate(): void {
+    const db = this.#db;
+    db.exec("BEGIN IMMEDIATE");
+    try {
+      db.exec(SCHEMA);
+      const current = (db.prepare("PRAGMA user_version").get() as { user_version: number }).user_version;
+      let version = Math.max(1, current);
+      for (const [to, sql] of MIGRATIONS) {
+        if (to <= version) continue;
+        db.exec(sql);
+        version = to;
+      }
+      db.exec(`PRAGMA user_version = ${version}`);
+      db.exec("COMMIT");
+    } catch (error) {
+      db.exec("ROLLBACK");
+      throw error;
+    }
   }
 
   #assertOpen() {
@@ -271,5 +358,14 @@ function toRunRecord(row: Record<string, string>): RunRecord {
     updatedAt: row.updated_at!,
     options: JSON.parse(row.options!) as Record<string, unknown>,
     ...(row.error ? { error: JSON.parse(row.error) } : {}),
+    ...(row.lease_owner
+      ? {
+          lease: {
+            owner: row.lease_owner,
+            heartbeatAt: new Date(Number(row.lease_heartbeat)).toISOString(),
+            expiresAt: new Date(Number(row.lease_expires)).toISOString(),
+          },
+        }
+      : {}),
   };
 }

@@ -66,7 +66,7 @@ describe("a run killed with SIGKILL mid-for_each", () => {
 
     const child = spawn(
       process.execPath,
-      [bin, "run", "plan.json", "--tools", "tools.mjs", "--store", db, "--json"],
+      [bin, "run", "plan.json", "--tools", "tools.mjs", "--store", db, "--json", "--lease-ttl", "1"],
       {
         cwd: dir,
         env,
@@ -104,11 +104,16 @@ describe("a run killed with SIGKILL mid-for_each", () => {
     expect(committed.size).toBeLessThan(ITEMS);
     const effectsAtKill = effects(env.EFFECTS);
 
-    const resumed = spawnSync(process.execPath, [bin, "resume", run!.runId, "--store", db, "--json"], {
-      cwd: dir,
-      env,
-      encoding: "utf8",
-    });
+    // The dead process still owns the run until its lease (1 s) lapses: --wait waits for that.
+    const resumed = spawnSync(
+      process.execPath,
+      [bin, "resume", run!.runId, "--store", db, "--json", "--wait"],
+      {
+        cwd: dir,
+        env,
+        encoding: "utf8",
+      },
+    );
     expect(resumed.status, resumed.stderr).toBe(0);
     const manifest = JSON.parse(resumed.stdout) as {
       status: string;

@@ -4,7 +4,7 @@ import { InvalidOptionError } from "../../errors/invalid-option-error.js";
 import type { RunStore } from "../../plan/run-store.js";
 import { loadToolsModule } from "../../tools/load-tools-module.js";
 import type { CliContext } from "../cli-context.js";
-import { DEFAULT_STORE, openStore } from "../run-setup.js";
+import { openStore, storeHint } from "../run-setup.js";
 
 interface ResolveFlags {
   item?: string;
@@ -29,7 +29,10 @@ export function registerResolve(program: Command, ctx: CliContext): void {
     .option("--call <json>", 'run this call instead: {"name": TOOL, "arguments": {...}}')
     .option("--value <json>", "store this JSON value as the result, running nothing")
     .option("--skip", "mark it skipped, running nothing")
-    .option("--store <file>", "run store (SQLite file)", DEFAULT_STORE)
+    .option(
+      "--store <location>",
+      "run store: an SQLite file or a postgres:// URL (default: $DEPUTY_STORE, else .deputy/runs.db)",
+    )
     .option("--tools <module>", "tools module to check a --call against now (default: the run's)")
     .option("--json", "print the recorded resolution as JSON")
     .action(async (runId: string, nodeId: string, flags: ResolveFlags) => {
@@ -46,7 +49,7 @@ export function registerResolve(program: Command, ctx: CliContext): void {
         if (flags.json) ctx.stdout(JSON.stringify(recorded) + "\n");
         else
           ctx.stdout(
-            `Resolved ${nodeId}${item === undefined ? "" : ` item ${item}`} (${resolution.kind}). Continue with: deputy resume ${runId}${flags.store === DEFAULT_STORE ? "" : ` --store ${flags.store}`}\n`,
+            `Resolved ${nodeId}${item === undefined ? "" : ` item ${item}`} (${resolution.kind}). Continue with: deputy resume ${runId}${flags.store ? ` --store ${storeHint(flags.store)}` : ""}\n`,
           );
       } finally {
         await store.close();

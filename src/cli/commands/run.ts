@@ -6,7 +6,9 @@ import { DEFAULT_GRACE_SECONDS, withGracefulStop } from "../graceful-stop.js";
 import { createProgress } from "../progress.js";
 import { readPlanFile } from "../read-plan-file.js";
 import { exitCodeFor, renderIssues, renderManifest } from "../render-manifest.js";
-import { openStore, setupRun, type RunFlags } from "../run-setup.js";
+import { leaseFrom, openStore, requirePostgres, setupRun, storeHint, type RunFlags } from "../run-setup.js";
+import { JobDispatcher } from "../../distributed/job-dispatcher.js";
+import type { PostgresRunStore } from "../../plan/postgres-run-store.js";
 import { InvalidOptionError } from "../../errors/invalid-option-error.js";
 import { createHost, runPlan } from "../../index.js";
 import { validatePlan } from "../../plan/validate-plan.js";
@@ -43,51 +45,73 @@ export function graceSeconds(text: string | undefined): number {
 
 export function registerRun(program: Command, ctx: CliContext): void {
   withGraceFlag(withRunFlags(program.command("run <plan>").description("validate and run a plan")))
-    .option("--store <file>", "run store (SQLite file)", ".deputy/runs.db")
+    .option(
+      "--store <location>",
+      "run store: an SQLite file or a postgres:// URL (default: $DEPUTY_STORE, else .deputy/runs.db)",
+    )
     .option("--no-store", "keep the run in memory only (no checkpoints on disk, no resume)")
     .option("--json", "print the manifest as JSON on stdout")
-    .action(async (planPath: string, flags: RunFlags & { json?: boolean; grace?: string }) => {
-      graceSeconds(flags.grace);
-      const input = readPlanFile(planPath);
-      const { options, close } = await setupRun(flags);
-      try {
-        const { host, executors } = createHost(options);
-        // Validated once: the report is handed to the run, which does not validate again.
-        const report = validatePlan(input, { host, executors });
-        if (!report.ok) {
-          (flags.json ? ctx.stdout : ctx.stderr)(
-            flags.json
-              ? JSON.stringify({ status: "invalid", issues: report.issues }, null, 2) + "\n"
-              : renderIssues(report.issues),
-          );
-          ctx.setExitCode(EXIT.invalid);
-          return;
-        }
-        if (report.issues.length && !flags.json) ctx.stderr(renderIssues(report.issues));
-        const store = openStore(flags.store);
-        const progress = ctx.isTTY && !flags.json ? createProgress(ctx.rawStderr) : undefined;
+    .option(
+      "--lease-ttl <seconds>",
+      "lease length: if this process dies, the run is resumable this long after its last heartbeat (default 10)",
+    )
+    .option("--distributed", "run the units as jobs on `deputy worker` processes (needs a postgres:// store)")
+    .action(
+      async (
+        planPath: string,
+        flags: RunFlags & { json?: boolean; grace?: string; leaseTtl?: string; distributed?: boolean },
+      ) => {
+        const grace = graceSeconds(flags.grace);
+        const lease = leaseFrom(flags);
+        const input = readPlanFile(planPath);
+        const { options, close } = await setupRun(flags);
         try {
-          const manifest = await withGracefulStop(ctx, graceSeconds(flags.grace), (stops) =>
-            runPlan(input, {
-              ...options,
-              store,
-              validated: report,
-              stop: stops.stop,
-              signal: stops.signal,
-              meta: { ...options.meta, plan: resolve(planPath) },
-              ...(progress ? { onEvent: progress.onEvent } : {}),
-            }),
-          );
-          progress?.done();
-          ctx.stdout(
-            flags.json ? JSON.stringify(manifest, null, 2) + "\n" : renderManifest(manifest, flags.store),
-          );
-          ctx.setExitCode(exitCodeFor(manifest.status));
+          const { host, executors } = createHost(options);
+          // Validated once: the report is handed to the run, which does not validate again.
+          const report = validatePlan(input, { host, executors });
+          if (!report.ok) {
+            (flags.json ? ctx.stdout : ctx.stderr)(
+              flags.json
+                ? JSON.stringify({ status: "invalid", issues: report.issues }, null, 2) + "\n"
+                : renderIssues(report.issues),
+            );
+            ctx.setExitCode(EXIT.invalid);
+            return;
+          }
+          if (report.issues.length && !flags.json) ctx.stderr(renderIssues(report.issues));
+          const store = flags.distributed
+            ? requirePostgres(flags.store, "--distributed")
+            : openStore(flags.store);
+          const distributed = flags.distributed ? new JobDispatcher(store as PostgresRunStore) : undefined;
+          const progress = ctx.isTTY && !flags.json ? createProgress(ctx.rawStderr) : undefined;
+          try {
+            const manifest = await withGracefulStop(ctx, grace, (stops) =>
+              runPlan(input, {
+                ...options,
+                store,
+                lease,
+                validated: report,
+                stop: stops.stop,
+                signal: stops.signal,
+                ...(distributed ? { distributed } : {}),
+                meta: { ...options.meta, plan: resolve(planPath) },
+                ...(progress ? { onEvent: progress.onEvent } : {}),
+              }),
+            );
+            progress?.done();
+            ctx.stdout(
+              flags.json
+                ? JSON.stringify(manifest, null, 2) + "\n"
+                : renderManifest(manifest, storeHint(flags.store)),
+            );
+            ctx.setExitCode(exitCodeFor(manifest.status));
+          } finally {
+            await distributed?.close();
+            await store.close();
+          }
         } finally {
-          await store.close();
+          await close();
         }
-      } finally {
-        await close();
-      }
-    });
+      },
+    );
 }

@@ -5,33 +5,45 @@ import { RunError } from "../../errors/run-error.js";
 import { buildManifest } from "../../plan/run-manifest.js";
 import type { CliContext } from "../cli-context.js";
 import { renderManifest } from "../render-manifest.js";
-import { DEFAULT_STORE, openStore } from "../run-setup.js";
+import { isPostgresUrl, openStore, storeHint, storeLabel, storeLocation } from "../run-setup.js";
+import { registerRunsPrune } from "./runs-prune.js";
 
 export function registerRuns(program: Command, ctx: CliContext): void {
-  program
+  const runs = program
     .command("runs [runId]")
     .description("list runs, or show one run's manifest")
-    .option("--store <file>", "run store (SQLite file)", DEFAULT_STORE)
+    .option(
+      "--store <location>",
+      "run store: an SQLite file or a postgres:// URL (default: $DEPUTY_STORE, else .deputy/runs.db)",
+    )
     .option("--limit <n>", "how many runs to list", "20")
     .option("--json", "print JSON")
-    .action(async (runId: string | undefined, flags: { store: string; limit: string; json?: boolean }) => {
+    .action(async (runId: string | undefined, flags: { store?: string; limit: string; json?: boolean }) => {
       const limit = Number(flags.limit);
       if (!Number.isInteger(limit) || limit < 1)
         throw new InvalidOptionError("--limit", "a whole number ≥ 1", flags.limit);
-      if (!runId && !existsSync(flags.store)) {
+      const location = storeLocation(flags.store);
+      if (!runId && typeof location === "string" && !isPostgresUrl(location) && !existsSync(location)) {
         // Listing an empty place is an answer, not an error; and it must not create a store.
-        ctx.stdout(flags.json ? "[]\n" : `no runs in ${flags.store}\n`);
+        ctx.stdout(flags.json ? "[]\n" : `no runs in ${location}\n`);
         return;
       }
       const store = openStore(flags.store, { mustExist: true });
       try {
         if (runId) {
           const stored = await store.load(runId);
-          if (!stored) throw new RunError("RUN_NOT_FOUND", `No run "${runId}" in ${flags.store}.`, { runId });
+          if (!stored)
+            throw new RunError(
+              "RUN_NOT_FOUND",
+              `No run "${runId}" in ${storeLabel(storeLocation(flags.store))}.`,
+              { runId },
+            );
           const raw = (stored.run.plan as { nodes?: { id: string; type?: string }[] }).nodes ?? [];
           const manifest = buildManifest(stored, raw);
           ctx.stdout(
-            flags.json ? JSON.stringify(manifest, null, 2) + "\n" : renderManifest(manifest, flags.store),
+            flags.json
+              ? JSON.stringify(manifest, null, 2) + "\n"
+              : renderManifest(manifest, storeHint(flags.store)),
           );
           return;
         }
@@ -46,11 +58,12 @@ export function registerRuns(program: Command, ctx: CliContext): void {
           );
           return;
         }
-        if (runs.length === 0) ctx.stdout(`no runs in ${flags.store}\n`);
+        if (runs.length === 0) ctx.stdout(`no runs in ${storeLabel(storeLocation(flags.store))}\n`);
         for (const r of runs)
           ctx.stdout(`${r.runId}  ${r.status.padEnd(10)} ${r.createdAt}  ${r.planName}\n`);
       } finally {
         await store.close();
       }
     });
+  registerRunsPrune(runs, ctx);
 }

@@ -1,0 +1,234 @@
+import pg from "pg";
+import { makeWorkerUtils, type WorkerUtils } from "graphile-worker";
+import type { PlanNode } from "../plan/plan-schema.js";
+import type { UnitDispatcher, UnitOutcome, WorkUnit } from "../plan/node-executor.js";
+import type { PostgresRunStore } from "../plan/postgres-run-store.js";
+import { quietLogger } from "./quiet-logger.js";
+import { toPayload, type UnitPayload } from "./unit-payload.js";
+
+/** The Graphile Worker task that runs one unit. */
+export const UNIT_TASK = "deputy_unit";
+/** The channel a worker notifies (payload: the unit's key) when a unit's outcome is stored. */
+export const UNIT_DONE_CHANNEL = "deputy_unit_done";
+
+/** Options of {@link JobDispatcher}. */
+export interface JobDispatcherOptions {
+  /**
+   * How often to look for outcomes whose notification was missed (a reconnect), in ms. Default 1000.
+   */
+  pollMs?: number;
+  /** Attempts a job gets when a worker fails it (a shutdown hand-back, a lost database). Default 25. */
+  maxAttempts?: number;
+}
+
+interface Waiter {
+  payload: UnitPayload;
+  resolve: (outcome: UnitOutcome) => void;
+  since: number;
+}
+
+/**
+ * Runs a run's units as Graphile Worker jobs, keyed by their idempotency key, and waits for their outcomes
+ * (LISTEN/NOTIFY, with a poll as a safety net). A unit whose outcome is already stored (a worker finished it
+ * before the previous coordinator died) is not enqueued again; one whose job is still queued or running is
+ * waited for, not duplicated.
+ *
+ * @example
+ * const store = new PostgresRunStore(url);
+ * const dispatcher = new JobDispatcher(store);
+ * await runPlan(plan, { tools, store, distributed: dispatcher });
+ * await dispatcher.close();
+ */
+export class JobDispatcher implements UnitDispatcher {
+  readonly #store: PostgresRunStore;
+  readonly #pollMs: number;
+  readonly #maxAttempts: number;
+  readonly #waiting = new Map<string, Waiter>();
+  #toEnqueue: Waiter[] = [];
+  #toFetch = new Set<string>();
+  #enqueuing = false;
+  #started: Promise<WorkerUtils> | undefined;
+  #listener: pg.Client | undefined;
+  #poll: NodeJS.Timeout | undefined;
+  #closed = false;
+
+  constructor(store: PostgresRunStore, options: JobDispatcherOptions = {}) {
+    this.#store = store;
+    this.#pollMs = options.pollMs ?? 1000;
+    this.#maxAttempts = options.maxAttempts ?? 25;
+  }
+
+  async dispatch(node: PlanNode, unit: WorkUnit): Promise<UnitOutcome> {
+    await this.#start();
+    const payload = toPayload(node, unit);
+    return new Promise<UnitOutcome>((resolve) => {
+      const onAbort = () => {
+        this.#waiting.delete(payload.key);
+        resolve({
+          status: "error",
+          error: { code: "ABORTED", message: "The run stopped waiting for this unit." },
+        });
+      };
+      if (unit.signal.aborted) return onAbort();
+      unit.signal.addEventListener("abort", onAbort, { once: true });
+      const waiter: Waiter = {
+        payload,
+        since: Date.now(),
+        resolve: (outcome) => {
+          unit.signal.removeEventListener("abort", onAbort);
+          resolve(outcome);
+        },
+      };
+      this.#waiting.set(payload.key, waiter);
+      if (this.#toEnqueue.push(waiter) === 1) setImmediate(() => void this.#enqueue());
+    });
+  }
+
+  /**
+   * Drops the run's jobs not yet taken (of units the run stopped waiting for). Stored outcomes stay (an audit
+   * of which worker ran what) until the run is pruned.
+   */
+  async settle(runId: string): Promise<void> {
+    const prefix = `${runId.replace(/[\\%_]/g, "\\$&")}/%`;
+    await this.#store.pool.query(
+      `DELETE FROM graphile_worker._private_jobs WHERE key LIKE $1 AND locked_at IS NULL`,
+      [prefix],
+    );
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearInterval(this.#poll);
+    await this.#listener?.end().catch(() => {});
+    const utils = await this.#started?.catch(() => undefined);
+    await utils?.release();
+  }
+
+  #start(): Promise<WorkerUtils> {
+    this.#started ??= (async () => {
+      await this.#store.ready();
+      const utils = await makeWorkerUtils({ pgPool: this.#store.pool, logger: quietLogger() });
+      await utils.migrate();
+      await this.#listen();
+      this.#poll = setInterval(() => this.#pollOutstanding(), this.#pollMs);
+      this.#poll.unref();
+      return utils;
+    })();
+    return this.#started;
+  }
+
+  async #listen(): Promise<void> {
+    const client = new pg.Client(this.#store.pool.options);
+    client.on("notification", (msg) => {
+      if (msg.payload && this.#waiting.has(msg.payload)) this.#fetchSoon(msg.payload);
+    });
+    client.on("error", () => {
+      // Reconnect; the poll covers what was missed meanwhile.
+      this.#listener = undefined;
+      if (!this.#closed) setTimeout(() => void this.#listen().catch(() => {}), 500).unref();
+    });
+    await client.connect();
+    await client.query(`LISTEN ${UNIT_DONE_CHANNEL}`);
+    this.#listener = client;
+  }
+
+  /**
+   * Enqueues the waiting units in batches, one batch at a time (two overlapping checks could both find a unit
+   * unqueued and add it twice): units already done are answered from their stored outcome, units already
+   * queued or running are left to their job, the rest become jobs (one `add_jobs` call per batch).
+   */
+  async #enqueue(): Promise<void> {
+    if (this.#enqueuing) return;
+    this.#enqueuing = true;
+    try {
+      while (this.#toEnqueue.length > 0) {
+        const batch = this.#toEnqueue;
+        this.#toEnqueue = [];
+        await this.#enqueueBatch(batch.filter((w) => this.#waiting.get(w.payload.key) === w));
+      }
+    } finally {
+      this.#enqueuing = false;
+    }
+  }
+
+  async #enqueueBatch(batch: Waiter[]): Promise<void> {
+    if (batch.length === 0) return;
+    const utils = await this.#start();
+    try {
+      const { rows } = await this.#store.pool.query<{
+        k: string;
+        outcome: UnitOutcome | null;
+        queued: boolean;
+      }>(
+        `SELECT k, r.outcome, EXISTS (SELECT 1 FROM graphile_worker._private_jobs j WHERE j.key = k) AS queued
+         FROM unnest($1::text[]) AS k LEFT JOIN deputy.unit_results r ON r.key = k`,
+        [batch.map((w) => w.payload.key)],
+      );
+      const fresh: Waiter[] = [];
+      const retry: string[] = [];
+      for (const [i, row] of rows.entries()) {
+        // A stored success is final; a stored error or escalation is from an earlier attempt, which a resume
+        // runs again (with the escalation's resolution, if any).
+        if (row.outcome && (row.outcome.status === "ok" || row.outcome.status === "skipped")) {
+          this.#answer(row.k, row.outcome);
+        } else if (!row.queued) {
+          if (row.outcome) retry.push(row.k);
+          fresh.push(batch[i]!);
+        }
+      }
+      if (retry.length > 0) {
+        await this.#store.pool.query(`DELETE FROM deputy.unit_results WHERE key = ANY($1::text[])`, [retry]);
+      }
+      if (fresh.length > 0) {
+        await utils.addJobs(
+          fresh.map((w) => ({
+            identifier: UNIT_TASK,
+            payload: w.payload,
+            jobKey: w.payload.key,
+            maxAttempts: this.#maxAttempts,
+          })),
+        );
+      }
+      for (const w of batch) w.since = Date.now();
+    } catch {
+      // The database is briefly unreachable: the poll tries these units again.
+      for (const w of batch) w.since = Date.now();
+    }
+  }
+
+  #fetchSoon(key: string): void {
+    if (this.#toFetch.add(key).size === 1) setImmediate(() => void this.#fetch());
+  }
+
+  async #fetch(): Promise<void> {
+    const keys = [...this.#toFetch];
+    this.#toFetch = new Set();
+    try {
+      const { rows } = await this.#store.pool.query<{ key: string; outcome: UnitOutcome }>(
+        `SELECT key, outcome FROM deputy.unit_results WHERE key = ANY($1::text[])`,
+        [keys],
+      );
+      for (const row of rows) this.#answer(row.key, row.outcome);
+    } catch {
+      // The poll tries again.
+    }
+  }
+
+  /** Looks for outcomes of units waiting longer than a poll interval; re-enqueues units whose job vanished. */
+  #pollOutstanding(): void {
+    const cutoff = Date.now() - this.#pollMs;
+    const queued = new Set(this.#toEnqueue);
+    const stale = [...this.#waiting.values()].filter((w) => w.since < cutoff && !queued.has(w));
+    if (stale.length === 0) return;
+    // Re-running the enqueue step answers finished units and re-adds any whose job is gone.
+    this.#toEnqueue.push(...stale);
+    void this.#enqueue();
+  }
+
+  #answer(key: string, outcome: UnitOutcome): void {
+    const waiter = this.#waiting.get(key);
+    if (!waiter) return;
+    this.#waiting.delete(key);
+    waiter.resolve(outcome);
+  }
+}

@@ -1,0 +1,68 @@
+import type pg from "pg";
+
+/**
+ * The PostgreSQL store's schema, as numbered migrations applied in order on first use. Never edit a
+ * published migration: add the next one.
+ */
+export const POSTGRES_MIGRATIONS: readonly { version: number; sql: string }[] = [
+  {
+    version: 1,
+    sql: `
+CREATE TABLE deputy.runs (
+  run_id text PRIMARY KEY, plan_name text NOT NULL, fingerprint text NOT NULL, plan json NOT NULL,
+  status text NOT NULL, created_at text NOT NULL, updated_at text NOT NULL, options jsonb NOT NULL,
+  error jsonb, lease_owner text, lease_heartbeat timestamptz, lease_expires timestamptz
+);
+CREATE INDEX runs_created_at ON deputy.runs (created_at DESC);
+CREATE INDEX runs_updated_at ON deputy.runs (updated_at);
+CREATE TABLE deputy.artifacts (
+  run_id text NOT NULL REFERENCES deputy.runs ON DELETE CASCADE, key text NOT NULL, value json NOT NULL,
+  PRIMARY KEY (run_id, key)
+);
+CREATE TABLE deputy.nodes (
+  run_id text NOT NULL REFERENCES deputy.runs ON DELETE CASCADE, node_id text NOT NULL, record jsonb NOT NULL,
+  PRIMARY KEY (run_id, node_id)
+);
+CREATE TABLE deputy.items (
+  run_id text NOT NULL REFERENCES deputy.runs ON DELETE CASCADE, node_id text NOT NULL, idx integer NOT NULL,
+  record jsonb NOT NULL, key text, value json,
+  PRIMARY KEY (run_id, node_id, idx)
+);
+-- Distributed runs: a unit's outcome, written by the worker that ran it, keyed by its idempotency key.
+CREATE TABLE deputy.unit_results (
+  key text PRIMARY KEY, run_id text NOT NULL, outcome json NOT NULL, worker text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX unit_results_run ON deputy.unit_results (run_id);
+-- Distributed runs: each worker pool's last heartbeat (dead pools' jobs are unlocked).
+CREATE TABLE deputy.workers (
+  pool_id text PRIMARY KEY, host text NOT NULL, pid integer NOT NULL, heartbeat_at timestamptz NOT NULL
+);
+`,
+  },
+];
+
+/** Applies the migrations not yet applied, under an advisory lock so concurrent first uses do not race. */
+export async function migratePostgres(client: pg.ClientBase): Promise<void> {
+  await client.query("BEGIN");
+  try {
+    await client.query("SELECT pg_advisory_xact_lock(hashtext('deputy.migrations'))");
+    await client.query(`CREATE SCHEMA IF NOT EXISTS deputy;
+      CREATE TABLE IF NOT EXISTS deputy.migrations (
+        version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now()
+      )`);
+    const { rows } = await client.query<{ v: number | null }>(
+      "SELECT max(version) AS v FROM deputy.migrations",
+    );
+    const current = rows[0]?.v ?? 0;
+    for (const m of POSTGRES_MIGRATIONS) {
+      if (m.version <= current) continue;
+      await client.query(m.sql);
+      await client.query("INSERT INTO deputy.migrations (version) VALUES ($1)", [m.version]);
+    }
+    await client.query("COMMIT");
+  } catch (error) {
+    await client.query("ROLLBACK");
+    throw error;
+  }
+}

@@ -1,0 +1,367 @@
+import pg from "pg";
+import { RunError } from "../errors/run-error.js";
+import { migratePostgres } from "./postgres-migrations.js";
+import type { ItemRecord, NodeRecord, RunRecord, StoredRun } from "./run-state.js";
+import type { LeaseResult, RunMutation, RunStore } from "./run-store.js";
+
+/** Options of {@link PostgresRunStore}. */
+export interface PostgresRunStoreOptions {
+  /** Most connections this store opens. Default 10. */
+  maxConnections?: number;
+}
+
+interface Pending {
+  runId: string;
+  batch: RunMutation[];
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * Durable run store in PostgreSQL (schema `deputy`, migrated on first use), shared by processes on many
+ * machines. Writes that arrive while a commit is in flight are committed together in the next transaction
+ * (group commit), so many in-flight items cost one commit, as with the SQLite store.
+ *
+ * @example
+ * const store = new PostgresRunStore("postgres://deputy@db.internal/deputy");
+ * await runPlan(plan, { tools, store });
+ */
+export class PostgresRunStore implements RunStore {
+  /** The connection URL without its password (for messages). */
+  readonly label: string;
+  /** @internal The connection pool (the distributed worker shares it). */
+  readonly pool: pg.Pool;
+  #ready: Promise<void> | undefined;
+  #queue: Pending[] = [];
+  #flushing = false;
+  #closed = false;
+
+  constructor(connectionString: string, options: PostgresRunStoreOptions = {}) {
+    this.label = redactUrl(connectionString);
+    this.pool = new pg.Pool({ connectionString, max: options.maxConnections ?? 10 });
+    // A client that loses its server must not crash the process; the next query on it reports the error.
+    this.pool.on("error", () => {});
+    this.pool.on("connect", (client) => client.on("error", () => {}));
+  }
+
+  /** Applies pending schema migrations (once per store; every method waits for it). */
+  ready(): Promise<void> {
+    this.#ready ??= (async () => {
+      const client = await this.#connect();
+      try {
+        await migratePostgres(client);
+      } finally {
+        client.release();
+      }
+    })();
+    return this.#ready;
+  }
+
+  async createRun(run: RunRecord): Promise<void> {
+    await this.#open();
+    try {
+      await this.pool.query(
+        `INSERT INTO deputy.runs (run_id, plan_name, fingerprint, plan, status, created_at, updated_at, options)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+        [
+          run.runId,
+          run.planName,
+          run.fingerprint,
+          JSON.stringify(run.plan),
+          run.status,
+          run.createdAt,
+          run.updatedAt,
+          JSON.stringify(run.options),
+        ],
+      );
+    } catch (cause) {
+      if ((cause as { code?: string }).code === "23505") {
+        throw new RunError("RUN_EXISTS", `Run ${run.runId} already exists in ${this.label}.`, { cause });
+      }
+      throw cause;
+    }
+  }
+
+  async write(runId: string, batch: RunMutation[]): Promise<void> {
+    await this.#open();
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ runId, batch, resolve, reject });
+      if (!this.#flushing) void this.#flush();
+    });
+  }
+
+  /** Commits everything queued in one transaction; what arrives meanwhile goes in the next one. */
+  async #flush(): Promise<void> {
+    this.#flushing = true;
+    // Let the writes of this turn of the event loop join the first group too.
+    await new Promise((r) => setImmediate(r));
+    while (this.#queue.length > 0) {
+      const queue = this.#queue;
+      this.#queue = [];
+      try {
+        await this.#commit(queue);
+        for (const p of queue) p.resolve();
+      } catch (error) {
+        for (const p of queue) p.reject(error);
+      }
+    }
+    this.#flushing = false;
+  }
+
+  async #commit(queue: Pending[]): Promise<void> {
+    const client = await this.#connect();
+    try {
+      await client.query("BEGIN");
+      const upserts = new Upserts();
+      for (const p of queue) {
+        for (const m of p.batch) {
+          if (m.kind === "status" || m.kind === "resolution") {
+            // These read rows the upserts write: apply what came before them first.
+            await upserts.flush(client);
+            await applyInPlace(client, p.runId, m);
+          } else upserts.add(p.runId, m);
+        }
+      }
+      await upserts.flush(client);
+      await client.query("COMMIT");
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  async load(runId: string): Promise<StoredRun | undefined> {
+    await this.#open();
+    const run = await this.pool.query(`SELECT * FROM deputy.runs WHERE run_id = $1`, [runId]);
+    if (run.rowCount === 0) return undefined;
+    const [artifactRows, nodeRows, itemRows] = await Promise.all([
+      this.pool.query(`SELECT key, value FROM deputy.artifacts WHERE run_id = $1`, [runId]),
+      this.pool.query(`SELECT node_id, record FROM deputy.nodes WHERE run_id = $1`, [runId]),
+      this.pool.query(
+        `SELECT node_id, record, key, value FROM deputy.items WHERE run_id = $1 ORDER BY node_id, idx`,
+        [runId],
+      ),
+    ]);
+    const artifacts: Record<string, unknown> = {};
+    for (const a of artifactRows.rows) artifacts[a.key] = a.value;
+    const nodes: Record<string, NodeRecord> = {};
+    for (const n of nodeRows.rows) nodes[n.node_id] = n.record as NodeRecord;
+    const items: StoredRun["items"] = {};
+    for (const i of itemRows.rows) {
+      const item = i.record as ItemRecord;
+      (items[i.node_id] ??= {})[item.index] = item;
+      if (i.key !== null && i.value !== null && !(i.key in artifacts)) artifacts[i.key] = i.value;
+    }
+    return { run: toRunRecord(run.rows[0]), artifacts, nodes, items };
+  }
+
+  async list(options: { limit?: number } = {}): Promise<RunRecord[]> {
+    await this.#open();
+    const { rows } = await this.pool.query(
+      `SELECT * FROM deputy.runs ORDER BY created_at DESC, run_id DESC LIMIT $1`,
+      [options.limit ?? 1_000_000],
+    );
+    return rows.map(toRunRecord);
+  }
+
+  async acquireLease(runId: string, owner: string, ttlMs: number): Promise<LeaseResult> {
+    await this.#open();
+    // The database's clock decides, so owners on machines with skewed clocks agree on who holds a run.
+    const taken = await this.pool.query(
+      `UPDATE deputy.runs SET lease_owner = $2, lease_heartbeat = clock_timestamp(),
+         lease_expires = clock_timestamp() + $3 * interval '1 millisecond'
+       WHERE run_id = $1 AND (lease_owner IS NULL OR lease_owner = $2 OR lease_expires <= clock_timestamp())`,
+      [runId, owner, ttlMs],
+    );
+    if (taken.rowCount === 1) return { acquired: true };
+    const { rows } = await this.pool.query(`SELECT * FROM deputy.runs WHERE run_id = $1`, [runId]);
+    if (rows.length === 0)
+      throw new RunError("RUN_NOT_FOUND", `No run ${runId} in ${this.label}.`, { runId });
+    const holder = toRunRecord(rows[0]).lease;
+    // Released between our update and this read: try again.
+    if (!holder) return this.acquireLease(runId, owner, ttlMs);
+    return { acquired: false, holder };
+  }
+
+  async renewLease(runId: string, owner: string, ttlMs: number): Promise<boolean> {
+    await this.#open();
+    const { rowCount } = await this.pool.query(
+      `UPDATE deputy.runs SET lease_heartbeat = clock_timestamp(),
+         lease_expires = clock_timestamp() + $3 * interval '1 millisecond'
+       WHERE run_id = $1 AND lease_owner = $2`,
+      [runId, owner, ttlMs],
+    );
+    return rowCount === 1;
+  }
+
+  async releaseLease(runId: string, owner: string): Promise<void> {
+    await this.#open();
+    await this.pool.query(
+      `UPDATE deputy.runs SET lease_owner = NULL, lease_heartbeat = NULL, lease_expires = NULL
+       WHERE run_id = $1 AND lease_owner = $2`,
+      [runId, owner],
+    );
+  }
+
+  async prune(before: Date): Promise<number> {
+    await this.#open();
+    // Artifacts, nodes and items go with their run (ON DELETE CASCADE); unit results are not referenced.
+    const { rows } = await this.pool.query<{ n: string }>(
+      `WITH gone AS (
+         DELETE FROM deputy.runs WHERE updated_at < $1
+           AND NOT (lease_owner IS NOT NULL AND lease_expires > clock_timestamp())
+         RETURNING run_id),
+       results AS (DELETE FROM deputy.unit_results WHERE run_id IN (SELECT run_id FROM gone))
+       SELECT count(*) AS n FROM gone`,
+      [before.toISOString()],
+    );
+    return Number(rows[0]!.n);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    while (this.#flushing || this.#queue.length > 0) await new Promise((r) => setTimeout(r, 5));
+    await this.pool.end();
+  }
+
+  async #open(): Promise<void> {
+    if (this.#closed) throw new RunError("STORE_CLOSED", `The run store ${this.label} is closed.`);
+    await this.ready();
+  }
+
+  async #connect(): Promise<pg.PoolClient> {
+    try {
+      return await this.pool.connect();
+    } catch (cause) {
+      throw new RunError(
+        "STORE_UNREACHABLE",
+        `Cannot reach the PostgreSQL store ${this.label}: ${(cause as Error).message}`,
+        { cause },
+      );
+    }
+  }
+}
+
+/** Rows to upsert, last write per key winning (a statement may not touch one row twice). */
+class Upserts {
+  readonly #artifacts = new Map<string, [string, string, string]>();
+  readonly #nodes = new Map<string, [string, string, string]>();
+  readonly #items = new Map<string, [string, string, number, string, string | null, string | null]>();
+
+  add(runId: string, m: Exclude<RunMutation, { kind: "status" | "resolution" }>): void {
+    switch (m.kind) {
+      case "artifact":
+        this.#artifacts.set(`${runId}\0${m.key}`, [runId, m.key, JSON.stringify(m.value ?? null)]);
+        break;
+      case "node":
+        this.#nodes.set(`${runId}\0${m.nodeId}`, [runId, m.nodeId, JSON.stringify(m.record)]);
+        break;
+      case "item": {
+        const hasValue = "value" in m && m.item.key !== undefined;
+        this.#items.set(`${runId}\0${m.nodeId}\0${m.item.index}`, [
+          runId,
+          m.nodeId,
+          m.item.index,
+          JSON.stringify(m.item),
+          hasValue ? m.item.key! : null,
+          hasValue ? JSON.stringify(m.value ?? null) : null,
+        ]);
+        break;
+      }
+    }
+  }
+
+  async flush(client: pg.ClientBase): Promise<void> {
+    if (this.#artifacts.size) {
+      await client.query(
+        `INSERT INTO deputy.artifacts (run_id, key, value)
+         SELECT r, k, v::json FROM unnest($1::text[], $2::text[], $3::text[]) AS t(r, k, v)
+         ON CONFLICT (run_id, key) DO UPDATE SET value = excluded.value`,
+        columns([...this.#artifacts.values()], 3),
+      );
+      this.#artifacts.clear();
+    }
+    if (this.#nodes.size) {
+      await client.query(
+        `INSERT INTO deputy.nodes (run_id, node_id, record)
+         SELECT r, n, v::jsonb FROM unnest($1::text[], $2::text[], $3::text[]) AS t(r, n, v)
+         ON CONFLICT (run_id, node_id) DO UPDATE SET record = excluded.record`,
+        columns([...this.#nodes.values()], 3),
+      );
+      this.#nodes.clear();
+    }
+    if (this.#items.size) {
+      await client.query(
+        `INSERT INTO deputy.items (run_id, node_id, idx, record, key, value)
+         SELECT r, n, i, rec::jsonb, k, v::json
+         FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::text[], $6::text[]) AS t(r, n, i, rec, k, v)
+         ON CONFLICT (run_id, node_id, idx) DO UPDATE
+           SET record = excluded.record, key = excluded.key, value = excluded.value`,
+        columns([...this.#items.values()], 6),
+      );
+      this.#items.clear();
+    }
+  }
+}
+
+function columns(rows: unknown[][], width: number): unknown[][] {
+  return Array.from({ length: width }, (_, c) => rows.map((r) => r[c]));
+}
+
+async function applyInPlace(
+  client: pg.ClientBase,
+  runId: string,
+  m: Extract<RunMutation, { kind: "status" | "resolution" }>,
+): Promise<void> {
+  if (m.kind === "status") {
+    await client.query(`UPDATE deputy.runs SET status = $1, updated_at = $2, error = $3 WHERE run_id = $4`, [
+      m.status,
+      m.updatedAt,
+      m.error ? JSON.stringify(m.error) : null,
+      runId,
+    ]);
+  } else if (m.item === undefined) {
+    await client.query(
+      `UPDATE deputy.nodes SET record = jsonb_set(record, '{escalation,resolution}', $3::jsonb)
+       WHERE run_id = $1 AND node_id = $2 AND record ? 'escalation'`,
+      [runId, m.nodeId, JSON.stringify(m.resolution)],
+    );
+  } else {
+    await client.query(
+      `UPDATE deputy.items SET record = jsonb_set(record, '{escalation,resolution}', $4::jsonb)
+       WHERE run_id = $1 AND node_id = $2 AND idx = $3 AND record ? 'escalation'`,
+      [runId, m.nodeId, m.item, JSON.stringify(m.resolution)],
+    );
+  }
+}
+
+function toRunRecord(row: Record<string, any>): RunRecord {
+  return {
+    runId: row.run_id,
+    planName: row.plan_name,
+    fingerprint: row.fingerprint,
+    plan: row.plan,
+    status: row.status,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    options: row.options,
+    ...(row.error ? { error: row.error } : {}),
+    ...(row.lease_owner
+      ? {
+          lease: {
+            owner: row.lease_owner,
+            heartbeatAt: (row.lease_heartbeat as Date).toISOString(),
+            expiresAt: (row.lease_expires as Date).toISOString(),
+          },
+        }
+      : {}),
+  };
+}
+
+/** A connection URL with its password replaced by `***`. */
+export function redactUrl(url: string): string {
+  return url.replace(/^([a-z]+:\/\/[^:/@]*):[^@]*@/i, "$1:***@");
+}

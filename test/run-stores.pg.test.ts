@@ -1,0 +1,12 @@
+import { inject } from "vitest";
+import { PostgresRunStore } from "../src/plan/index.js";
+import { freshDatabase } from "./postgres-database.js";
+import { runStoreSuite } from "./run-store-suite.js";
+
+const url = inject("pgUrl");
+
+// Each test gets a database of its own, so runs from one test never show in another's list.
+runStoreSuite("PostgresRunStore", async () => {
+  const db = await freshDatabase(url);
+  return { store: new PostgresRunStore(db), reopen: () => new PostgresRunStore(db) };
+});
