@@ -1,5 +1,6 @@
 import type { LedgerTotals } from "./ledger.js";
 import type { Agent, AgentResult, AgentRunOptions } from "./types.js";
+import { systemClock } from "../runtime/clock.js";
 
 /** What {@link runAgentAction} returns: the value to store, and what it cost. */
 export interface AgentActionOutcome {
@@ -26,7 +27,7 @@ export async function runAgentAction(
   input: unknown,
   options: AgentRunOptions = {},
 ): Promise<AgentActionOutcome> {
-  const now = options._internal?.now ?? (() => performance.now());
+  const now = options._internal?.now ?? systemClock;
   const started = now();
   const result = await agent.run(action, input, { ...options, _internal: { ...options._internal, now } });
   return {

@@ -1,3 +1,4 @@
+import type { Clock } from "../runtime/clock.js";
 import type { ExecutionHost, NodeExecutor } from "./node-executor.js";
 import type { PlanNode } from "./plan-schema.js";
 import type { RunEvent } from "./run-events.js";
@@ -38,5 +39,5 @@ export interface EngineOptions {
    */
   validated?: ValidationReport;
   /** @internal Deterministic clock and ids for tests. */
-  _internal?: { now?: () => Date; newRunId?: () => string };
+  _internal?: { now?: Clock; newRunId?: () => string };
 }
