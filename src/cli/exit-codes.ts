@@ -26,6 +26,7 @@ const RUN_ERROR_EXIT: Record<RunErrorCode, number> = {
   RESOLUTION_INVALID: EXIT.invalid,
   RUN_EXISTS: EXIT.failed,
   STORE_CLOSED: EXIT.failed,
+  SQLITE_UNAVAILABLE: EXIT.failed,
 };
 
 /**

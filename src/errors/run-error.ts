@@ -4,7 +4,12 @@ const marker = Symbol.for("deputy.error.RunError");
 
 /** The codes of {@link RunError}. */
 export type RunErrorCode =
-  "RUN_NOT_FOUND" | "RUN_EXISTS" | "PLAN_FINGERPRINT_CHANGED" | "RESOLUTION_INVALID" | "STORE_CLOSED";
+  | "RUN_NOT_FOUND"
+  | "RUN_EXISTS"
+  | "PLAN_FINGERPRINT_CHANGED"
+  | "RESOLUTION_INVALID"
+  | "STORE_CLOSED"
+  | "SQLITE_UNAVAILABLE";
 
 /** A run cannot be started or resumed (unknown run id, changed plan, resolution that does not fit). */
 export class RunError extends DeputyError<RunErrorCode> {

@@ -48,6 +48,8 @@ export interface EscalationRequest {
 export interface EscalationAnswer {
   name: string | null;
   arguments?: Record<string, unknown>;
+  /** The arguments as the agent wrote them, when they are not a JSON object (the gate judges `invalid_args`). */
+  unparsedArguments?: string;
   /** Shown in traces as the backend. Default `agent:<name>`. */
   backend?: string;
   /** What deciding spent (summed per node in the manifest). */

@@ -38,7 +38,7 @@ export function applySelectPath(value: unknown, steps: PathStep[], label = "valu
   let where = label;
   const one = (v: unknown, step: PathStep): unknown => {
     if ("key" in step) {
-      if (typeof v !== "object" || v === null || Array.isArray(v) || !(step.key in v)) {
+      if (typeof v !== "object" || v === null || Array.isArray(v) || !Object.hasOwn(v, step.key)) {
         throw new ExpressionError("SELECT_MISSING", `${where} has no key "${step.key}".`);
       }
       return (v as Record<string, unknown>)[step.key];

@@ -19,6 +19,7 @@ export async function askAgent(
   const started = performance.now();
   const backend = `agent:${node.escalate_to}`;
   let agentProposal: Proposal | undefined;
+  let unparsedArguments: string | undefined;
   let agentError: unknown;
   try {
     const answer = await handler({
@@ -36,12 +37,14 @@ export async function askAgent(
     });
     const latencyMs = Math.round(performance.now() - started);
     if (answer.spend) p.spend = answer.spend;
+    unparsedArguments = answer.unparsedArguments;
     agentProposal = {
       name: answer.name,
       arguments: answer.arguments ?? {},
       confidence: null,
       backend: answer.backend ?? backend,
       latencyMs,
+      ...(unparsedArguments !== undefined ? { raw: unparsedArguments } : {}),
     };
   } catch (error) {
     agentError = error;
@@ -50,6 +53,7 @@ export async function askAgent(
     ...gateInput(p),
     proposal: agentProposal,
     ...(agentError === undefined ? {} : { backendError: agentError }),
+    ...(unparsedArguments === undefined ? {} : { unparsedArguments }),
     skipConfidence: true,
   });
   await hop(
