@@ -256,7 +256,7 @@ async function benchModel(model: string, label: string, grid: Grid) {
           const plain = new LlamaServerDelegate({
             baseUrl: server.baseUrl,
             timeoutMs: 300_000,
-            useLogprobs: false,
+            confidence: false,
             maxOutputTokens,
           });
           await measure(

@@ -10,7 +10,7 @@ import type { Rates } from "./pricing.js";
  * requests roll up into the call and every ancestor's ledgers, their delegations are checked against every
  * ancestor's limits and `maxDepth`, and a `"raise"` inside the plan ends the caller's generation.
  *
- * @internal
+ * Not exported from the package's entries, but public types refer to it, so its declaration ships.
  */
 export interface CallScope {
   readonly kind: "deputy.call-scope";

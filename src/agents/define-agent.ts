@@ -17,6 +17,7 @@ import type {
   DelegatedFunction,
   AgentRunOptions,
 } from "./types.js";
+import { systemClock } from "../runtime/clock.js";
 
 /**
  * Defines an agent: a backend, instructions, actions that build prompts, its own tools, the contracts it
@@ -126,7 +127,7 @@ function setupFor(options: AgentRunOptions | undefined) {
   return {
     signal: options?.signal ?? new AbortController().signal,
     traceId: options?.traceId ?? randomUUID(),
-    now: options?._internal?.now ?? (() => performance.now()),
+    now: options?._internal?.now ?? systemClock,
     newId: options?._internal?.newId ?? (() => randomUUID()),
     params: options?.params ?? {},
   };

@@ -26,7 +26,7 @@ export interface ParentLink {
  * link to the delegated call it runs inside (if any). A frame lives for one run, so budgets never bleed
  * across requests.
  *
- * @internal
+ * Not exported from the package's entries, but public types refer to it, so its declaration ships.
  */
 export class Frame {
   readonly ledger = new Ledger();

@@ -1,3 +1,4 @@
+import { AISDKError } from "@ai-sdk/provider";
 import type {
   LanguageModelV4,
   LanguageModelV4CallOptions,
@@ -8,7 +9,6 @@ import type {
 } from "@ai-sdk/provider";
 import type { JsonSchema } from "../schema/json-schema.js";
 import { synthesizeValue } from "./synthesize-value.js";
-import { InvalidOptionError } from "../errors/invalid-option-error.js";
 
 /** One scripted answer of the mock model. */
 export interface MockReply {
@@ -70,11 +70,12 @@ export function mockModel(options: MockModelOptions = {}): MockModel {
     else if (options.replies) {
       const scripted = options.replies[request.step];
       if (scripted === undefined)
-        throw new InvalidOptionError(
-          "replies",
-          `a scripted reply for step ${request.step} of mock model "${modelId}"`,
-          undefined,
-        );
+        // A provider's failure (as a real model's request would fail), not a deputy error: the calling loop
+        // reports it like any failed model request.
+        throw new AISDKError({
+          name: "AI_MockModelError",
+          message: `mock model "${modelId}" has no scripted reply for step ${request.step}`,
+        });
       reply = scripted;
     } else reply = defaultReply(request);
     const normalized: MockReply = typeof reply === "string" ? { text: reply } : reply;

@@ -5,6 +5,7 @@ import type { Frame } from "./frame.js";
 import type { LedgerTotals } from "./ledger.js";
 import { runAction } from "./run-action.js";
 import type { Agent, AgentResult, AgentRunOptions } from "./types.js";
+import { systemClock } from "../runtime/clock.js";
 
 /** What {@link runAgentAction} returns: the value to store, and what it cost. */
 export interface AgentActionOutcome {
@@ -44,7 +45,7 @@ export async function runAgentAction(
   input: unknown,
   options: AgentActionOptions = {},
 ): Promise<AgentActionOutcome> {
-  const now = options._internal?.now ?? (() => performance.now());
+  const now = options._internal?.now ?? systemClock;
   const started = now();
   let ended: number | undefined;
   let frame: Frame | undefined;

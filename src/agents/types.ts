@@ -1,3 +1,4 @@
+import type { Clock } from "../runtime/clock.js";
 import type { ToolSpec } from "../tools/tool-spec.js";
 import type { SchemaInput } from "../schema/json-schema.js";
 import type { Tool, ToolDefinition } from "../tools/define-tool.js";
@@ -66,7 +67,7 @@ export interface AgentRunOptions {
   /** Trace id shared with sub-agents; default a new UUID. */
   traceId?: string;
   /** @internal Clock (ms) and ids for deterministic tests. */
-  _internal?: { now?: () => number; newId?: () => string };
+  _internal?: { now?: Clock; newId?: () => string };
 }
 
 /** What `agent.run` returns. */

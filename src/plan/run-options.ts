@@ -1,3 +1,4 @@
+import type { Clock } from "../runtime/clock.js";
 import type { ExecutionHost, NodeExecutor, UnitDispatcher } from "./node-executor.js";
 import type { LeaseOptions } from "./run-lease.js";
 import type { PlanNode } from "./plan-schema.js";
@@ -58,5 +59,5 @@ export interface EngineOptions {
    */
   validated?: ValidationReport;
   /** @internal Deterministic clock and ids for tests. */
-  _internal?: { now?: () => Date; newRunId?: () => string };
+  _internal?: { now?: Clock; newRunId?: () => string };
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { RunError } from "../errors/run-error.js";
+import { systemClock } from "../runtime/clock.js";
 import { deadline } from "../runtime/deadline.js";
 import type { EngineContext } from "./engine-context.js";
 import { planFingerprint } from "./fingerprint.js";
@@ -27,7 +28,8 @@ export async function startRun(input: unknown, options: EngineOptions): Promise<
     options.validated?.ok && options.validated.plan
       ? options.validated.plan
       : parsePlan(input, { host, executors, knownArtifacts: Object.keys(options.artifacts ?? {}) }).plan;
-  const now = options._internal?.now ?? (() => new Date());
+  const clock = options._internal?.now ?? systemClock;
+  const now = () => new Date(clock());
   const store = options.store ?? new MemoryRunStore();
   const runId = options.runId ?? options._internal?.newRunId?.() ?? newRunId(now());
   const run: RunRecord = {
@@ -131,7 +133,8 @@ async function continueOwned(
   const retry: NodeStatus[] = ["error", "blocked", "pending", "running"];
   for (const [id, record] of Object.entries(stored.nodes))
     if (retry.includes(record.status)) delete stored.nodes[id];
-  const now = options._internal?.now ?? (() => new Date());
+  const clock = options._internal?.now ?? systemClock;
+  const now = () => new Date(clock());
   const inputs = options.inputs ?? (stored.run.options.inputs as Record<string, unknown> | undefined);
   const ctx = context(
     { ...options, ...(inputs ? { inputs } : {}) },

@@ -1,8 +1,8 @@
 /**
- * The clock every part reads, injectable through `_internal.now` so tests are deterministic: the current time
- * as a `Date`.
+ * The one clock type of deputy, injectable as `_internal.now` wherever time is read (runs, agents, training) so
+ * tests are deterministic: milliseconds since the Unix epoch. Durations are differences of two readings.
  */
-export type Clock = () => Date;
+export type Clock = () => number;
 
-/** The real clock. */
-export const systemClock: Clock = () => new Date();
+/** The real clock: epoch milliseconds with sub-millisecond precision, steady while the process runs. */
+export const systemClock: Clock = () => performance.timeOrigin + performance.now();

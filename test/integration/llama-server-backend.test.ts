@@ -74,8 +74,8 @@ describe("LlamaServerDelegate against a real llama-server", () => {
     await delegate.close();
   }, 120_000);
 
-  it("gives null confidence with useLogprobs: false, which min_confidence turns into unscored", async () => {
-    const delegate = new LlamaServerDelegate({ baseUrl: server.baseUrl, useLogprobs: false });
+  it("gives null confidence with confidence: false, which min_confidence turns into unscored", async () => {
+    const delegate = new LlamaServerDelegate({ baseUrl: server.baseUrl, confidence: false });
     const [c] = buildSuiteCases(1, 5);
     const proposal = await delegate.propose(c!.request);
     expect(proposal.confidence).toBeNull();

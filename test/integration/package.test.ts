@@ -119,4 +119,17 @@ describe("the packed package", () => {
     }
     expect(diagnostics).toBe("");
   }, 300_000);
+
+  it("loads no provider SDK for deputy/plan (the engine knows no node type)", () => {
+    const script = `
+      import { registerHooks } from "node:module";
+      const seen = new Set();
+      registerHooks({ resolve(spec, ctx, next) { const r = next(spec, ctx); seen.add(r.url); return r; } });
+      await import(${JSON.stringify(join(root, "dist/plan/index.js"))});
+      console.log(JSON.stringify([...seen]));`;
+    const urls = JSON.parse(sh(process.execPath, ["--input-type=module", "-e", script], root)) as string[];
+    expect(urls.some((u) => u.includes("/dist/plan/"))).toBe(true);
+    expect(urls.filter((u) => /node_modules\/(ai|@ai-sdk|node-llama-cpp)\//.test(u))).toEqual([]);
+    expect(urls.filter((u) => /\/dist\/(delegate|agents|traces|eval)\//.test(u))).toEqual([]);
+  });
 });

@@ -28,8 +28,11 @@ export interface LlamaServerDelegateOptions {
   maxInputChars?: number;
   /** Whole-proposal deadline (all requests together); the request is aborted when it passes. Default 30 000. */
   timeoutMs?: number;
-  /** Measure the choice confidence from the server's token probabilities (else confidence is null). Default true. */
-  useLogprobs?: boolean;
+  /**
+   * Measure the choice confidence from the server's token probabilities (else confidence is null). The same
+   * option as every backend's. Default true.
+   */
+  confidence?: boolean;
   /** How many top next-token probabilities to ask for at a branch point (`n_probs`). Default 100. */
   topLogprobs?: number;
   /** Extra attempts after a connection error (never after an HTTP answer). Default 2. */
@@ -58,7 +61,7 @@ interface CompletionAnswer {
 /**
  * The HTTP delegate for a llama-server (the seed's `LlamaCppDelegate`): renders the prompt with the server's own
  * chat template (`/apply-template`), decodes with `/completion` constrained by the proposal schema
- * (`json_schema`, compiled to a grammar by the server), and — with `useLogprobs` — measures the choice confidence
+ * (`json_schema`, compiled to a grammar by the server), and — with `confidence` (the default) — measures the choice confidence
  * with one short extra `/completion` per branch point of the candidates (`n_probs`, pre-sampling probabilities,
  * prompt served from the server's cache). Connection refused, HTTP errors, timeouts and unparseable answers are
  * {@link DelegateBackendError}s carrying the cause.
@@ -98,7 +101,7 @@ export class LlamaServerDelegate implements ToolCallDelegate {
       maxTools: this.maxTools,
       maxInputChars: this.maxInputChars,
       timeoutMs: options.timeoutMs ?? 30_000,
-      useLogprobs: options.useLogprobs ?? true,
+      confidence: options.confidence ?? true,
       topLogprobs: options.topLogprobs ?? 100,
       retries: options.retries ?? 2,
       maxOutputTokens: options.maxOutputTokens ?? 512,
@@ -134,7 +137,7 @@ export class LlamaServerDelegate implements ToolCallDelegate {
         { role: "user", content: user },
       ];
       const { prompt } = (await this.#post("/apply-template", { messages }, signal)) as { prompt: string };
-      const useLogprobs = this.#options.useLogprobs;
+      const useLogprobs = this.#options.confidence;
       const promptIds = useLogprobs ? await this.#tokenize(prompt, true, signal) : undefined;
       const answer = (await this.#post(
         "/completion",

@@ -89,7 +89,7 @@ describe("OpenAICompatibleDelegate", () => {
 
   it("gives null confidence when the server returns no logprobs", async () => {
     answer = (_b, _q, res) => reply(res, 200, { choices: [{ message: { content: '{"name":null}' } }] });
-    const delegate = new OpenAICompatibleDelegate({ baseUrl, useLogprobs: false });
+    const delegate = new OpenAICompatibleDelegate({ baseUrl, confidence: false });
     const proposal = await delegate.propose({ instruction: "x", facts: {}, tools });
     expect(seen.at(-1)!.body.logprobs).toBeUndefined();
     expect(proposal).toMatchObject({ name: null, arguments: {}, confidence: null });

@@ -27,8 +27,11 @@ export interface OpenAICompatibleDelegateOptions {
   maxInputChars?: number;
   /** Deadline of the request; it is aborted when it passes. Default 30 000. */
   timeoutMs?: number;
-  /** Ask for `logprobs` / `top_logprobs` and measure the choice from them; confidence is null without. Default true. */
-  useLogprobs?: boolean;
+  /**
+   * Measure the choice confidence (asks for `logprobs` / `top_logprobs`); without it confidence is null. The same
+   * option as every backend's. Default true.
+   */
+  confidence?: boolean;
   /** `top_logprobs` (most servers allow up to 20). Default 20. */
   topLogprobs?: number;
   /** Extra attempts after a connection error. Default 2. */
@@ -79,7 +82,7 @@ export class OpenAICompatibleDelegate implements ToolCallDelegate {
       maxTools: this.maxTools,
       maxInputChars: this.maxInputChars,
       timeoutMs: options.timeoutMs ?? 30_000,
-      useLogprobs: options.useLogprobs ?? true,
+      confidence: options.confidence ?? true,
       topLogprobs: options.topLogprobs ?? 20,
       retries: options.retries ?? 2,
       maxOutputTokens: options.maxOutputTokens ?? 512,
@@ -117,7 +120,7 @@ export class OpenAICompatibleDelegate implements ToolCallDelegate {
           temperature: 0,
           max_tokens: this.#options.maxOutputTokens,
           response_format: { type: "json_schema", json_schema: { name: "proposal", strict: true, schema } },
-          ...(this.#options.useLogprobs ? { logprobs: true, top_logprobs: this.#options.topLogprobs } : {}),
+          ...(this.#options.confidence ? { logprobs: true, top_logprobs: this.#options.topLogprobs } : {}),
         },
       })) as {
         choices?: {

@@ -22,9 +22,9 @@ const COMMON = { maxTools: "maxTools", maxInputChars: "maxInputChars" };
 /**
  * Registers the llama.cpp backends for `--delegate`:
  * - `local=MODEL.gguf[,pool=N,threads=N,contextSize=N,maxTools=N,maxInputChars=N,name=NAME]` — {@link LocalDelegate}
- * - `llama-server=URL[,model=NAME,timeoutMs=N,logprobs=false,maxTools=N,maxInputChars=N,name=NAME]` —
+ * - `llama-server=URL[,model=NAME,timeoutMs=N,confidence=false,maxTools=N,maxInputChars=N,name=NAME]` —
  *   {@link LlamaServerDelegate}
- * - `openai=URL[,model=NAME,apiKeyEnv=VAR,timeoutMs=N,logprobs=false,maxTools=N,maxInputChars=N,name=NAME]` —
+ * - `openai=URL[,model=NAME,apiKeyEnv=VAR,timeoutMs=N,confidence=false,maxTools=N,maxInputChars=N,name=NAME]` —
  *   {@link OpenAICompatibleDelegate}
  *
  * Importing this module registers them (the CLI does).
@@ -57,11 +57,11 @@ export function registerBackendSpecs(): void {
         baseUrl: main,
         ...(options.name ? { name: options.name } : {}),
         ...(options.model ? { model: options.model } : {}),
-        ...(options.logprobs ? { useLogprobs: options.logprobs !== "false" } : {}),
+        ...confidenceOption(options),
         ...numbers(options, spec, { ...COMMON, timeoutMs: "timeoutMs" }),
       });
     },
-    "llama-server=URL[,model=NAME,timeoutMs=N,logprobs=false]",
+    "llama-server=URL[,model=NAME,timeoutMs=N,confidence=false]",
   );
   registerDelegateSpec(
     "openai",
@@ -73,7 +73,7 @@ export function registerBackendSpecs(): void {
         ...(options.name ? { name: options.name } : {}),
         ...(options.model ? { model: options.model } : {}),
         ...(options.apiKeyEnv ? { apiKeyEnv: options.apiKeyEnv } : {}),
-        ...(options.logprobs ? { useLogprobs: options.logprobs !== "false" } : {}),
+        ...confidenceOption(options),
         ...numbers(options, spec, { ...COMMON, timeoutMs: "timeoutMs" }),
       });
     },
@@ -82,3 +82,9 @@ export function registerBackendSpecs(): void {
 }
 
 registerBackendSpecs();
+
+/** `confidence=false` turns the choice confidence off (`logprobs=false`, its older spelling, still works). */
+function confidenceOption(options: Record<string, string>): { confidence?: boolean } {
+  const value = options.confidence ?? options.logprobs;
+  return value === undefined ? {} : { confidence: value !== "false" };
+}

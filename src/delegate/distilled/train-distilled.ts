@@ -15,6 +15,7 @@ import { oodVariants } from "./ood-variants.js";
 import { seededRandom, shuffle } from "./random.js";
 import type { SgdOptions } from "./sgd-options.js";
 import { exactMatch, type TrainingExample } from "./training-examples.js";
+import type { Clock } from "../../runtime/clock.js";
 
 /** Options of {@link trainDistilled}. */
 export interface TrainDistilledOptions {
@@ -36,7 +37,7 @@ export interface TrainDistilledOptions {
   features?: FeatureConfig;
   sgd?: SgdOptions;
   /** @internal Clock for `createdAt`. */
-  _internal?: { now?: () => Date };
+  _internal?: { now?: Clock };
 }
 
 /** A trained model with what was measured while training it. */
@@ -150,7 +151,7 @@ export function trainDistilled(
     format: MODEL_FORMAT,
     version: MODEL_VERSION,
     node: options.node,
-    createdAt: (options._internal?.now?.() ?? new Date()).toISOString(),
+    createdAt: new Date(options._internal?.now?.() ?? Date.now()).toISOString(),
     tools: final.tools,
     factKeys: final.factKeys,
     features: final.predictor.features,
