@@ -25,10 +25,10 @@ function actionOf(node: AgentNode, agent: Agent): string | undefined {
 export const agentNodeExecutor: NodeExecutor<AgentNode> = {
   validate(node, { host }) {
     const issues: PlanIssue[] = [];
-    const agent = host.agents[node.agent];
+    const agent = host.agents.find(node.agent);
     if (!isAgent(agent)) {
-      const hint = didYouMean(node.agent, Object.keys(host.agents));
-      const known = Object.keys(host.agents).join(", ") || "none; export `agents` from the tools module";
+      const hint = didYouMean(node.agent, host.agents.names());
+      const known = host.agents.names().join(", ") || "none; export `agents` from the tools module";
       issues.push({
         code: "unknown_agent",
         nodeId: node.id,
@@ -60,7 +60,7 @@ export const agentNodeExecutor: NodeExecutor<AgentNode> = {
   },
 
   async execute(node, unit) {
-    const agent = unit.host.agents[node.agent];
+    const agent = unit.host.agents.find(node.agent);
     if (!isAgent(agent)) {
       return {
         status: "error",

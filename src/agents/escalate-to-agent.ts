@@ -1,8 +1,9 @@
-import type { EscalateToHandler } from "../delegate/escalation/escalate-to.js";
+import type { EscalationHandler } from "../plan/host-capabilities.js";
 import { resolveBackend } from "./backend.js";
 import { costOf } from "./pricing.js";
 import { runToolLoop, type LoopTool } from "./tool-loop.js";
 import { isAgent } from "./types.js";
+import { AgentDefinitionError } from "../errors/agent-definition-error.js";
 
 const SYSTEM = [
   "A small, fast model was asked to choose exactly one tool call for the instruction below, and its proposal was",
@@ -11,15 +12,17 @@ const SYSTEM = [
 ].join(" ");
 
 /**
- * The `escalate_to` handler the agents part installs: the named agent sees the delegate's instruction, facts,
+ * The escalation handler the composition root installs: the named agent sees the delegate's instruction, facts,
  * candidate tools (as tools it may call once, in a single request), the rejected proposal and its verdict. Its
  * first tool call is returned as the call — not executed here: the delegate executor puts it through the same
  * gate (minus the confidence checks) and dispatches it only if accepted. No call means a decline.
  */
-export const escalateToAgent: EscalateToHandler = async (request) => {
-  const agent = request.unit.host.agents[request.agent];
+export const escalateToAgent: EscalationHandler = async (request) => {
+  const agent = request.unit.host.agents.find(request.agent);
   if (!isAgent(agent))
-    throw new Error(`escalate_to names "${request.agent}", which is not a registered agent.`);
+    throw new AgentDefinitionError(`escalate_to names "${request.agent}", which is not a registered agent.`, {
+      agent: request.agent,
+    });
   const backend = resolveBackend(agent.backend, agent.name);
   const started = performance.now();
   const picked: { name: string; arguments: Record<string, unknown> }[] = [];

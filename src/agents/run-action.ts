@@ -1,4 +1,4 @@
-import type { LanguageModelV3Message } from "@ai-sdk/provider";
+import type { LanguageModelV4Message } from "@ai-sdk/provider";
 import { AgentDefinitionError } from "../errors/agent-definition-error.js";
 import { InvalidResultError } from "../errors/invalid-result-error.js";
 import { toJsonSchema, type JsonSchema } from "../schema/json-schema.js";
@@ -130,13 +130,13 @@ function actionReturns(agent: Agent, action: string, spec: ActionPrompt): RunSet
   return schema ? { schema, name: `${action}_result`, validate: true } : undefined;
 }
 
-function buildPrompt(agent: Agent, spec: ActionPrompt, ctx: ActionContext): LanguageModelV3Message[] {
+function buildPrompt(agent: Agent, spec: ActionPrompt, ctx: ActionContext): LanguageModelV4Message[] {
   const instructions =
     typeof agent.instructions === "function" ? agent.instructions(ctx) : agent.instructions;
   const system = [instructions, spec.system]
     .filter((s): s is string => typeof s === "string" && s.trim() !== "")
     .join("\n\n");
-  const messages: LanguageModelV3Message[] = system ? [{ role: "system", content: system }] : [];
+  const messages: LanguageModelV4Message[] = system ? [{ role: "system", content: system }] : [];
   for (const m of spec.messages ?? [])
     messages.push({ role: m.role, content: [{ type: "text", text: m.content }] });
   if (spec.prompt !== undefined)

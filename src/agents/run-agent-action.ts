@@ -1,5 +1,5 @@
 import type { LedgerTotals } from "./ledger.js";
-import type { Agent, AgentResult, RunOptions } from "./types.js";
+import type { Agent, AgentResult, AgentRunOptions } from "./types.js";
 
 /** What {@link runAgentAction} returns: the value to store, and what it cost. */
 export interface AgentActionOutcome {
@@ -24,7 +24,7 @@ export async function runAgentAction(
   agent: Agent,
   action: string,
   input: unknown,
-  options: RunOptions = {},
+  options: AgentRunOptions = {},
 ): Promise<AgentActionOutcome> {
   const now = options._internal?.now ?? (() => performance.now());
   const started = now();

@@ -1,5 +1,5 @@
 import { closeSync, openSync, readSync, statSync } from "node:fs";
-import { DeputyError } from "../errors/deputy-error.js";
+import { InputFileError } from "../errors/input-file-error.js";
 import { SqliteRunStore } from "../plan/sqlite-run-store.js";
 
 const SQLITE_HEADER = "SQLite format 3\0";
@@ -18,20 +18,20 @@ export function openStoreFile(path: string, options: { mustExist?: boolean } = {
     stats = undefined;
   }
   if (!stats && options.mustExist) {
-    throw new DeputyError("STORE_NOT_FOUND", `No run store at ${path} (check --store).`);
+    throw new InputFileError("STORE_NOT_FOUND", `No run store at ${path} (check --store).`);
   }
   if (stats?.isDirectory()) {
-    throw new DeputyError("STORE_INVALID", `Run store ${path} is a directory, not an SQLite file.`);
+    throw new InputFileError("STORE_INVALID", `Run store ${path} is a directory, not an SQLite file.`);
   }
   if (stats && stats.size > 0 && !hasSqliteHeader(path)) {
-    throw new DeputyError("STORE_INVALID", `Run store ${path} is not an SQLite database.`);
+    throw new InputFileError("STORE_INVALID", `Run store ${path} is not an SQLite database.`);
   }
   try {
     return new SqliteRunStore(path);
   } catch (cause) {
     const code = (cause as { code?: string }).code ?? "";
     const why = /BUSY|LOCKED/.test(code) ? "it is locked by another process" : (cause as Error).message;
-    throw new DeputyError("STORE_INVALID", `Cannot open run store ${path}: ${why}.`, { cause });
+    throw new InputFileError("STORE_INVALID", `Cannot open run store ${path}: ${why}.`, { cause });
   }
 }
 

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { DeputyError } from "../errors/deputy-error.js";
+import { InputFileError } from "../errors/input-file-error.js";
 import { DelegateBackendError } from "../errors/delegate-backend-error.js";
 import { InvalidOptionError } from "../errors/invalid-option-error.js";
 import type { Proposal, ProposeRequest, ToolCallDelegate } from "./protocol.js";
@@ -67,7 +67,8 @@ export class ScriptedDelegate implements ToolCallDelegate {
     const context = request.context;
     if (!context)
       throw new DelegateBackendError(this.name, "ScriptedDelegate needs request.context to know the node.");
-    if (request.signal?.aborted) throw new DelegateBackendError(this.name, "aborted", { code: "ABORTED" });
+    if (request.signal?.aborted)
+      throw new DelegateBackendError(this.name, "aborted", { code: "DELEGATE_ABORTED" });
     const entry =
       (context.item === undefined
         ? undefined
@@ -105,7 +106,7 @@ function readEntries(path: string): ScriptedEntry[] {
     text = readFileSync(path, "utf8");
   } catch (cause) {
     const why = (cause as { code?: string }).code === "EISDIR" ? "is a directory" : "not found";
-    throw new DeputyError("SCRIPTED_FILE_NOT_FOUND", `Scripted proposals file ${why}: ${path}`, { cause });
+    throw new InputFileError("SCRIPTED_FILE_NOT_FOUND", `Scripted proposals file ${why}: ${path}`, { cause });
   }
   const entries: ScriptedEntry[] = [];
   text.split("\n").forEach((line, i) => {

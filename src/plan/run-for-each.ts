@@ -1,4 +1,5 @@
-import { DeputyError, serializeError, type SerializedError } from "../errors/deputy-error.js";
+import { serializeError, type SerializedError } from "../errors/deputy-error.js";
+import { NodeError } from "../errors/node-error.js";
 import { commit, executeUnit, makeUnit, storeKey, type EngineContext } from "./engine-context.js";
 import type { PlanNode } from "./plan-schema.js";
 import type { ItemCounts, ItemRecord, NodeRecord } from "./run-state.js";
@@ -20,13 +21,13 @@ export async function runForEach(
     ? applySelectPath(source, parseSelectPath(fe.select), fe.source.slice(1, -1))
     : source;
   if (!Array.isArray(list)) {
-    throw new DeputyError(
+    throw new NodeError(
       "FOR_EACH_NOT_A_LIST",
       `for_each needs a list; ${fe.source}${fe.select ? ` with select "${fe.select}"` : ""} is ${list === null ? "null" : typeof list}.`,
     );
   }
   if (list.length > fe.max_items) {
-    throw new DeputyError(
+    throw new NodeError(
       "FOR_EACH_TOO_MANY",
       `for_each has ${list.length} items, more than max_items (${fe.max_items}); raise max_items or narrow the source.`,
     );
@@ -105,7 +106,7 @@ export async function runForEach(
     counts[item.status]++;
     if (item.status === "error" && fe.on_item_error === "fail" && !firstFailure) {
       firstFailure = { index, error: item.error! };
-      stop.abort(new DeputyError("ITEM_FAILED", `Item ${index} failed; on_item_error is "fail".`));
+      stop.abort(new NodeError("ITEM_FAILED", `Item ${index} failed; on_item_error is "fail".`));
     }
     await commit(ctx, [
       value.length

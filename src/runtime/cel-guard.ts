@@ -1,5 +1,5 @@
 import { Environment } from "@marcbachmann/cel-js";
-import { DeputyError } from "../errors/deputy-error.js";
+import { ExpressionError } from "../errors/expression-error.js";
 import { linearMatches, checkLinearPattern } from "./linear-regex.js";
 
 // cel-js's own `string.matches` runs JavaScript's backtracking RegExp: a model-controlled string against a
@@ -61,7 +61,7 @@ export function compileGuard(expression: string): CelGuard {
       if (!checked.valid) throw checked.error;
       fn = parsed;
     } catch (cause) {
-      throw new DeputyError("CEL_INVALID", `Invalid CEL "${expression}": ${firstLine(cause)}`, { cause });
+      throw new ExpressionError("CEL_INVALID", `Invalid CEL "${expression}": ${firstLine(cause)}`, { cause });
     }
     if (cache.size > 10_000) cache.clear();
     cache.set(expression, fn);
@@ -72,10 +72,10 @@ export function compileGuard(expression: string): CelGuard {
     try {
       result = compiled({ ctx });
     } catch (cause) {
-      throw new DeputyError("CEL_EVAL", `CEL "${expression}" failed: ${firstLine(cause)}`, { cause });
+      throw new ExpressionError("CEL_EVAL", `CEL "${expression}" failed: ${firstLine(cause)}`, { cause });
     }
     if (typeof result !== "boolean") {
-      throw new DeputyError("CEL_EVAL", `CEL "${expression}" gave ${typeof result}, not a boolean.`);
+      throw new ExpressionError("CEL_EVAL", `CEL "${expression}" gave ${typeof result}, not a boolean.`);
     }
     return result;
   };

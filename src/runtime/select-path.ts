@@ -1,4 +1,4 @@
-import { DeputyError } from "../errors/deputy-error.js";
+import { ExpressionError } from "../errors/expression-error.js";
 import { hasOwnKey } from "./own.js";
 
 /** One step of a select path: a key, `[]` (flatten), or `[n]` (index). */
@@ -16,7 +16,7 @@ export function parseSelectPath(path: string): PathStep[] {
   for (const part of path.split(".")) {
     const m = STEP.exec(part);
     if (!m) {
-      throw new DeputyError(
+      throw new ExpressionError(
         "SELECT_INVALID",
         `Select path "${path}": "${part}" is not a key, \`key[]\` or \`key[n]\` (keys hold letters, digits, _ and -).`,
       );
@@ -41,18 +41,18 @@ export function applySelectPath(value: unknown, steps: PathStep[], label = "valu
     if ("key" in step) {
       // Own keys only: `{item.constructor}` must not hand a tool Object's constructor.
       if (!hasOwnKey(v, step.key)) {
-        throw new DeputyError("SELECT_MISSING", `${where} has no key "${step.key}".`);
+        throw new ExpressionError("SELECT_MISSING", `${where} has no key "${step.key}".`);
       }
       return v[step.key];
     }
     if ("index" in step) {
       if (!Array.isArray(v) || step.index >= v.length) {
-        throw new DeputyError("SELECT_MISSING", `${where} has no element [${step.index}].`);
+        throw new ExpressionError("SELECT_MISSING", `${where} has no element [${step.index}].`);
       }
       return v[step.index];
     }
     if (!Array.isArray(v))
-      throw new DeputyError("SELECT_MISSING", `${where} is not a list, so it cannot be flattened.`);
+      throw new ExpressionError("SELECT_MISSING", `${where} is not a list, so it cannot be flattened.`);
     return v;
   };
   for (const step of steps) {

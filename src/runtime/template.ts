@@ -1,4 +1,4 @@
-import { DeputyError } from "../errors/deputy-error.js";
+import { ExpressionError } from "../errors/expression-error.js";
 import { setOwn } from "./own.js";
 import { applySelectPath, type PathStep } from "./select-path.js";
 
@@ -92,13 +92,13 @@ function resolve(ref: Placeholder, scope: TemplateScope): unknown {
   if (ref.root === "artifacts") {
     const artifact = ref.artifact;
     if (!artifact) {
-      throw new DeputyError(
+      throw new ExpressionError(
         "TEMPLATE_INVALID",
         `${ref.text}: name an artifact, as in {artifacts.fetch_alerts}.`,
       );
     }
     if (!Object.hasOwn(scope.artifacts, artifact.key)) {
-      throw new DeputyError("TEMPLATE_MISSING", `${ref.text}: no artifact "${artifact.key}" is stored.`);
+      throw new ExpressionError("TEMPLATE_MISSING", `${ref.text}: no artifact "${artifact.key}" is stored.`);
     }
     const value = scope.artifacts[artifact.key];
     return artifact.rest.length === 0

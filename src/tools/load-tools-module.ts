@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { DeputyError } from "../errors/deputy-error.js";
+import { InputFileError } from "../errors/input-file-error.js";
 import { toTool, type Tool } from "./define-tool.js";
 
 /** What a tools module for the CLI provides. Later parts (agents, delegates) read more exports from it. */
@@ -19,13 +20,13 @@ export interface ToolsModule {
 export async function loadToolsModule(path: string): Promise<ToolsModule> {
   const absolute = resolve(path);
   if (!existsSync(absolute))
-    throw new DeputyError("TOOLS_MODULE_NOT_FOUND", `Tools module not found: ${path}`);
+    throw new InputFileError("TOOLS_MODULE_NOT_FOUND", `Tools module not found: ${path}`);
   let mod: Record<string, unknown>;
   try {
     mod = await importSettled(absolute, path);
   } catch (cause) {
     if (DeputyError.isInstance(cause)) throw cause;
-    throw new DeputyError(
+    throw new InputFileError(
       "TOOLS_MODULE_INVALID",
       `Could not import tools module ${path}: ${(cause as Error).message}`,
       { cause },
@@ -33,21 +34,21 @@ export async function loadToolsModule(path: string): Promise<ToolsModule> {
   }
   // Node ≥ 23 gives a CommonJS module a "module.exports" export; its `exports.tools` would look like one tool.
   if ("module.exports" in mod || /\.c[jt]s$/.test(absolute)) {
-    throw new DeputyError(
+    throw new InputFileError(
       "TOOLS_MODULE_INVALID",
       `Tools module ${path} is CommonJS; deputy loads ES modules (write \`export const tools = [...]\` in a .mjs file).`,
     );
   }
   const raw = mod.tools ?? mod.default;
   if (raw === undefined) {
-    throw new DeputyError(
+    throw new InputFileError(
       "TOOLS_MODULE_INVALID",
       `Tools module ${path} exports no tools: export them as \`tools\` or as the default export.`,
     );
   }
   const list = Array.isArray(raw) ? raw : typeof raw === "object" && raw !== null ? Object.values(raw) : null;
   if (!list) {
-    throw new DeputyError(
+    throw new InputFileError(
       "TOOLS_MODULE_INVALID",
       `Tools module ${path}: \`tools\` must be an array or an object.`,
     );
@@ -61,7 +62,7 @@ export async function loadToolsModule(path: string): Promise<ToolsModule> {
     }
     return { tools, exports: mod, path: absolute };
   } catch (cause) {
-    throw new DeputyError("TOOLS_MODULE_INVALID", `Tools module ${path}: ${(cause as Error).message}`, {
+    throw new InputFileError("TOOLS_MODULE_INVALID", `Tools module ${path}: ${(cause as Error).message}`, {
       cause,
     });
   }
@@ -83,7 +84,7 @@ async function importSettled(absolute: string, path: string): Promise<Record<str
   const stuck = new Promise<never>((_, reject) => {
     const fail = (why: string) =>
       reject(
-        new DeputyError(
+        new InputFileError(
           "TOOLS_MODULE_INVALID",
           `Tools module ${path} never finished loading (${why}; a top-level await that never settles?).`,
         ),

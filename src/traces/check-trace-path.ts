@@ -1,6 +1,6 @@
 import { accessSync, constants, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { DeputyError } from "../errors/deputy-error.js";
+import { InputFileError } from "../errors/input-file-error.js";
 
 /**
  * Checks, before a run starts, that a trace file can be appended to: an existing path must be a writable file;
@@ -10,10 +10,10 @@ export function checkTracePath(path: string): void {
   let existing: string = resolve(path);
   let stats = statOrUndefined(existing);
   if (stats?.isDirectory()) {
-    throw new DeputyError("TRACES_INVALID", `Trace path ${path} is a directory, not a file.`);
+    throw new InputFileError("TRACES_INVALID", `Trace path ${path} is a directory, not a file.`);
   }
   if (stats && !writable(existing))
-    throw new DeputyError("TRACES_INVALID", `Trace file ${path} is not writable.`);
+    throw new InputFileError("TRACES_INVALID", `Trace file ${path} is not writable.`);
   while (!stats) {
     const parent = dirname(existing);
     if (parent === existing) break;
@@ -22,13 +22,16 @@ export function checkTracePath(path: string): void {
   }
   if (existing !== resolve(path)) {
     if (!stats?.isDirectory()) {
-      throw new DeputyError(
+      throw new InputFileError(
         "TRACES_INVALID",
         `Cannot write traces to ${path}: ${existing} is not a directory.`,
       );
     }
     if (!writable(existing)) {
-      throw new DeputyError("TRACES_INVALID", `Cannot write traces to ${path}: ${existing} is not writable.`);
+      throw new InputFileError(
+        "TRACES_INVALID",
+        `Cannot write traces to ${path}: ${existing} is not writable.`,
+      );
     }
   }
 }

@@ -52,6 +52,7 @@ export function registerRun(program: Command, ctx: CliContext): void {
       const { options, close } = await setupRun(flags);
       try {
         const { host, executors } = createHost(options);
+        // Validated once: the report is handed to the run, which does not validate again.
         const report = validatePlan(input, { host, executors });
         if (!report.ok) {
           (flags.json ? ctx.stdout : ctx.stderr)(
@@ -70,6 +71,7 @@ export function registerRun(program: Command, ctx: CliContext): void {
             runPlan(input, {
               ...options,
               store,
+              validated: report,
               stop: stops.stop,
               signal: stops.signal,
               meta: { ...options.meta, plan: resolve(planPath) },

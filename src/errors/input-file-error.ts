@@ -1,0 +1,28 @@
+import { DeputyError, isMarked, markError } from "./deputy-error.js";
+
+const marker = Symbol.for("deputy.error.InputFileError");
+
+/** The codes of {@link InputFileError}. */
+export type InputFileErrorCode =
+  | "PLAN_NOT_FOUND"
+  | "PLAN_INVALID_JSON"
+  | "PLAN_INVALID_FILE"
+  | "TOOLS_MODULE_NOT_FOUND"
+  | "TOOLS_MODULE_INVALID"
+  | "SCRIPTED_FILE_NOT_FOUND"
+  | "STORE_NOT_FOUND"
+  | "STORE_INVALID"
+  | "TRACES_INVALID";
+
+/** A file given as input (a plan file, a tools module, a scripted file, a run store, a trace path) is missing or cannot be used as one. */
+export class InputFileError extends DeputyError<InputFileErrorCode> {
+  constructor(code: InputFileErrorCode, message: string, options?: { cause?: unknown }) {
+    super(code, message, options);
+    markError(this, marker);
+  }
+
+  /** True for a InputFileError from this copy of the package or another. */
+  static override isInstance(error: unknown): error is InputFileError {
+    return isMarked(error, marker);
+  }
+}
