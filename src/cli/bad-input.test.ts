@@ -1,10 +1,9 @@
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { main } from "./main.js";
 
@@ -121,18 +120,23 @@ describe("bad input: exit 2, one clear line, nothing created or changed", () => 
     expect(ws.snapshot()).toEqual(before);
   });
 
-  it("a store locked by another connection is named as locked, not as 'already exists'", async () => {
+  it("a store locked by another process is named as locked, not as 'already exists'", async () => {
     const store = ws.at("locked.db");
-    const holder = new Database(store);
-    holder.exec("CREATE TABLE t (x); BEGIN EXCLUSIVE; INSERT INTO t VALUES (1);");
+    // Another process: SQLite's locks are per process, so a second connection in this one would not see it.
+    const holder = spawn(process.execPath, [
+      "-e",
+      `const { DatabaseSync } = require("node:sqlite"); const db = new DatabaseSync(${JSON.stringify(store)});
+       db.exec("CREATE TABLE t (x); BEGIN EXCLUSIVE; INSERT INTO t VALUES (1);"); console.log("locked");
+       setTimeout(() => {}, 60000);`,
+    ]);
+    await new Promise<void>((resolve) => holder.stdout.once("data", () => resolve()));
     try {
       const out = await cli(["run", ws.at("plan.json"), "--tools", ws.at("tools.mjs"), "--store", store]);
       expect(out.code).toBe(2);
       expect(out.stderr).toMatch(/locked/);
       expect(out.stderr).not.toMatch(/already exists/);
     } finally {
-      holder.exec("ROLLBACK");
-      holder.close();
+      holder.kill();
     }
   }, 30_000);
 

@@ -30,9 +30,8 @@ const RUN_ERROR_EXIT: Record<RunErrorCode, number> = {
   RESOLUTION_INVALID: EXIT.invalid,
   RUN_EXISTS: EXIT.failed,
   STORE_CLOSED: EXIT.failed,
+  STORE_UNAVAILABLE: EXIT.invalid, // locked by another process at start: nothing was run
   SQLITE_UNAVAILABLE: EXIT.failed,
-  // A store locked by another process or read-only: the user named a store that cannot be used now.
-  STORE_UNAVAILABLE: EXIT.invalid,
   STORE_UNREACHABLE: EXIT.failed,
   RUN_LEASED: EXIT.leased,
   LEASE_LOST: EXIT.failed,

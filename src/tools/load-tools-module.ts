@@ -1,7 +1,7 @@
-import { DeputyError } from "../errors/deputy-error.js";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { DeputyError } from "../errors/deputy-error.js";
 import { InputFileError } from "../errors/input-file-error.js";
 import { toTool, type Tool } from "./define-tool.js";
 
