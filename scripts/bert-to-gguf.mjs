@@ -4,19 +4,22 @@
 // sentence-transformers layout) into a GGUF file that llama.cpp (and so
 // node-llama-cpp's embedding API) loads as architecture "bert".
 //
-//   node scripts/bert-to-gguf.mjs MODEL_DIR OUT.gguf [NAME]
+//   node scripts/bert-to-gguf.mjs MODEL_DIR OUT.gguf [NAME] [f32|q8_0]
 //
 // It does what llama.cpp's convert_hf_to_gguf.py does for BertModel (tensor
 // names from gguf-py's tensor_mapping.py, the WordPiece vocabulary in
 // "phantom space" form, mean or CLS pooling from the pooling config), without
 // Python, torch or transformers, so a CI machine needs nothing but Node.
-// Weights stay float32; the output is byte-for-byte reproducible.
+// Weights stay float32, or (q8_0) the matrices are quantised to 8 bits per
+// weight the way ggml's quantize_row_q8_0_ref does (blocks of 32 with an f16
+// scale; ~4x smaller, faster on CPUs with int8 dot products); norms and biases
+// stay float32. The output is byte-for-byte reproducible.
 import { readFileSync, writeFileSync, renameSync } from "node:fs";
 import { join } from "node:path";
 
-const [dir, out, name = "bert-encoder"] = process.argv.slice(2);
-if (!dir || !out) {
-  console.error("usage: bert-to-gguf.mjs MODEL_DIR OUT.gguf [NAME]");
+const [dir, out, name = "bert-encoder", type = "f32"] = process.argv.slice(2);
+if (!dir || !out || !["f32", "q8_0"].includes(type)) {
+  console.error("usage: bert-to-gguf.mjs MODEL_DIR OUT.gguf [NAME] [f32|q8_0]");
   process.exit(2);
 }
 
@@ -76,7 +79,65 @@ for (const [hf, info] of Object.entries(header)) {
   if (!gg) continue; // position_ids, pooler, heads: not used for embeddings
   if (info.dtype !== "F32") throw new Error(`${hf}: dtype ${info.dtype} (only F32 is supported)`);
   const [begin, end] = info.data_offsets;
-  tensors.push({ name: gg, shape: info.shape, data: st.subarray(dataStart + begin, dataStart + end) });
+  const raw = st.subarray(dataStart + begin, dataStart + end);
+  // Matrices that are multiplied (and the token table, which is only looked up); position and token-type tables
+  // are added to activations, which ggml's CPU backend does in float32 only.
+  const quantise =
+    type === "q8_0" &&
+    info.shape.length === 2 &&
+    info.shape[1] % 32 === 0 &&
+    !/^(position_embd|token_types)\./.test(gg);
+  tensors.push({
+    name: gg,
+    shape: info.shape,
+    ggmlType: quantise ? 8 : 0, // GGML_TYPE_Q8_0 : GGML_TYPE_F32
+    data: quantise ? quantiseQ8_0(raw) : raw,
+  });
+}
+
+/** float32 → IEEE half bits, round to nearest even (as ggml's FP32_TO_FP16 on CPUs without F16C). */
+function toHalf(value) {
+  const f = new Float32Array([value]);
+  const x = new Uint32Array(f.buffer)[0];
+  const sign = (x >>> 16) & 0x8000;
+  const exp = (x >>> 23) & 0xff;
+  let mant = x & 0x7fffff;
+  if (exp === 0xff) return sign | 0x7c00 | (mant ? 0x200 : 0);
+  let e = exp - 127 + 15;
+  if (e >= 0x1f) return sign | 0x7c00;
+  if (e <= 0) {
+    if (e < -10) return sign;
+    mant |= 0x800000;
+    const shift = 14 - e;
+    let half = mant >>> shift;
+    const rest = mant & ((1 << shift) - 1);
+    const midpoint = 1 << (shift - 1);
+    if (rest > midpoint || (rest === midpoint && half & 1)) half++;
+    return sign | half;
+  }
+  let half = (e << 10) | (mant >>> 13);
+  const rest = mant & 0x1fff;
+  if (rest > 0x1000 || (rest === 0x1000 && half & 1)) half++;
+  return sign | half;
+}
+
+/** ggml's quantize_row_q8_0_ref: per block of 32, d = max|x| / 127 (stored f16), q = round(x / d). */
+function quantiseQ8_0(raw) {
+  const x = new Float32Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.length));
+  const blocks = x.length / 32;
+  const out = Buffer.alloc(blocks * 34);
+  for (let b = 0; b < blocks; b++) {
+    let amax = 0;
+    for (let j = 0; j < 32; j++) amax = Math.max(amax, Math.abs(x[b * 32 + j]));
+    const d = Math.fround(amax / 127);
+    const id = d ? Math.fround(1 / d) : 0;
+    out.writeUInt16LE(toHalf(d), b * 34);
+    for (let j = 0; j < 32; j++) {
+      const v = Math.fround(x[b * 32 + j] * id);
+      out.writeInt8(Math.sign(v) * Math.round(Math.abs(v)), b * 34 + 2 + j); // roundf: half away from zero
+    }
+  }
+  return out;
 }
 tensors.sort((a, b) => a.name.localeCompare(b.name));
 
@@ -127,7 +188,7 @@ const kv = [];
 const arch = "bert";
 kv.push(["general.architecture", T.STRING, arch]);
 kv.push(["general.name", T.STRING, name]);
-kv.push(["general.file_type", T.UINT32, 0]); // ALL_F32
+kv.push(["general.file_type", T.UINT32, type === "q8_0" ? 7 : 0]); // MOSTLY_Q8_0 : ALL_F32
 kv.push([`${arch}.context_length`, T.UINT32, config.max_position_embeddings]);
 kv.push([`${arch}.embedding_length`, T.UINT32, config.hidden_size]);
 kv.push([`${arch}.feed_forward_length`, T.UINT32, config.intermediate_size]);
@@ -178,7 +239,7 @@ for (const t of tensors) {
   str(t.name);
   u32(t.shape.length);
   for (const d of [...t.shape].reverse()) u64(d); // ggml order: innermost first
-  u32(0); // GGML_TYPE_F32
+  u32(t.ggmlType);
   u64(offset);
   offset = align(offset + t.data.length);
 }

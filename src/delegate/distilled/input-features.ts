@@ -42,6 +42,7 @@ export function prepareInput(
   instruction: string,
   facts: Record<string, unknown>,
   config: FeatureConfig = DEFAULT_FEATURES,
+  embedding?: Float32Array,
 ): PreparedInput {
   const features = new Set<string>(["bias"]);
   const instructionTokens = tokenize(instruction);
@@ -74,8 +75,21 @@ export function prepareInput(
     for (const token of tokens) features.add(`fw:${key}:${wordOf(token)}`);
   }
   const list = [...features];
-  return { features: list, sources, words: [...words], values: featureValues(list) };
+  if (!embedding) return { features: list, sources, words: [...words], values: featureValues(list) };
+  // A pretrained encoder's vector is one more group (`e:<i>`), as long as each of the others.
+  const groups = new Set(list.map(groupOf)).size + 1;
+  const scale = Math.sqrt((groups - 1) / groups);
+  const values = new Float64Array(list.length + embedding.length);
+  values.set(featureValues(list).map((v) => v * scale));
+  const weight = 1 / Math.sqrt(groups);
+  for (let i = 0; i < embedding.length; i++) {
+    list.push(EMBEDDING_FEATURES[i] ?? `e:${i}`);
+    values[features.size + i] = embedding[i]! * weight;
+  }
+  return { features: list, sources, words: [...words], values };
 }
+
+const EMBEDDING_FEATURES = Array.from({ length: 4096 }, (_, i) => `e:${i}`);
 
 function groupOf(feature: string): number {
   const c = feature.charCodeAt(0);
