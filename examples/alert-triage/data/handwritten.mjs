@@ -3,14 +3,15 @@
 // them. Only the call's arguments follow mechanically from the label and the severity, as the policy says
 // (urgency, priority, summary/title = the alert text, reason); nothing here makes up an alert.
 //
-//   node examples/alert-triage/data/handwritten.mjs
+//   node examples/alert-triage/data/handwritten.mjs              # handwritten.tsv → handwritten.jsonl
+//   node examples/alert-triage/data/handwritten.mjs escalations  # escalations.tsv → escalations.jsonl
 import { readFileSync, writeFileSync } from "node:fs";
 import { tools } from "../tools.mjs";
 
 const here = new URL(".", import.meta.url);
 const specs = ["escalate_to_pagerduty", "file_jira_ticket", "ignore_alert"].map((name) => {
   const t = tools.find((x) => x.name === name);
-  return { name, description: t.delegateDescription ?? t.description, parameters: t.parameters };
+  return { name, description: t.delegateDescription ?? t.description, parameters: t.input };
 });
 const REASONS = { info: "informational", nonprod: "non-production", resolved: "self-resolved" };
 
@@ -31,14 +32,17 @@ function call(label, id, severity, text) {
   return { name: "ignore_alert", arguments: { alert_id: id, reason: REASONS[label] } };
 }
 
-const lines = readFileSync(new URL("handwritten.tsv", here), "utf8")
+const name = process.argv[2] ?? "handwritten";
+const firstId = { handwritten: 7001, escalations: 8001 }[name];
+if (!firstId) throw new Error(`unknown set ${name}`);
+const lines = readFileSync(new URL(`${name}.tsv`, here), "utf8")
   .split("\n")
   .filter((l) => l.trim() && !l.startsWith("#"));
 const traces = lines.map((line, item) => {
   const [severity, label, text] = line.split("\t");
-  const id = `ALR-${7001 + item}`;
+  const id = `ALR-${firstId + item}`;
   return {
-    runId: "handwritten",
+    runId: name,
     nodeId: "triage_items",
     item,
     instruction: `Analyze this alert and select the most appropriate action: ${text}`,
@@ -53,5 +57,5 @@ const traces = lines.map((line, item) => {
     source: "person",
   };
 });
-writeFileSync(new URL("handwritten.jsonl", here), traces.map((t) => JSON.stringify(t)).join("\n") + "\n");
-console.error(`handwritten.jsonl: ${traces.length} traces`);
+writeFileSync(new URL(`${name}.jsonl`, here), traces.map((t) => JSON.stringify(t)).join("\n") + "\n");
+console.error(`${name}.jsonl: ${traces.length} traces`);

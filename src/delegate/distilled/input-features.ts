@@ -26,6 +26,8 @@ export interface FeatureConfig {
   charNgrams: number[];
   /** Whether to add word bigrams. */
   wordBigrams: boolean;
+  /** With an encoder: length of its vector's group relative to each n-gram group (default 1). */
+  embeddingWeight?: number;
 }
 
 /** The default feature configuration. */
@@ -76,15 +78,15 @@ export function prepareInput(
   }
   const list = [...features];
   if (!embedding) return { features: list, sources, words: [...words], values: featureValues(list) };
-  // A pretrained encoder's vector is one more group (`e:<i>`), as long as each of the others.
-  const groups = new Set(list.map(groupOf)).size + 1;
-  const scale = Math.sqrt((groups - 1) / groups);
+  // A pretrained encoder's vector is one more group (`e:<i>`), `embeddingWeight` times as long as each other group.
+  const others = new Set(list.map(groupOf)).size;
+  const w = config.embeddingWeight ?? 1;
+  const total = Math.sqrt(others + w * w);
   const values = new Float64Array(list.length + embedding.length);
-  values.set(featureValues(list).map((v) => v * scale));
-  const weight = 1 / Math.sqrt(groups);
+  values.set(featureValues(list).map((v) => (v * Math.sqrt(others)) / total));
   for (let i = 0; i < embedding.length; i++) {
     list.push(EMBEDDING_FEATURES[i] ?? `e:${i}`);
-    values[features.size + i] = embedding[i]! * weight;
+    values[features.size + i] = (embedding[i]! * w) / total;
   }
   return { features: list, sources, words: [...words], values };
 }

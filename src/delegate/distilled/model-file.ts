@@ -118,7 +118,11 @@ const modelSchema = z.strictObject({
     }),
   ),
   factKeys: z.array(z.string()),
-  features: z.strictObject({ charNgrams: z.array(z.number().int().min(1).max(8)), wordBigrams: z.boolean() }),
+  features: z.strictObject({
+    charNgrams: z.array(z.number().int().min(1).max(8)),
+    wordBigrams: z.boolean(),
+    embeddingWeight: z.number().positive().max(100).optional(),
+  }),
   toolHead: classifierSchema,
   arguments: z.record(z.string(), z.record(z.string(), headSchema)),
   familiarity: z.strictObject({
