@@ -60,7 +60,8 @@ export class DistilledDelegate implements ToolCallDelegate {
 
   /**
    * A delegate for a model file or model. A model trained with an encoder needs `options.encoder` as an open
-   * {@link TextEncoder}; {@link DistilledDelegate.open} opens one from a spec or the recorded path.
+   * {@link TextEncoder}; {@link DistilledDelegate.open} opens one from a spec or the recorded path. (`_owned`,
+   * internal: an encoder this delegate closes when it is closed.)
    */
   constructor(options: DistilledDelegateOptions, _owned?: TextEncoder) {
     if (typeof options !== "object" || options === null || options.model === undefined)
