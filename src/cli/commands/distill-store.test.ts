@@ -41,66 +41,72 @@ describe("deputy distill --store", () => {
       "--json",
     ]);
 
-  it("learns the calls people resolved escalations with, and keeps them once the run resumes", async () => {
-    process.env.DEPUTY_OUTBOX = join(dir, "outbox.jsonl");
-    writeFileSync(process.env.DEPUTY_OUTBOX, "");
-    const run = await cli([
-      "run",
-      example("plan.json"),
-      "--tools",
-      example("tools.mjs"),
-      "--delegate",
-      `scripted=${example("proposals.jsonl")}`,
-      "--store",
-      store,
-      "--json",
-    ]);
-    expect(run.code).toBe(EXIT.escalated);
-    const { runId } = JSON.parse(run.stdout) as { runId: string };
-    const resolve = (...args: string[]) => cli(["resolve", runId, "triage_items", ...args, "--store", store]);
-    const login = {
-      name: "file_jira_ticket",
-      arguments: {
-        alert_id: "ALR-1003",
-        project: "OPS",
-        priority: "P2",
-        title: "Login latency p95 above 4s since the 14:05 deploy",
-      },
-    };
-    expect((await resolve("--item", "2", "--call", JSON.stringify(login))).code).toBe(0);
-    expect((await resolve("--item", "10", "--value", '{"action": "none"}')).code).toBe(0);
-    expect((await resolve("--item", "11", "--skip")).code).toBe(0);
+  // Trains twice on the example's 400 traces: minutes on a loaded 2-core machine.
+  it(
+    "learns the calls people resolved escalations with, and keeps them once the run resumes",
+    { timeout: 600_000 },
+    async () => {
+      process.env.DEPUTY_OUTBOX = join(dir, "outbox.jsonl");
+      writeFileSync(process.env.DEPUTY_OUTBOX, "");
+      const run = await cli([
+        "run",
+        example("plan.json"),
+        "--tools",
+        example("tools.mjs"),
+        "--delegate",
+        `scripted=${example("proposals.jsonl")}`,
+        "--store",
+        store,
+        "--json",
+      ]);
+      expect(run.code).toBe(EXIT.escalated);
+      const { runId } = JSON.parse(run.stdout) as { runId: string };
+      const resolve = (...args: string[]) =>
+        cli(["resolve", runId, "triage_items", ...args, "--store", store]);
+      const login = {
+        name: "file_jira_ticket",
+        arguments: {
+          alert_id: "ALR-1003",
+          project: "OPS",
+          priority: "P2",
+          title: "Login latency p95 above 4s since the 14:05 deploy",
+        },
+      };
+      expect((await resolve("--item", "2", "--call", JSON.stringify(login))).code).toBe(0);
+      expect((await resolve("--item", "10", "--value", '{"action": "none"}')).code).toBe(0);
+      expect((await resolve("--item", "11", "--skip")).code).toBe(0);
 
-    const before = await distill("before.json");
-    expect(before.stderr).toBe("");
-    expect(before.code).toBe(0);
-    const report = JSON.parse(before.stdout) as {
-      examples: number;
-      store: { traces: number; runs: number; unresolved: number; values: number };
-    };
-    // Item 2's call and item 11's skip (a decline) are labels; item 10's value is not; 5 and 8 are still open.
-    expect(report.store).toEqual({ traces: 2, runs: 1, unresolved: 2, values: 1 });
-    expect(report.examples).toBe(402);
+      const before = await distill("before.json");
+      expect(before.stderr).toBe("");
+      expect(before.code).toBe(0);
+      const report = JSON.parse(before.stdout) as {
+        examples: number;
+        store: { traces: number; runs: number; unresolved: number; values: number };
+      };
+      // Item 2's call and item 11's skip (a decline) are labels; item 10's value is not; 5 and 8 are still open.
+      expect(report.store).toEqual({ traces: 2, runs: 1, unresolved: 2, values: 1 });
+      expect(report.examples).toBe(402);
 
-    const { resolvedEscalationTraces } = await import("../../delegate/distilled/resolved-escalations.js");
-    const { SqliteRunStore } = await import("../../plan/sqlite-run-store.js");
-    const opened = new SqliteRunStore(store);
-    const { traces } = await resolvedEscalationTraces(opened, "triage_items");
-    await opened.close();
-    const ticket = traces.find((t) => t.item === 2)!;
-    // The input is re-rendered exactly as the node rendered it.
-    expect(ticket.instruction).toMatch(
-      /^Analyze this alert and select the most appropriate action: Login latency/,
-    );
-    expect(ticket.facts).toMatchObject({ alert_id: "ALR-1003", environment: "production" });
-    expect(ticket).toMatchObject({ source: "person", verdict: "accepted", finalCall: login });
-    expect(traces.find((t) => t.item === 11)).toMatchObject({ verdict: "declined", source: "person" });
+      const { resolvedEscalationTraces } = await import("../../delegate/distilled/resolved-escalations.js");
+      const { SqliteRunStore } = await import("../../plan/sqlite-run-store.js");
+      const opened = new SqliteRunStore(store);
+      const { traces } = await resolvedEscalationTraces(opened, "triage_items");
+      await opened.close();
+      const ticket = traces.find((t) => t.item === 2)!;
+      // The input is re-rendered exactly as the node rendered it.
+      expect(ticket.instruction).toMatch(
+        /^Analyze this alert and select the most appropriate action: Login latency/,
+      );
+      expect(ticket.facts).toMatchObject({ alert_id: "ALR-1003", environment: "production" });
+      expect(ticket).toMatchObject({ source: "person", verdict: "accepted", finalCall: login });
+      expect(traces.find((t) => t.item === 11)).toMatchObject({ verdict: "declined", source: "person" });
 
-    const resumed = await cli(["resume", runId, "--store", store, "--json"]);
-    expect(resumed.code).toBe(EXIT.escalated); // items 5 and 8 are still waiting
-    const after = JSON.parse((await distill("after.json")).stdout) as { store: { traces: number } };
-    expect(after.store.traces).toBe(2);
-  });
+      const resumed = await cli(["resume", runId, "--store", store, "--json"]);
+      expect(resumed.code).toBe(EXIT.escalated); // items 5 and 8 are still waiting
+      const after = JSON.parse((await distill("after.json")).stdout) as { store: { traces: number } };
+      expect(after.store.traces).toBe(2);
+    },
+  );
 
   it("fails with exit 2 and writes nothing on a missing store or a bad encoder spec", async () => {
     const out = join(dir, "bad.json");
