@@ -244,7 +244,7 @@ if (encoderPath !== "0") {
       "embed s (wall)": r.times.embedSeconds.toFixed(1),
       "fit s (wall)": r.times.fitSeconds.toFixed(1),
       "total s (wall)": ((performance.now() - t) / 1000).toFixed(1),
-      "main-thread CPU s": ((u.user + u.system) / 1e6).toFixed(1),
+      "process CPU s (all threads)": ((u.user + u.system) / 1e6).toFixed(1),
     });
   }
   console.log(
