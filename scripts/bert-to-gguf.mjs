@@ -14,6 +14,7 @@
 // weight the way ggml's quantize_row_q8_0_ref does (blocks of 32 with an f16
 // scale; ~4x smaller, faster on CPUs with int8 dot products); norms and biases
 // stay float32. The output is byte-for-byte reproducible.
+import { Buffer } from "node:buffer";
 import { readFileSync, writeFileSync, renameSync } from "node:fs";
 import { join } from "node:path";
 
