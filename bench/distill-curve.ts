@@ -4,9 +4,10 @@
 // coverage and precision at the recommended min_confidence on the hand-written held-out set
 // (handwritten.jsonl), which no model trains or tunes on — with the encoder and with n-grams alone. Also the share
 // of out-of-domain inputs escalated. Writes docs/distill-curve.svg and prints the table.
-// Run: npm run bench:distill-curve  (ENCODER=PATH, default: what scripts/encoder-model.sh prints; STEPS=0,15,…)
+// Run: npm run bench:distill-curve  (ENCODER=PATH, default: what scripts/encoder-model.sh prints; STEPS=0,15,…;
+// APPEND=1 keeps the points already in docs/distill-curve.json; RENDER=1 only redraws the picture from it).
 import { execFileSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { readTraces } from "../dist/delegate/read-traces.js";
 import {
@@ -29,14 +30,19 @@ const encoderPath =
   process.env.ENCODER ??
   execFileSync("bash", [`${root}scripts/encoder-model.sh`], { encoding: "utf8" }).trim();
 
-const real = await GgufTextEncoder.open(encoderPath);
+const pointsFile = `${root}docs/distill-curve.json`;
+const render = process.env.RENDER === "1";
+const real = await GgufTextEncoder.open(render ? "" : encoderPath).catch((error: unknown) => {
+  if (render) return undefined;
+  throw error;
+});
 // The same texts recur at every step: embed each once.
 const memo = new Map<string, Float32Array>();
 const encoder: TextEncoder = {
-  info: real.info,
+  info: real?.info ?? { kind: "gguf", name: "none", sha256: "", dimension: 0 },
   async embed(texts) {
     const missing = [...new Set(texts.filter((t) => !memo.has(t)))];
-    if (missing.length) (await real.embed(missing)).forEach((v, i) => memo.set(missing[i]!, v));
+    if (missing.length) (await real!.embed(missing)).forEach((v, i) => memo.set(missing[i]!, v));
     return texts.map((t) => memo.get(t)!);
   },
   close: async () => {},
@@ -56,8 +62,11 @@ interface Point {
   accuracy: number;
   oodEscalated: number;
 }
-const points: Point[] = [];
-for (const added of STEPS) {
+const points: Point[] =
+  (render || process.env.APPEND === "1") && existsSync(pointsFile)
+    ? (JSON.parse(readFileSync(pointsFile, "utf8")) as Point[])
+    : [];
+for (const added of render ? [] : STEPS) {
   const examples = [...train, ...escalations.slice(0, added)];
   const options = { node: "triage_items", heldOut: tuning };
   for (const kind of ["encoder", "n-grams"] as const) {
@@ -77,10 +86,13 @@ for (const added of STEPS) {
       oodEscalated: o.scored.filter((s) => s.confidence < r.recommendedMinConfidence).length / o.examples,
     };
     points.push(point);
+    points.sort((a, b) => a.added - b.added || a.model.localeCompare(b.model));
+    writeFileSync(pointsFile, JSON.stringify(points, null, 1) + "\n");
     console.log(JSON.stringify(point));
   }
 }
-await real.close();
+await real?.close();
+const steps = [...new Set(points.map((p) => p.added))].sort((a, b) => a - b);
 
 const pct = (v: number | null) => (v === null ? "–" : `${(v * 100).toFixed(1)}%`);
 console.log(
@@ -95,7 +107,7 @@ for (const p of points)
 const W = 640;
 const H = 360;
 const M = { l: 56, r: 150, t: 30, b: 46 };
-const maxX = Math.max(...STEPS, 1);
+const maxX = Math.max(...steps, 1);
 const x = (v: number) => M.l + (v / maxX) * (W - M.l - M.r);
 const y = (v: number) => M.t + (1 - v) * (H - M.t - M.b);
 const series = [
@@ -120,9 +132,9 @@ const grid = [0, 0.25, 0.5, 0.75, 1]
       `<line x1="${M.l}" y1="${y(v)}" x2="${W - M.r}" y2="${y(v)}" stroke="#ddd"/><text x="${M.l - 8}" y="${y(v) + 4}" font-size="11" text-anchor="end">${v * 100}%</text>`,
   )
   .join("\n");
-const ticks = STEPS.map(
-  (v) => `<text x="${x(v)}" y="${H - M.b + 16}" font-size="11" text-anchor="middle">${v}</text>`,
-).join("");
+const ticks = steps
+  .map((v) => `<text x="${x(v)}" y="${H - M.b + 16}" font-size="11" text-anchor="middle">${v}</text>`)
+  .join("");
 const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif">
 <rect width="100%" height="100%" fill="white"/>
 <text x="${M.l}" y="18" font-size="13">Hand-written held-out alerts (${handwritten.length}), at the recommended min_confidence</text>
