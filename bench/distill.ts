@@ -3,6 +3,9 @@
 // time against the number of traces; and the cascade on the example (distilled first, the LLM for what it rejects).
 // Run: npm run bench:distill  (builds, then prints tables; nothing here is asserted). Env: LOCAL_PROPOSALS (default
 // 30; 0 skips LocalDelegate), SIZES (training set sizes, default 250,500,1000,2000,4000), ROUNDS (default 3).
+// With the pretrained encoder (all-MiniLM-L6-v2 from scripts/encoder-model.sh; ENCODER=PATH, ENCODER=0 skips):
+// latency sequential and batched over a for_each (BATCH items at once, default 8), and training time against
+// the number of traces (ENCODER_SIZES, default 250,1000).
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -158,6 +161,98 @@ for (const size of SIZES) {
 }
 console.log("\nTraining time (4-fold calibration + final fit; 20% held out)");
 console.table(timing);
+
+// 4. With the pretrained encoder.
+const encoderPath =
+  process.env.ENCODER ??
+  (() => {
+    try {
+      return execFileSync("bash", [fileURLToPath(new URL("../scripts/encoder-model.sh", import.meta.url))], {
+        encoding: "utf8",
+      }).trim();
+    } catch {
+      return "0";
+    }
+  })();
+if (encoderPath !== "0") {
+  const { GgufTextEncoder } = await import("../dist/delegate/distilled/gguf-text-encoder.js");
+  const { trainDistilledWithEncoder } = await import("../dist/delegate/distilled/train-with-encoder.js");
+  const BATCH = Number(process.env.BATCH ?? 8);
+  const encoder = await GgufTextEncoder.open(encoderPath);
+  // A third of the training set: the heads' quality does not change the cost of a proposal.
+  const small = await trainDistilledWithEncoder(
+    train.filter((_, i) => i % 3 === 0),
+    { node: NODE, heldOut },
+    encoder,
+  );
+  const withEncoder = new DistilledDelegate({ model: small.model, encoder });
+  await latency(withEncoder, requests.slice(0, 8), 1); // warm-up
+  const sequential = await latency(withEncoder, requests, 1);
+  // Batched as a for_each with max_concurrency BATCH proposes: BATCH items at a time, embedded in one call.
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  const each: number[] = [];
+  for (let i = 0; i < requests.length; i += BATCH) {
+    const t = performance.now();
+    await Promise.all(requests.slice(i, i + BATCH).map((r) => withEncoder.propose(r)));
+    const n = Math.min(BATCH, requests.length - i);
+    for (let k = 0; k < n; k++) each.push((performance.now() - t) / n);
+  }
+  const wall = (performance.now() - started) / 1000;
+  const used = process.cpuUsage(cpu);
+  each.sort((a, b) => a - b);
+  console.log(
+    `\nWith the encoder ${encoder.info.name} (${encoder.info.dimension} dimensions), ${requests.length} held-out alerts`,
+  );
+  console.table([
+    {
+      mode: "sequential",
+      "proposals/s": sequential.perSecond.toFixed(1),
+      p50: fmt(sequential.p50),
+      p95: fmt(sequential.p95),
+      "CPU/proposal": fmt(sequential.cpu),
+    },
+    {
+      mode: `batched (for_each, ${BATCH} at once): per proposal`,
+      "proposals/s": (requests.length / wall).toFixed(1),
+      p50: fmt(percentile(each, 0.5)),
+      p95: fmt(percentile(each, 0.95)),
+      "CPU/proposal": fmt((used.user + used.system) / 1000 / requests.length),
+    },
+  ]);
+  const encoderTiming: Record<string, unknown>[] = [];
+  for (const size of (process.env.ENCODER_SIZES ?? "250,1000").split(",").map(Number)) {
+    const out = join(dir, `e${size}`);
+    execFileSync("mkdir", ["-p", out]);
+    execFileSync(process.execPath, [
+      data("generate.mjs"),
+      "--train",
+      String(size),
+      "--heldout",
+      "0",
+      "--out",
+      out,
+    ]);
+    const set = examples(join(out, "train.jsonl"));
+    const c = process.cpuUsage();
+    const t = performance.now();
+    const r = await trainDistilledWithEncoder(set, { node: NODE }, encoder);
+    const u = process.cpuUsage(c);
+    encoderTiming.push({
+      traces: set.length,
+      "texts embedded": r.times.texts,
+      "embed s (wall)": r.times.embedSeconds.toFixed(1),
+      "fit s (wall)": r.times.fitSeconds.toFixed(1),
+      "total s (wall)": ((performance.now() - t) / 1000).toFixed(1),
+      "process CPU s (all threads)": ((u.user + u.system) / 1e6).toFixed(1),
+    });
+  }
+  console.log(
+    "\nTraining time with the encoder (embedding every instruction and out-of-domain variant once, then fitting)",
+  );
+  console.table(encoderTiming);
+  await encoder.close();
+}
 
 await distilled.close();
 await local?.close();

@@ -3,18 +3,22 @@ import { DeputyError, isMarked, markError } from "./deputy-error.js";
 const marker = Symbol.for("deputy.error.DistilledModelError");
 
 /** The codes of {@link DistilledModelError}. */
-export type DistilledModelErrorCode = "DISTILLED_MODEL_INVALID";
+export type DistilledModelErrorCode = "DISTILLED_MODEL_INVALID" | "DISTILLED_ENCODER_MISMATCH";
 
-/** A distilled delegate's model file is missing, not JSON, of another format or version, or malformed. */
+/**
+ * A distilled delegate's model file is missing, not JSON, of another format or version, or malformed
+ * (`DISTILLED_MODEL_INVALID`); or it was trained on another pretrained encoder than the one given, or on one that
+ * was not given (`DISTILLED_ENCODER_MISMATCH`).
+ */
 export class DistilledModelError extends DeputyError<DistilledModelErrorCode> {
   /** The file (or `"<object>"` for a model passed in memory). */
   readonly path: string;
   /** What is wrong, one line each (`weights.toolHead: expected 4 numbers, got 3`). */
   readonly problems: string[];
 
-  constructor(path: string, problems: string[], options?: { cause?: unknown }) {
+  constructor(path: string, problems: string[], options?: { cause?: unknown; code?: DistilledModelErrorCode }) {
     super(
-      "DISTILLED_MODEL_INVALID",
+      options?.code ?? "DISTILLED_MODEL_INVALID",
       `Distilled model ${path} is not valid: ${problems.slice(0, 5).join("; ")}${problems.length > 5 ? `; and ${problems.length - 5} more` : ""}.`,
       options,
     );

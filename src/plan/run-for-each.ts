@@ -79,11 +79,13 @@ export async function runForEach(
     }
     const outcome = await executeUnit(ctx, node, unit);
     const details = outcome.details ? { details: outcome.details } : {};
+    // A person's decision stays on the item once applied: `deputy distill --store` learns from it.
+    const resolved = prev?.escalation?.resolution ? { escalation: prev.escalation } : {};
     switch (outcome.status) {
       case "ok":
-        return finish(index, { index, status: "ok", key, ...details }, outcome.value);
+        return finish(index, { index, status: "ok", key, ...resolved, ...details }, outcome.value);
       case "skipped":
-        return finish(index, { index, status: "skipped", ...details });
+        return finish(index, { index, status: "skipped", ...resolved, ...details });
       case "escalated":
         return finish(index, {
           index,
@@ -101,6 +103,7 @@ export async function runForEach(
           index,
           status: fe.on_item_error === "skip" ? "skipped" : "error",
           error: outcome.error,
+          ...resolved,
           ...details,
         });
     }

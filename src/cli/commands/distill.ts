@@ -3,10 +3,16 @@ import type { Command } from "commander";
 import { InvalidOptionError } from "../../errors/invalid-option-error.js";
 import { readTraces } from "../../traces/read-traces.js";
 import { saveModelFile } from "../../delegate/distilled/model-file.js";
-import { trainDistilled } from "../../delegate/distilled/train-distilled.js";
+import { trainDistilled, type TrainDistilledResult } from "../../delegate/distilled/train-distilled.js";
 import { examplesFromTraces, type TrainingExample } from "../../delegate/distilled/training-examples.js";
+import { GgufTextEncoder } from "../../delegate/distilled/gguf-text-encoder.js";
+import { measureModel, type Measurement } from "../../delegate/distilled/measure-model.js";
+import { parseEncoderSpec, type TextEncoder } from "../../delegate/distilled/text-encoder.js";
+import { trainDistilledWithEncoder } from "../../delegate/distilled/train-with-encoder.js";
+import { storeTraces, type StoreSummary } from "./distill-store.js";
 // Registers `--delegate distilled=MODEL.json` for the other commands.
 import "../../delegate/distilled/register-spec.js";
+import type { DelegateTrace } from "../../delegate/trace.js";
 import type { CliContext } from "../cli-context.js";
 
 interface DistillFlags {
@@ -17,6 +23,10 @@ interface DistillFlags {
   heldOutShare: string;
   seed: string;
   json?: boolean;
+  encoder?: string;
+  store?: string;
+  tools?: string;
+  measure?: string[];
 }
 
 function fraction(option: string, raw: string, open = false): number {
@@ -30,22 +40,27 @@ function fraction(option: string, raw: string, open = false): number {
   return n;
 }
 
-function readExamples(files: readonly string[], node: string) {
+function readExamples(files: readonly string[], node: string, before: DelegateTrace[] = []) {
   let invalidLines = 0;
   const traces = files.flatMap((file) => {
     const read = readTraces(file);
     invalidLines += read.invalidLines;
     return read.traces;
   });
-  return { ...examplesFromTraces(traces, node), invalidLines, traces: traces.length };
+  // Resolutions from a run store first: a trace written later (a correction) wins over them.
+  const all = [...before, ...traces];
+  return { ...examplesFromTraces(all, node), invalidLines, traces: all.length };
 }
 
 const percent = (v: number | null) => (v === null ? "–" : `${(v * 100).toFixed(1)}%`);
 
-/** `deputy distill TRACES… --node ID --out MODEL.json [--target-precision 0.98] [--holdout FILE…]`. */
+/**
+ * `deputy distill [TRACES…] [--store RUNS.db] --node ID --out MODEL.json [--encoder gguf=PATH]
+ * [--target-precision 0.98] [--holdout FILE…] [--measure FILE…]`.
+ */
 export function registerDistill(program: Command, ctx: CliContext): void {
   program
-    .command("distill <traces...>")
+    .command("distill [traces...]")
     .description(
       "train a distilled delegate for one node from its traces (accepted calls, teacher answers, resolutions)",
     )
@@ -62,13 +77,31 @@ export function registerDistill(program: Command, ctx: CliContext): void {
       "0.2",
     )
     .option("--seed <n>", "seed of splits and training order", "1")
+    .option(
+      "--encoder <spec>",
+      "also train on a pretrained encoder's vectors: gguf=PATH (scripts/encoder-model.sh fetches all-MiniLM-L6-v2)",
+    )
+    .option(
+      "--store <file>",
+      "also learn from the node's escalations people resolved in this run store (SQLite)",
+    )
+    .option("--tools <module>", "tools module for the tool specs of --store runs (default: each run's own)")
+    .option(
+      "--measure <files...>",
+      "trace files only measured (never trained or tuned on), at the recommended threshold",
+    )
     .option("--json", "print the measurements as JSON")
-    .action((files: string[], flags: DistillFlags) => {
+    .action(async (files: string[], flags: DistillFlags) => {
       const targetPrecision = fraction("--target-precision", flags.targetPrecision);
       const heldOutShare = fraction("--held-out-share", flags.heldOutShare, true);
       const seed = Number(flags.seed);
       if (!Number.isInteger(seed)) throw new InvalidOptionError("--seed", "an integer", flags.seed);
-      const selection = readExamples(files, flags.node);
+      const encoderSpec = flags.encoder === undefined ? undefined : parseEncoderSpec(flags.encoder);
+      if (files.length === 0 && !flags.store)
+        throw new InvalidOptionError("TRACES", "trace files, or --store with a run store", "nothing");
+      let fromStore: StoreSummary | undefined;
+      if (flags.store) fromStore = await storeTraces(flags.store, flags.node, flags.tools);
+      const selection = readExamples(files, flags.node, fromStore?.traces);
       if (selection.examples.length < 2)
         throw new InvalidOptionError(
           "TRACES",
@@ -77,14 +110,27 @@ export function registerDistill(program: Command, ctx: CliContext): void {
         );
       let heldOut: TrainingExample[] | undefined;
       if (flags.holdout) heldOut = readExamples(flags.holdout, flags.node).examples;
-      const started = performance.now();
-      const result = trainDistilled(selection.examples, {
+      const measureSet = flags.measure ? readExamples(flags.measure, flags.node).examples : undefined;
+      const options = {
         node: flags.node,
         targetPrecision,
         heldOutShare,
         seed,
         ...(heldOut ? { heldOut } : {}),
-      });
+      };
+      const started = performance.now();
+      let encoder: TextEncoder | undefined;
+      let result: TrainDistilledResult;
+      let measured: Measurement | undefined;
+      try {
+        if (encoderSpec) encoder = await GgufTextEncoder.open(encoderSpec.path);
+        result = encoder
+          ? await trainDistilledWithEncoder(selection.examples, options, encoder)
+          : trainDistilled(selection.examples, options);
+        if (measureSet) measured = await measureModel(result.model, measureSet, encoder);
+      } finally {
+        await encoder?.close();
+      }
       const seconds = (performance.now() - started) / 1000;
       saveModelFile(flags.out, result.model);
       const bySource: Record<string, number> = {};
@@ -94,6 +140,10 @@ export function registerDistill(program: Command, ctx: CliContext): void {
         model: flags.out,
         examples: selection.examples.length,
         bySource,
+        ...(fromStore ? { store: { ...fromStore, traces: fromStore.traces.length } } : {}),
+        ...(result.model.encoder
+          ? { encoder: { name: result.model.encoder.name, dimension: result.model.encoder.dimension } }
+          : {}),
         skipped: { ...selection.skipped, invalidLines: selection.invalidLines },
         trainingExamples: result.trainingExamples,
         heldOutExamples: result.heldOutExamples,
@@ -104,6 +154,16 @@ export function registerDistill(program: Command, ctx: CliContext): void {
         outOfFold: result.calibrationTable,
         targetPrecision,
         recommendedMinConfidence: result.recommendedMinConfidence,
+        ...(measured
+          ? {
+              measured: {
+                files: flags.measure,
+                examples: measured.examples,
+                accuracy: measured.accuracy,
+                atRecommended: measured.atRecommended,
+              },
+            }
+          : {}),
       };
       if (flags.json) {
         ctx.stdout(JSON.stringify(report, null, 2) + "\n");
@@ -117,6 +177,11 @@ export function registerDistill(program: Command, ctx: CliContext): void {
         .map(([s, n]) => `${n} ${s}`)
         .join(", ");
       const lines = [
+        ...(fromStore
+          ? [
+              `${flags.store}: ${fromStore.traces.length} resolved escalation(s) of "${flags.node}" in ${fromStore.runs} run(s)${fromStore.unresolved ? `, ${fromStore.unresolved} not resolved yet` : ""}${fromStore.values ? `, ${fromStore.values} resolved with a value (not a call: left out)` : ""}`,
+            ]
+          : []),
         `node "${flags.node}": ${selection.examples.length} labelled example(s) (${sources})${left ? `; left out: ${left}` : ""}`,
         `trained on ${result.trainingExamples}${result.tuningExamples ? `, tuned on ${result.tuningExamples} held out` : ""}, measured on ${result.heldOutExamples} held out${flags.holdout ? ` (${flags.holdout.join(", ")})` : ""}, in ${seconds.toFixed(2)} s`,
         `held-out exact-match accuracy: ${percent(result.heldOutAccuracy)}`,
@@ -130,7 +195,12 @@ export function registerDistill(program: Command, ctx: CliContext): void {
         result.recommendedMinConfidence >= 1
           ? `no threshold reached precision ${percent(targetPrecision)} on out-of-fold predictions: the model should decide nothing alone (min_confidence 1); add traces`
           : `recommended min_confidence: ${result.recommendedMinConfidence} (the smallest reaching precision ${percent(targetPrecision)} on ${result.tuningExamples ? "the tuning half of the held-out set" : "out-of-fold predictions"})`,
-        `model written to ${flags.out} (${Math.round(statSync(flags.out).size / 1024)} KB)`,
+        ...(measured
+          ? [
+              `measured on ${measured.examples} (${flags.measure!.join(", ")}; not trained or tuned on): accuracy ${percent(measured.accuracy)}, at min_confidence ${result.recommendedMinConfidence} coverage ${percent(measured.atRecommended.coverage)}, precision ${percent(measured.atRecommended.precision)}`,
+            ]
+          : []),
+        `model written to ${flags.out} (${Math.round(statSync(flags.out).size / 1024)} KB)${result.model.encoder ? `, on the encoder ${result.model.encoder.name} (${result.model.encoder.dimension} dimensions)` : ""}`,
       ];
       ctx.stdout(lines.join("\n") + "\n");
     });

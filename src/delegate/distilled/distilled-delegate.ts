@@ -1,9 +1,15 @@
+import { existsSync } from "node:fs";
 import { DelegateBackendError } from "../../errors/delegate-backend-error.js";
+import { DistilledModelError } from "../../errors/distilled-model-error.js";
 import { InvalidOptionError } from "../../errors/invalid-option-error.js";
 import type { Proposal, ProposeRequest, ToolCallDelegate, ToolSpec } from "../protocol.js";
 import { DistilledPredictor } from "./distilled-predictor.js";
 import { loadModelFile, validateModel, type DistilledModelData } from "./model-file.js";
 import { toolIncompatibility } from "./tool-compatibility.js";
+import { EmbeddingBatcher } from "./embedding-batcher.js";
+import { encoderText } from "./encoder-input.js";
+import { GgufTextEncoder, type GgufTextEncoderOptions } from "./gguf-text-encoder.js";
+import { parseEncoderSpec, sameEncoder, type EncoderInfo, type TextEncoder } from "./text-encoder.js";
 
 /** Options of {@link DistilledDelegate}. */
 export interface DistilledDelegateOptions {
@@ -15,6 +21,14 @@ export interface DistilledDelegateOptions {
   maxTools?: number;
   /** Most characters of instruction + facts. Default `20_000` (cost grows linearly; nothing is truncated). */
   maxInputChars?: number;
+  /**
+   * The pretrained encoder of a model trained with one (`deputy distill --encoder`): an open {@link TextEncoder}
+   * (the caller closes it), or, with {@link DistilledDelegate.open}, a spec `gguf=PATH`. It must be the very
+   * encoder the model records (same checksum and dimension); a model trained without one takes none.
+   */
+  encoder?: TextEncoder | string;
+  /** How {@link DistilledDelegate.open} runs an encoder it opens from a spec. */
+  encoderOptions?: GgufTextEncoderOptions;
 }
 
 /**
@@ -40,13 +54,31 @@ export class DistilledDelegate implements ToolCallDelegate {
   readonly model: DistilledModelData;
   readonly #predictor: DistilledPredictor;
   readonly #compatibility = new WeakMap<readonly ToolSpec[], string | null>();
+  readonly #batcher: EmbeddingBatcher | undefined;
+  readonly #ownedEncoder: TextEncoder | undefined;
   #closed = false;
 
-  constructor(options: DistilledDelegateOptions) {
+  /**
+   * A delegate for a model file or model. A model trained with an encoder needs `options.encoder` as an open
+   * {@link TextEncoder}; {@link DistilledDelegate.open} opens one from a spec or the recorded path. (`_owned`,
+   * internal: an encoder this delegate closes when it is closed.)
+   */
+  constructor(options: DistilledDelegateOptions, _owned?: TextEncoder) {
     if (typeof options !== "object" || options === null || options.model === undefined)
       throw new InvalidOptionError("options.model", "a model file path or a distilled model", options?.model);
     this.model =
       typeof options.model === "string" ? loadModelFile(options.model) : validateModel(options.model);
+    const where = typeof options.model === "string" ? options.model : "<object>";
+    const encoder = options.encoder;
+    if (typeof encoder === "string")
+      throw new InvalidOptionError(
+        "encoder",
+        "an open TextEncoder (use DistilledDelegate.open for a spec)",
+        encoder,
+      );
+    checkEncoder(where, this.model.encoder, encoder?.info);
+    this.#batcher = encoder && new EmbeddingBatcher(encoder);
+    this.#ownedEncoder = _owned;
     this.name = options.name ?? "distilled";
     this.maxTools = positive("maxTools", options.maxTools) ?? Math.max(1, this.model.tools.length);
     this.maxInputChars = positive("maxInputChars", options.maxInputChars) ?? 20_000;
@@ -86,8 +118,19 @@ export class DistilledDelegate implements ToolCallDelegate {
         { code: "DISTILLED_INPUT_CHANGED" },
       );
     const offered = new Set(request.tools.map((t) => t.name));
+    let embedding: Float32Array | undefined;
+    if (this.#batcher) {
+      try {
+        embedding = await this.#batcher.embed(encoderText(request.instruction, this.model.encoder!.prefix));
+      } catch (cause) {
+        throw new DelegateBackendError(this.name, `the encoder failed: ${(cause as Error).message}`, {
+          code: "DISTILLED_ENCODER_FAILED",
+          cause,
+        });
+      }
+    }
     const prediction = this.#predictor.predict(
-      this.#predictor.prepare(request.instruction, request.facts),
+      this.#predictor.prepare(request.instruction, request.facts, embedding),
       offered,
     );
     return {
@@ -100,7 +143,34 @@ export class DistilledDelegate implements ToolCallDelegate {
   }
 
   async close(): Promise<void> {
+    if (this.#closed) return;
     this.#closed = true;
+    await this.#ownedEncoder?.close();
+  }
+
+  /**
+   * Opens a delegate, and the encoder its model was trained with: `options.encoder` (an open encoder or a spec
+   * `gguf=PATH`), else the path the model file records. The delegate closes an encoder it opened.
+   */
+  static async open(options: DistilledDelegateOptions): Promise<DistilledDelegate> {
+    const model =
+      typeof options.model === "string" ? loadModelFile(options.model) : validateModel(options.model);
+    const where = typeof options.model === "string" ? options.model : "<object>";
+    let spec = options.encoder;
+    if (spec === undefined && model.encoder?.path && existsSync(model.encoder.path))
+      spec = `gguf=${model.encoder.path}`;
+    if (typeof spec !== "string") return new DistilledDelegate({ ...options, model });
+    const parsed = parseEncoderSpec(spec);
+    const encoder = await GgufTextEncoder.open(parsed.path, options.encoderOptions);
+    try {
+      return new DistilledDelegate({ ...options, model, encoder }, encoder);
+    } catch (error) {
+      await encoder.close();
+      throw new DistilledModelError(where, (error as DistilledModelError).problems ?? [String(error)], {
+        code: (error as DistilledModelError).code,
+        cause: error,
+      });
+    }
   }
 
   #incompatibility(tools: readonly ToolSpec[]): string | undefined {
@@ -111,6 +181,31 @@ export class DistilledDelegate implements ToolCallDelegate {
     }
     return cached ?? undefined;
   }
+}
+
+function describe(e: EncoderInfo): string {
+  return `${e.name} (${e.kind}, ${e.dimension} dimensions, sha256 ${e.sha256.slice(0, 12)}…)`;
+}
+
+/** Throws unless the given encoder is the one the model was trained on (or neither has one). */
+function checkEncoder(
+  where: string,
+  recorded: EncoderInfo | undefined,
+  given: EncoderInfo | undefined,
+): void {
+  const fail = (problem: string) => {
+    throw new DistilledModelError(where, [problem], { code: "DISTILLED_ENCODER_MISMATCH" });
+  };
+  if (recorded && !given)
+    fail(
+      `it was trained with the encoder ${describe(recorded)}; give it (--encoder gguf=PATH, or scripts/encoder-model.sh to fetch it)`,
+    );
+  if (!recorded && given)
+    fail(`it was trained without an encoder; ${describe(given)} was given (leave --encoder out)`);
+  if (recorded && given && !sameEncoder(recorded, given))
+    fail(
+      `it was trained with the encoder ${describe(recorded)}, not ${describe(given)}; retrain it with this one`,
+    );
 }
 
 function positive(option: string, value: number | undefined): number | undefined {

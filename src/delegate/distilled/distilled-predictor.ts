@@ -64,9 +64,9 @@ export class DistilledPredictor {
     return head instanceof ClassHead ? head.values : undefined;
   }
 
-  /** Features and copyable texts of an input. */
-  prepare(instruction: string, facts: Record<string, unknown>): PreparedInput {
-    return prepareInput(instruction, facts, this.#data.features);
+  /** Features and copyable texts of an input (with the encoder's vector of the instruction, when it has one). */
+  prepare(instruction: string, facts: Record<string, unknown>, embedding?: Float32Array): PreparedInput {
+    return prepareInput(instruction, facts, this.#data.features, embedding);
   }
 
   /**

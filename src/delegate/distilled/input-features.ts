@@ -26,6 +26,8 @@ export interface FeatureConfig {
   charNgrams: number[];
   /** Whether to add word bigrams. */
   wordBigrams: boolean;
+  /** With an encoder: length of its vector's group relative to each n-gram group (default 1). */
+  embeddingWeight?: number;
 }
 
 /** The default feature configuration. */
@@ -42,6 +44,7 @@ export function prepareInput(
   instruction: string,
   facts: Record<string, unknown>,
   config: FeatureConfig = DEFAULT_FEATURES,
+  embedding?: Float32Array,
 ): PreparedInput {
   const features = new Set<string>(["bias"]);
   const instructionTokens = tokenize(instruction);
@@ -74,8 +77,21 @@ export function prepareInput(
     for (const token of tokens) features.add(`fw:${key}:${wordOf(token)}`);
   }
   const list = [...features];
-  return { features: list, sources, words: [...words], values: featureValues(list) };
+  if (!embedding) return { features: list, sources, words: [...words], values: featureValues(list) };
+  // A pretrained encoder's vector is one more group (`e:<i>`), `embeddingWeight` times as long as each other group.
+  const others = new Set(list.map(groupOf)).size;
+  const w = config.embeddingWeight ?? 1;
+  const total = Math.sqrt(others + w * w);
+  const values = new Float64Array(list.length + embedding.length);
+  values.set(featureValues(list).map((v) => (v * Math.sqrt(others)) / total));
+  for (let i = 0; i < embedding.length; i++) {
+    list.push(EMBEDDING_FEATURES[i] ?? `e:${i}`);
+    values[features.size + i] = (embedding[i]! * w) / total;
+  }
+  return { features: list, sources, words: [...words], values };
 }
+
+const EMBEDDING_FEATURES = Array.from({ length: 4096 }, (_, i) => `e:${i}`);
 
 function groupOf(feature: string): number {
   const c = feature.charCodeAt(0);

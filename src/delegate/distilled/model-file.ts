@@ -5,6 +5,7 @@ import { DistilledModelError } from "../../errors/distilled-model-error.js";
 import type { ToolSpec } from "../protocol.js";
 import type { CalibratorData } from "./calibrator.js";
 import type { ClassHeadData } from "./class-head.js";
+import type { EncoderRecord } from "./encoder-input.js";
 import type { FamiliarityData } from "./familiarity.js";
 import type { FeatureConfig } from "./input-features.js";
 import type { NumberHeadData } from "./number-head.js";
@@ -59,6 +60,11 @@ export interface DistilledModelData {
   /** Per tool, per argument: how it is predicted. */
   arguments: Record<string, Record<string, ArgumentHeadData>>;
   familiarity: FamiliarityData;
+  /**
+   * The pretrained encoder whose vectors are features (`e:<i>`) of the heads; absent for an n-gram-only model. The
+   * model refuses to run with any other encoder.
+   */
+  encoder?: EncoderRecord;
   calibration: CalibratorData;
   /** The smallest `min_confidence` that reached the target precision on out-of-fold predictions. */
   recommendedMinConfidence: number;
@@ -112,13 +118,27 @@ const modelSchema = z.strictObject({
     }),
   ),
   factKeys: z.array(z.string()),
-  features: z.strictObject({ charNgrams: z.array(z.number().int().min(1).max(8)), wordBigrams: z.boolean() }),
+  features: z.strictObject({
+    charNgrams: z.array(z.number().int().min(1).max(8)),
+    wordBigrams: z.boolean(),
+    embeddingWeight: z.number().positive().max(100).optional(),
+  }),
   toolHead: classifierSchema,
   arguments: z.record(z.string(), z.record(z.string(), headSchema)),
   familiarity: z.strictObject({
     documents: z.number().int().min(1),
     documentFrequency: z.record(z.string(), z.number().int().min(1)),
   }),
+  encoder: z
+    .strictObject({
+      kind: z.literal("gguf"),
+      name: z.string(),
+      sha256: z.string().regex(/^[0-9a-f]{64}$/, "must be a sha256 in hex"),
+      dimension: z.number().int().min(1).max(4096),
+      path: z.string().optional(),
+      prefix: z.string(),
+    })
+    .optional(),
   calibration: z
     .strictObject({
       method: z.literal("logistic"),
@@ -181,6 +201,14 @@ export function validateModel(value: unknown, where = "<object>"): DistilledMode
   }
   for (const tool of Object.keys(model.arguments)) {
     if (!toolNames.has(tool)) problems.push(`arguments.${tool}: not one of the model's tools`);
+  }
+  const dimension = model.encoder?.dimension ?? 0;
+  for (const f of Object.keys(model.toolHead.weights)) {
+    const m = /^e:(\d+)$/.exec(f);
+    if (m && Number(m[1]) >= dimension)
+      problems.push(
+        `toolHead.weights.${f}: an encoder feature beyond the ${model.encoder ? `encoder's ${dimension} dimensions` : "model (it records no encoder)"}`,
+      );
   }
   if (problems.length) throw new DistilledModelError(where, problems);
   return model;

@@ -2,7 +2,8 @@ import { numberOption, parseSpecValue, registerDelegateSpec } from "../delegate-
 import { DistilledDelegate } from "./distilled-delegate.js";
 
 /**
- * Registers `--delegate distilled=MODEL.json[,name=NAME,maxTools=N,maxInputChars=N]` ({@link DistilledDelegate}).
+ * Registers `--delegate distilled=MODEL.json[,encoder=gguf=PATH,name=NAME,maxTools=N,maxInputChars=N]`
+ * ({@link DistilledDelegate}). A model trained with an encoder uses `encoder=…`, else the path its file records.
  * Importing this module registers it (the CLI does).
  */
 export function registerDistilledSpec(): void {
@@ -13,14 +14,15 @@ export function registerDistilledSpec(): void {
       const spec = `distilled=${value}`;
       const maxTools = numberOption(options, "maxTools", spec);
       const maxInputChars = numberOption(options, "maxInputChars", spec);
-      return new DistilledDelegate({
+      return DistilledDelegate.open({
         model: main,
+        ...(options.encoder ? { encoder: options.encoder } : {}),
         ...(options.name ? { name: options.name } : {}),
         ...(maxTools ? { maxTools } : {}),
         ...(maxInputChars ? { maxInputChars } : {}),
       });
     },
-    "distilled=MODEL.json[,name=NAME,maxTools=N,maxInputChars=N]",
+    "distilled=MODEL.json[,encoder=gguf=PATH,name=NAME,maxTools=N,maxInputChars=N]",
   );
 }
 

@@ -11,8 +11,8 @@ import {
 import { fitPredictor } from "./fit-predictor.js";
 import { DEFAULT_FEATURES, prepareInput, type FeatureConfig } from "./input-features.js";
 import { MODEL_FORMAT, MODEL_VERSION, type DistilledModelData } from "./model-file.js";
-import { oodVariants } from "./ood-variants.js";
-import { seededRandom, shuffle } from "./random.js";
+import { encoderText, type TrainingEmbeddings } from "./encoder-input.js";
+import { planTraining, type TrainingPlan } from "./training-plan.js";
 import type { SgdOptions } from "./sgd-options.js";
 import { exactMatch, type TrainingExample } from "./training-examples.js";
 import type { Clock } from "../../runtime/clock.js";
@@ -36,6 +36,13 @@ export interface TrainDistilledOptions {
   seed?: number;
   features?: FeatureConfig;
   sgd?: SgdOptions;
+  /**
+   * Pretrained-encoder vectors of every instruction (and out-of-domain variant) the plan uses; see
+   * {@link trainDistilledWithEncoder}, which computes them.
+   */
+  embeddings?: TrainingEmbeddings;
+  /** @internal The plan the embeddings were computed for. */
+  _plan?: TrainingPlan;
   /** @internal Clock for `createdAt`. */
   _internal?: { now?: Clock };
 }
@@ -59,6 +66,13 @@ export interface TrainDistilledResult {
 
 const OOD_WEIGHT = 0.25;
 
+function embeddingOf(embeddings: TrainingEmbeddings, instruction: string): Float32Array {
+  const text = encoderText(instruction, embeddings.encoder.prefix);
+  const vector = embeddings.vectors.get(text);
+  if (!vector) throw new InvalidOptionError("embeddings", "a vector for every instruction", text);
+  return vector;
+}
+
 /**
  * Trains a distilled model: (1) hold out a share of the examples for measuring only — or, when `heldOut` is
  * given, split it into a tuning half and a measured half; (2) k-fold over the training examples: fit on k−1
@@ -76,33 +90,18 @@ export function trainDistilled(
   const targetPrecision = options.targetPrecision ?? 0.98;
   if (!(targetPrecision > 0 && targetPrecision <= 1))
     throw new InvalidOptionError("targetPrecision", "a number in (0, 1]", targetPrecision);
-  const random = seededRandom(seed);
-  let train = [...examples];
-  let heldOut = options.heldOut ? shuffle([...options.heldOut], random) : [];
-  let tuning: TrainingExample[] = [];
-  if (options.heldOut) {
-    tuning = heldOut.filter((_, i) => i % 2 === 0);
-    heldOut = heldOut.filter((_, i) => i % 2 === 1);
-  } else {
-    shuffle(train, random);
-    const n = Math.floor(train.length * (options.heldOutShare ?? 0.2));
-    heldOut = train.slice(0, n);
-    train = train.slice(n);
-  }
-  if (train.length < 2)
-    throw new InvalidOptionError("examples", "at least 2 labelled examples to train on", train.length);
+  const plan = options._plan ?? planTraining(examples, options);
+  const { train, heldOut, tuning, folds, order } = plan;
   const fitOptions = {
     ...(options.features ? { features: options.features } : {}),
     sgd: { seed, ...options.sgd },
   };
 
   const config = options.features ?? DEFAULT_FEATURES;
-  const inputs = train.map((e) => prepareInput(e.instruction, e.facts, config));
-  const folds = Math.max(2, Math.min(options.folds ?? 4, train.length));
-  const order = shuffle(
-    train.map((_, i) => i),
-    random,
-  );
+  const embeddings = options.embeddings;
+  const prep = (instruction: string, facts: Record<string, unknown>) =>
+    prepareInput(instruction, facts, config, embeddings && embeddingOf(embeddings, instruction));
+  const inputs = train.map((e) => prep(e.instruction, e.facts));
   const rows: CalibrationRow[] = [];
   const outOfFold: { inputs: number[]; correct: boolean }[] = [];
   for (let f = 0; f < folds; f++) {
@@ -116,8 +115,8 @@ export function trainDistilled(
       const row = { inputs: prediction.calibrationInputs, correct: exactMatch(prediction, e.call) };
       outOfFold.push(row);
       rows.push(row);
-      for (const variant of oodVariants(e.instruction, fitted.predictor.familiarity, random)) {
-        const ood = predictor.predict(predictor.prepare(variant, e.facts));
+      for (const variant of plan.variants[i]!) {
+        const ood = predictor.predict(prep(variant, e.facts));
         rows.push({ inputs: ood.calibrationInputs, correct: false, weight: OOD_WEIGHT });
       }
     }
@@ -126,7 +125,7 @@ export function trainDistilled(
   const raw = new DistilledPredictor(final.predictor);
   const scoreRows = (set: readonly TrainingExample[]) =>
     set.map((e) => {
-      const p = raw.predict(raw.prepare(e.instruction, e.facts));
+      const p = raw.predict(prep(e.instruction, e.facts));
       return { inputs: p.calibrationInputs, correct: exactMatch(p, e.call) };
     });
   // Held-out examples the caller gave are worded like the traffic to come: half of them tune the calibrator and
@@ -158,6 +157,7 @@ export function trainDistilled(
     toolHead: final.predictor.toolHead,
     arguments: final.predictor.arguments,
     familiarity: final.predictor.familiarity,
+    ...(embeddings ? { encoder: embeddings.encoder } : {}),
     calibration: calibrator.toJSON(),
     recommendedMinConfidence: recommended,
     training: {

@@ -1,0 +1,149 @@
+// The learning curve of the distilled delegate on the alert-triage example: train on the generated traces plus the
+// first k resolved escalations (examples/alert-triage/data/escalations.jsonl: alerts written by hand in real
+// systems' styles, labelled as a person resolving them would), tune on the generated held-out set, and measure
+// coverage and precision at the recommended min_confidence on the hand-written held-out set
+// (handwritten.jsonl), which no model trains or tunes on — with the encoder and with n-grams alone. Also the share
+// of out-of-domain inputs escalated. Writes docs/distill-curve.svg and prints the table.
+// Run: npm run bench:distill-curve  (ENCODER=PATH, default: what scripts/encoder-model.sh prints; STEPS=0,15,…;
+// APPEND=1 keeps the points already in docs/distill-curve.json; RENDER=1 only redraws the picture from it).
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { readTraces } from "../dist/delegate/read-traces.js";
+import {
+  examplesFromTraces,
+  trainDistilled,
+  type TrainingExample,
+} from "../dist/delegate/distilled/index.js";
+import { GgufTextEncoder } from "../dist/delegate/distilled/gguf-text-encoder.js";
+import { measureModel } from "../dist/delegate/distilled/measure-model.js";
+import type { TextEncoder } from "../dist/delegate/distilled/text-encoder.js";
+import { trainDistilledWithEncoder } from "../dist/delegate/distilled/train-with-encoder.js";
+import { outOfDomainExamples } from "../dist/delegate/distilled/out-of-domain-inputs.js";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const load = (f: string): TrainingExample[] =>
+  examplesFromTraces(readTraces(`${root}examples/alert-triage/data/${f}.jsonl`).traces, "triage_items")
+    .examples;
+const STEPS = (process.env.STEPS ?? "0,15,30,45,60,90").split(",").map(Number);
+const encoderPath =
+  process.env.ENCODER ??
+  execFileSync("bash", [`${root}scripts/encoder-model.sh`], { encoding: "utf8" }).trim();
+
+const pointsFile = `${root}docs/distill-curve.json`;
+const render = process.env.RENDER === "1";
+const real = await GgufTextEncoder.open(render ? "" : encoderPath).catch((error: unknown) => {
+  if (render) return undefined;
+  throw error;
+});
+// The same texts recur at every step: embed each once.
+const memo = new Map<string, Float32Array>();
+const encoder: TextEncoder = {
+  info: real?.info ?? { kind: "gguf", name: "none", sha256: "", dimension: 0 },
+  async embed(texts) {
+    const missing = [...new Set(texts.filter((t) => !memo.has(t)))];
+    if (missing.length) (await real!.embed(missing)).forEach((v, i) => memo.set(missing[i]!, v));
+    return texts.map((t) => memo.get(t)!);
+  },
+  close: async () => {},
+};
+
+const train = load("train");
+const tuning = load("heldout");
+const escalations = load("escalations");
+const handwritten = load("handwritten");
+const ood = outOfDomainExamples(train[0]!);
+interface Point {
+  added: number;
+  model: string;
+  threshold: number;
+  coverage: number;
+  precision: number | null;
+  accuracy: number;
+  oodEscalated: number;
+}
+const points: Point[] =
+  (render || process.env.APPEND === "1") && existsSync(pointsFile)
+    ? (JSON.parse(readFileSync(pointsFile, "utf8")) as Point[])
+    : [];
+for (const added of render ? [] : STEPS) {
+  const examples = [...train, ...escalations.slice(0, added)];
+  const options = { node: "triage_items", heldOut: tuning };
+  for (const kind of ["encoder", "n-grams"] as const) {
+    const r =
+      kind === "encoder"
+        ? await trainDistilledWithEncoder(examples, options, encoder)
+        : trainDistilled(examples, options);
+    const m = await measureModel(r.model, handwritten, encoder);
+    const o = await measureModel(r.model, ood, encoder);
+    const point = {
+      added,
+      model: kind,
+      threshold: r.recommendedMinConfidence,
+      coverage: m.atRecommended.coverage,
+      precision: m.atRecommended.precision,
+      accuracy: m.accuracy,
+      oodEscalated: o.scored.filter((s) => s.confidence < r.recommendedMinConfidence).length / o.examples,
+    };
+    points.push(point);
+    points.sort((a, b) => a.added - b.added || a.model.localeCompare(b.model));
+    writeFileSync(pointsFile, JSON.stringify(points, null, 1) + "\n");
+    console.log(JSON.stringify(point));
+  }
+}
+await real?.close();
+const steps = [...new Set(points.map((p) => p.added))].sort((a, b) => a - b);
+
+const pct = (v: number | null) => (v === null ? "–" : `${(v * 100).toFixed(1)}%`);
+console.log(
+  "\nresolved escalations added | model    | min_confidence | coverage | precision | accuracy | OOD escalated",
+);
+for (const p of points)
+  console.log(
+    `${String(p.added).padStart(26)} | ${p.model.padEnd(8)} | ${p.threshold.toFixed(3).padStart(14)} | ${pct(p.coverage).padStart(8)} | ${pct(p.precision).padStart(9)} | ${pct(p.accuracy).padStart(8)} | ${pct(p.oodEscalated).padStart(13)}`,
+  );
+
+// The picture: coverage and precision (y, 0–100%) against escalations added (x), one line per model and measure.
+const W = 640;
+const H = 360;
+const M = { l: 56, r: 150, t: 30, b: 46 };
+const maxX = Math.max(...steps, 1);
+const x = (v: number) => M.l + (v / maxX) * (W - M.l - M.r);
+const y = (v: number) => M.t + (1 - v) * (H - M.t - M.b);
+const series = [
+  { model: "encoder", key: "precision", color: "#1f77b4", dash: "" },
+  { model: "encoder", key: "coverage", color: "#1f77b4", dash: "6 4" },
+  { model: "n-grams", key: "precision", color: "#d62728", dash: "" },
+  { model: "n-grams", key: "coverage", color: "#d62728", dash: "6 4" },
+] as const;
+const lines = series.map((s, i) => {
+  const pts = points
+    .filter((p) => p.model === s.model && p[s.key] !== null)
+    .map((p) => `${x(p.added).toFixed(1)},${y(p[s.key]!).toFixed(1)}`);
+  const ly = M.t + 14 + i * 20;
+  return `<polyline fill="none" stroke="${s.color}" stroke-width="2" stroke-dasharray="${s.dash}" points="${pts.join(" ")}"/>
+${pts.map((pt) => `<circle cx="${pt.split(",")[0]}" cy="${pt.split(",")[1]}" r="3" fill="${s.color}"/>`).join("")}
+<line x1="${W - M.r + 12}" y1="${ly}" x2="${W - M.r + 40}" y2="${ly}" stroke="${s.color}" stroke-width="2" stroke-dasharray="${s.dash}"/>
+<text x="${W - M.r + 46}" y="${ly + 4}" font-size="12">${s.model} ${s.key}</text>`;
+});
+const grid = [0, 0.25, 0.5, 0.75, 1]
+  .map(
+    (v) =>
+      `<line x1="${M.l}" y1="${y(v)}" x2="${W - M.r}" y2="${y(v)}" stroke="#ddd"/><text x="${M.l - 8}" y="${y(v) + 4}" font-size="11" text-anchor="end">${v * 100}%</text>`,
+  )
+  .join("\n");
+const ticks = steps
+  .map((v) => `<text x="${x(v)}" y="${H - M.b + 16}" font-size="11" text-anchor="middle">${v}</text>`)
+  .join("");
+const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif">
+<rect width="100%" height="100%" fill="white"/>
+<text x="${M.l}" y="18" font-size="13">Hand-written held-out alerts (${handwritten.length}), at the recommended min_confidence</text>
+${grid}
+<line x1="${M.l}" y1="${y(0)}" x2="${W - M.r}" y2="${y(0)}" stroke="#333"/>
+${ticks}
+<text x="${(M.l + W - M.r) / 2}" y="${H - 8}" font-size="12" text-anchor="middle">resolved escalations added to the ${train.length} generated traces</text>
+${lines.join("\n")}
+</svg>
+`;
+writeFileSync(`${root}docs/distill-curve.svg`, svg);
+console.log("\nwrote docs/distill-curve.svg");

@@ -1,0 +1,61 @@
+// Turns handwritten.tsv (alerts written by hand, each labelled by hand with the example's policy: see
+// handwritten.md) into handwritten.jsonl, traces of the `triage_items` node rendered exactly as the node renders
+// them. Only the call's arguments follow mechanically from the label and the severity, as the policy says
+// (urgency, priority, summary/title = the alert text, reason); nothing here makes up an alert.
+//
+//   node examples/alert-triage/data/handwritten.mjs              # handwritten.tsv → handwritten.jsonl
+//   node examples/alert-triage/data/handwritten.mjs escalations  # escalations.tsv → escalations.jsonl
+import { readFileSync, writeFileSync } from "node:fs";
+import { tools } from "../tools.mjs";
+
+const here = new URL(".", import.meta.url);
+const specs = ["escalate_to_pagerduty", "file_jira_ticket", "ignore_alert"].map((name) => {
+  const t = tools.find((x) => x.name === name);
+  return { name, description: t.delegateDescription ?? t.description, parameters: t.input };
+});
+const REASONS = { info: "informational", nonprod: "non-production", resolved: "self-resolved" };
+
+function call(label, id, severity, text) {
+  if (label === "page") {
+    if (!["critical", "high"].includes(severity)) throw new Error(`page with severity ${severity}: ${text}`);
+    return {
+      name: "escalate_to_pagerduty",
+      arguments: { alert_id: id, urgency: severity === "critical" ? "high" : "low", summary: text },
+    };
+  }
+  if (label === "ticket") {
+    const priority = { high: "P2", medium: "P3", low: "P4" }[severity];
+    if (!priority) throw new Error(`ticket with severity ${severity}: ${text}`);
+    return { name: "file_jira_ticket", arguments: { alert_id: id, project: "OPS", priority, title: text } };
+  }
+  if (!REASONS[label]) throw new Error(`unknown label ${label}`);
+  return { name: "ignore_alert", arguments: { alert_id: id, reason: REASONS[label] } };
+}
+
+const name = process.argv[2] ?? "handwritten";
+const firstId = { handwritten: 7001, escalations: 8001 }[name];
+if (!firstId) throw new Error(`unknown set ${name}`);
+const lines = readFileSync(new URL(`${name}.tsv`, here), "utf8")
+  .split("\n")
+  .filter((l) => l.trim() && !l.startsWith("#"));
+const traces = lines.map((line, item) => {
+  const [severity, label, text] = line.split("\t");
+  const id = `ALR-${firstId + item}`;
+  return {
+    runId: name,
+    nodeId: "triage_items",
+    item,
+    instruction: `Analyze this alert and select the most appropriate action: ${text}`,
+    facts: { alert_id: id, severity, environment: "production" },
+    tools: specs,
+    proposal: null,
+    verdict: "accepted",
+    finalCall: call(label, id, severity, text),
+    backend: "person",
+    latencyMs: 0,
+    time: "2026-11-30T00:00:00.000Z",
+    source: "person",
+  };
+});
+writeFileSync(new URL(`${name}.jsonl`, here), traces.map((t) => JSON.stringify(t)).join("\n") + "\n");
+console.error(`${name}.jsonl: ${traces.length} traces`);

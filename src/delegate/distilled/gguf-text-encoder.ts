@@ -1,0 +1,144 @@
+import { createHash } from "node:crypto";
+import { createReadStream, statSync } from "node:fs";
+import { basename } from "node:path";
+import type { LlamaEmbeddingContext, LlamaModel, Token } from "node-llama-cpp";
+import { DelegateBackendError } from "../../errors/delegate-backend-error.js";
+import { InvalidOptionError } from "../../errors/invalid-option-error.js";
+import { acquireModel, releaseModel } from "../backends/node-llama-cpp-loader.js";
+import type { EncoderInfo, TextEncoder } from "./text-encoder.js";
+
+/** Options of {@link GgufTextEncoder.open}. */
+export interface GgufTextEncoderOptions {
+  /**
+   * Embedding contexts run side by side; a batch is spread over them. Default: 2 (one per core of a small
+   * machine; measured faster than one context with two threads, see docs/distill.md).
+   */
+  contexts?: number;
+  /** Threads per context. Default 1. */
+  threads?: number;
+  /** Longest input in tokens (longer input is cut there). Default: the model's training context, at most 512. */
+  maxTokens?: number;
+}
+
+const checksums = new Map<string, Promise<string>>();
+
+/** sha256 of a file, computed once per (path, size, mtime) in a process. */
+export function fileSha256(path: string): Promise<string> {
+  const st = statSync(path);
+  const key = `${path}\0${st.size}\0${st.mtimeMs}`;
+  let sum = checksums.get(key);
+  if (!sum) {
+    sum = new Promise<string>((resolve, reject) => {
+      const hash = createHash("sha256");
+      createReadStream(path)
+        .on("data", (chunk) => hash.update(chunk))
+        .on("error", reject)
+        .on("end", () => resolve(hash.digest("hex")));
+    });
+    sum.catch(() => checksums.delete(key));
+    checksums.set(key, sum);
+  }
+  return sum;
+}
+
+/**
+ * A GGUF sentence encoder (an embedding model such as all-MiniLM-L6-v2, or a small LLM) run on the CPU by
+ * node-llama-cpp's embedding API. Vectors are scaled to unit length. A batch is spread over a few embedding
+ * contexts that run side by side.
+ */
+export class GgufTextEncoder implements TextEncoder {
+  readonly info: EncoderInfo;
+  readonly #path: string;
+  readonly #model: LlamaModel;
+  readonly #contexts: LlamaEmbeddingContext[];
+  readonly #maxTokens: number;
+  #closed = false;
+
+  private constructor(
+    info: EncoderInfo,
+    path: string,
+    model: LlamaModel,
+    contexts: LlamaEmbeddingContext[],
+    maxTokens: number,
+  ) {
+    this.info = info;
+    this.#path = path;
+    this.#model = model;
+    this.#contexts = contexts;
+    this.#maxTokens = maxTokens;
+  }
+
+  /** Loads the model, checksums the file and opens the embedding contexts. */
+  static async open(path: string, options: GgufTextEncoderOptions = {}): Promise<GgufTextEncoder> {
+    const contexts = whole("contexts", options.contexts) ?? 2;
+    const threads = whole("threads", options.threads) ?? 1;
+    try {
+      statSync(path);
+    } catch (cause) {
+      throw new InvalidOptionError("encoder", `an existing GGUF file (${(cause as Error).message})`, path);
+    }
+    const [sha256, model] = await Promise.all([fileSha256(path), acquireModel(path, false)]);
+    try {
+      const trained = model.trainContextSize || 512;
+      const maxTokens = Math.min(whole("maxTokens", options.maxTokens) ?? 512, trained);
+      const opened: LlamaEmbeddingContext[] = [];
+      for (let i = 0; i < contexts; i++)
+        opened.push(
+          await model.createEmbeddingContext({ contextSize: maxTokens, batchSize: maxTokens, threads }),
+        );
+      const name = model.fileInfo.metadata?.general?.name ?? basename(path);
+      return new GgufTextEncoder(
+        { kind: "gguf", name, sha256, dimension: model.embeddingVectorSize, path },
+        path,
+        model,
+        opened,
+        maxTokens,
+      );
+    } catch (cause) {
+      await releaseModel(path, false);
+      throw cause;
+    }
+  }
+
+  async embed(texts: readonly string[]): Promise<Float32Array[]> {
+    if (this.#closed) throw new DelegateBackendError("encoder", "the encoder is closed", { code: "CLOSED" });
+    const out = new Array<Float32Array>(texts.length);
+    let next = 0;
+    const worker = async (context: LlamaEmbeddingContext) => {
+      while (next < texts.length) {
+        const i = next++;
+        out[i] = await this.#embedOne(context, texts[i]!);
+      }
+    };
+    await Promise.all(this.#contexts.map(worker));
+    return out;
+  }
+
+  async #embedOne(context: LlamaEmbeddingContext, text: string): Promise<Float32Array> {
+    const dimension = this.info.dimension;
+    // Room for the begin and end tokens the context adds.
+    const tokens: Token[] = this.#model.tokenize(text).slice(0, this.#maxTokens - 2);
+    if (tokens.length === 0) return new Float32Array(dimension);
+    const { vector } = await context.getEmbeddingFor(tokens);
+    const v = Float32Array.from(vector);
+    let norm = 0;
+    for (const x of v) norm += x * x;
+    norm = Math.sqrt(norm);
+    if (norm > 0) for (let i = 0; i < v.length; i++) v[i] = v[i]! / norm;
+    return v;
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const c of this.#contexts) await c.dispose();
+    await releaseModel(this.#path, false);
+  }
+}
+
+function whole(option: string, value: number | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!Number.isInteger(value) || value < 1)
+    throw new InvalidOptionError(option, "a positive integer", value);
+  return value;
+}

@@ -1,0 +1,49 @@
+import { commonPrefix, encoderText } from "./encoder-input.js";
+import type { TextEncoder } from "./text-encoder.js";
+import { trainDistilled, type TrainDistilledOptions, type TrainDistilledResult } from "./train-distilled.js";
+import { planTraining } from "./training-plan.js";
+import type { TrainingExample } from "./training-examples.js";
+
+/** Seconds spent embedding and fitting, as {@link trainDistilledWithEncoder} measured them. */
+export interface EncoderTrainingTimes {
+  embedSeconds: number;
+  fitSeconds: number;
+  /** Distinct texts embedded. */
+  texts: number;
+}
+
+/**
+ * Trains a distilled model whose heads read a pretrained encoder's vector of the instruction beside the n-gram
+ * features: plans the training (splits, folds, out-of-domain variants), embeds every instruction it will see once,
+ * then trains as {@link trainDistilled} does. The model records the encoder (name, checksum, dimension) and the
+ * instruction opening every training input shared, which is cut off before embedding.
+ */
+export async function trainDistilledWithEncoder(
+  examples: readonly TrainingExample[],
+  options: TrainDistilledOptions,
+  encoder: TextEncoder,
+): Promise<TrainDistilledResult & { times: EncoderTrainingTimes }> {
+  const plan = planTraining(examples, options);
+  const prefix = commonPrefix(plan.train.map((e) => e.instruction));
+  const texts = new Set<string>();
+  for (const e of [...plan.train, ...plan.heldOut, ...plan.tuning])
+    texts.add(encoderText(e.instruction, prefix));
+  for (const variants of plan.variants) for (const v of variants) texts.add(encoderText(v, prefix));
+  const list = [...texts];
+  const started = performance.now();
+  const vectors = await encoder.embed(list);
+  const embedSeconds = (performance.now() - started) / 1000;
+  const fitStarted = performance.now();
+  const result = trainDistilled(examples, {
+    ...options,
+    _plan: plan,
+    embeddings: {
+      encoder: { ...encoder.info, prefix },
+      vectors: new Map(list.map((t, i) => [t, vectors[i]!])),
+    },
+  });
+  return {
+    ...result,
+    times: { embedSeconds, fitSeconds: (performance.now() - fitStarted) / 1000, texts: list.length },
+  };
+}
