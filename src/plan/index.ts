@@ -39,7 +39,14 @@ export type {
   RunStatus,
   StoredRun,
 } from "./run-state.js";
-export { applyMutations, type RunMutation, type RunStore } from "./run-store.js";
+export {
+  applyMutations,
+  type ItemPage,
+  type ItemPageOptions,
+  type RunMutation,
+  type RunStore,
+  type RunSummary,
+} from "./run-store.js";
 export { applySelectPath, parseSelectPath, type PathStep } from "./select-path.js";
 export { SqliteRunStore, type SqliteRunStoreOptions } from "./sqlite-run-store.js";
 export { compileTemplate, renderString, renderValue, type TemplateScope } from "./template.js";

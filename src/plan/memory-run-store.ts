@@ -1,4 +1,12 @@
-import { applyMutations, type RunMutation, type RunStore } from "./run-store.js";
+import {
+  applyMutations,
+  pageItems,
+  type ItemPage,
+  type ItemPageOptions,
+  type RunMutation,
+  type RunStore,
+  type RunSummary,
+} from "./run-store.js";
 import type { RunRecord, StoredRun } from "./run-state.js";
 import { RunError } from "../errors/run-error.js";
 
@@ -28,6 +36,22 @@ export class MemoryRunStore implements RunStore {
       .map((s) => s.run)
       .sort((a, b) => b.createdAt.localeCompare(a.createdAt))
       .slice(0, options.limit ?? Infinity);
+  }
+
+  async loadSummary(runId: string): Promise<RunSummary | undefined> {
+    const state = this.#runs.get(runId);
+    if (!state) return undefined;
+    const itemKeys = new Set<string>();
+    for (const items of Object.values(state.items))
+      for (const item of Object.values(items)) if (item.key !== undefined) itemKeys.add(item.key);
+    const artifacts = Object.fromEntries(Object.entries(state.artifacts).filter(([k]) => !itemKeys.has(k)));
+    return structuredClone({ run: state.run, nodes: state.nodes, artifacts });
+  }
+
+  async listItems(runId: string, nodeId: string, options?: ItemPageOptions): Promise<ItemPage> {
+    const state = this.#runs.get(runId);
+    if (!state) throw new RunError("RUN_NOT_FOUND", `No run ${runId} in this store.`, { runId });
+    return structuredClone(pageItems(state, nodeId, options));
   }
 
   async close(): Promise<void> {}

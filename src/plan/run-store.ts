@@ -22,7 +22,59 @@ export interface RunStore {
   load(runId: string): Promise<StoredRun | undefined>;
   /** Newest first. */
   list(options?: { limit?: number }): Promise<RunRecord[]>;
+  /**
+   * A run without its items: the header, the node records and the node-level artifacts (not the items' values).
+   * What a viewer needs to draw a run of any size; `undefined` when there is no such run.
+   */
+  loadSummary(runId: string): Promise<RunSummary | undefined>;
+  /** One page of a node's items in index order, optionally of one status, with counts by status over all of them. */
+  listItems(runId: string, nodeId: string, options?: ItemPageOptions): Promise<ItemPage>;
   close(): Promise<void>;
+}
+
+/** What {@link RunStore.loadSummary} returns. */
+export interface RunSummary {
+  run: RunRecord;
+  nodes: Record<string, NodeRecord>;
+  /** Node-level artifacts; the items' values are left out (see {@link RunStore.listItems}). */
+  artifacts: Record<string, unknown>;
+}
+
+/** Options of {@link RunStore.listItems}. */
+export interface ItemPageOptions {
+  /** Items to skip, in index order. Default 0. */
+  offset?: number;
+  /** Items to return at most. Default 100. */
+  limit?: number;
+  /** Only items of this status. */
+  status?: ItemRecord["status"];
+}
+
+/** A page of items and the node's item counts by status (over all its stored items, not only the page). */
+export interface ItemPage {
+  /** Items that match the status filter (all stored items without one). */
+  total: number;
+  counts: Partial<Record<ItemRecord["status"], number>>;
+  items: { record: ItemRecord; value?: unknown }[];
+}
+
+/** Pages items held in memory (shared by stores that keep a copy in memory). */
+export function pageItems(state: StoredRun, nodeId: string, options: ItemPageOptions = {}): ItemPage {
+  const all = Object.values(state.items[nodeId] ?? {}).sort((a, b) => a.index - b.index);
+  const counts: ItemPage["counts"] = {};
+  for (const item of all) counts[item.status] = (counts[item.status] ?? 0) + 1;
+  const matching = options.status ? all.filter((i) => i.status === options.status) : all;
+  const offset = options.offset ?? 0;
+  const page = matching.slice(offset, offset + (options.limit ?? 100));
+  return {
+    total: matching.length,
+    counts,
+    items: page.map((record) =>
+      record.key !== undefined && record.key in state.artifacts
+        ? { record, value: state.artifacts[record.key] }
+        : { record },
+    ),
+  };
 }
 
 /** Applies a batch to an in-memory {@link StoredRun} (shared by stores that keep a copy in memory). */

@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
-import type { RunMutation, RunStore } from "./run-store.js";
+import type { ItemPage, ItemPageOptions, RunMutation, RunStore, RunSummary } from "./run-store.js";
 import type { ItemRecord, NodeRecord, RunRecord, StoredRun } from "./run-state.js";
 import { RunError } from "../errors/run-error.js";
 
@@ -80,6 +80,17 @@ export class SqliteRunStore implements RunStore {
       nodes: db.prepare(`SELECT node_id, record FROM nodes WHERE run_id = ?`),
       items: db.prepare(
         `SELECT node_id, record, key, value FROM items WHERE run_id = ? ORDER BY node_id, idx`,
+      ),
+      itemCounts: db.prepare(
+        `SELECT json_extract(record, '$.status') AS status, count(*) AS n FROM items
+         WHERE run_id = ? AND node_id = ? GROUP BY 1`,
+      ),
+      itemPage: db.prepare(
+        `SELECT record, key, value FROM items WHERE run_id = ? AND node_id = ? ORDER BY idx LIMIT ? OFFSET ?`,
+      ),
+      itemPageOf: db.prepare(
+        `SELECT record, key, value FROM items WHERE run_id = ? AND node_id = ?
+         AND json_extract(record, '$.status') = ? ORDER BY idx LIMIT ? OFFSET ?`,
       ),
       list: db.prepare(`SELECT * FROM runs ORDER BY created_at DESC, rowid DESC LIMIT ?`),
     };
@@ -197,6 +208,49 @@ export class SqliteRunStore implements RunStore {
       if (i.key !== null && i.value !== null && !(i.key in artifacts)) artifacts[i.key] = JSON.parse(i.value);
     }
     return { run: toRunRecord(row), artifacts, nodes, items };
+  }
+
+  async loadSummary(runId: string): Promise<RunSummary | undefined> {
+    this.#assertOpen();
+    const row = this.#stmts.getRun.get(runId) as Record<string, string> | undefined;
+    if (!row) return undefined;
+    const artifacts: Record<string, unknown> = {};
+    for (const a of this.#stmts.artifacts.iterate(runId) as Iterable<{ key: string; value: string }>) {
+      artifacts[a.key] = JSON.parse(a.value);
+    }
+    const nodes: Record<string, NodeRecord> = {};
+    for (const n of this.#stmts.nodes.iterate(runId) as Iterable<{ node_id: string; record: string }>) {
+      nodes[n.node_id] = JSON.parse(n.record) as NodeRecord;
+    }
+    return { run: toRunRecord(row), nodes, artifacts };
+  }
+
+  async listItems(runId: string, nodeId: string, options: ItemPageOptions = {}): Promise<ItemPage> {
+    this.#assertOpen();
+    const counts: ItemPage["counts"] = {};
+    let all = 0;
+    for (const c of this.#stmts.itemCounts.all(runId, nodeId) as {
+      status: ItemRecord["status"];
+      n: number;
+    }[]) {
+      counts[c.status] = c.n;
+      all += c.n;
+    }
+    const limit = options.limit ?? 100;
+    const offset = options.offset ?? 0;
+    const rows = (
+      options.status
+        ? this.#stmts.itemPageOf.all(runId, nodeId, options.status, limit, offset)
+        : this.#stmts.itemPage.all(runId, nodeId, limit, offset)
+    ) as { record: string; key: string | null; value: string | null }[];
+    return {
+      total: options.status ? (counts[options.status] ?? 0) : all,
+      counts,
+      items: rows.map((r) => {
+        const record = JSON.parse(r.record) as ItemRecord;
+        return r.key !== null && r.value !== null ? { record, value: JSON.parse(r.value) } : { record };
+      }),
+    };
   }
 
   async list(options: { limit?: number } = {}): Promise<RunRecord[]> {
