@@ -14,6 +14,7 @@ interface ResolveFlags {
   call?: string;
   value?: string;
   skip?: boolean;
+  by?: string;
   store: string;
   json?: boolean;
 }
@@ -31,11 +32,15 @@ export function registerResolve(program: Command, ctx: CliContext): void {
     .option("--call <json>", 'run this call instead: {"name": TOOL, "arguments": {...}}')
     .option("--value <json>", "store this JSON value as the result, running nothing")
     .option("--skip", "mark it skipped, running nothing")
+    .option("--by <name>", "who decides (recorded with the decision)")
     .option("--store <file>", "run store (SQLite file)", DEFAULT_STORE)
     .option("--tools <module>", "tools module to check a --call against now (default: the run's)")
     .option("--json", "print the recorded resolution as JSON")
     .action(async (runId: string, nodeId: string, flags: ResolveFlags) => {
-      const resolution = parseResolution(flags);
+      const resolution: Resolution = {
+        ...parseResolution(flags),
+        ...(flags.by?.trim() ? { by: flags.by.trim() } : {}),
+      };
       const item = flags.item === undefined ? undefined : parseItem(flags.item);
       const store = openStore(flags.store);
       try {
@@ -104,7 +109,8 @@ function parseItem(text: string): number {
   return n;
 }
 
-function checkEscalated(stored: StoredRun, nodeId: string, item: number | undefined) {
+/** Throws a `RESOLUTION_INVALID` error unless the node (or its item) is escalated. */
+export function checkEscalated(stored: StoredRun, nodeId: string, item: number | undefined) {
   const runId = stored.run.runId;
   const node = stored.nodes[nodeId];
   const items = Object.values(stored.items[nodeId] ?? {});
@@ -136,7 +142,7 @@ function checkEscalated(stored: StoredRun, nodeId: string, item: number | undefi
 }
 
 /** Early feedback: the gate would reject a call to a tool outside the node's candidates anyway. */
-function checkCandidate(stored: StoredRun, nodeId: string, name: string) {
+export function checkCandidate(stored: StoredRun, nodeId: string, name: string) {
   const nodes = (stored.run.plan as { nodes?: { id?: string; tools?: unknown }[] }).nodes ?? [];
   const tools = nodes.find((n) => n.id === nodeId)?.tools;
   if (Array.isArray(tools) && !tools.includes(name)) {
@@ -149,7 +155,7 @@ function checkCandidate(stored: StoredRun, nodeId: string, name: string) {
  * module and host flag, so a mistake shows at once rather than on resume (where the same checks run again).
  * Skipped when the run has no tools module on record.
  */
-async function checkCall(
+export async function checkCall(
   stored: StoredRun,
   nodeId: string,
   call: { name: string; arguments: Record<string, unknown> },
