@@ -125,7 +125,19 @@ export function runStoreSuite(name: string, make: () => { store: RunStore; reope
         const status = index % 5 === 0 ? "escalated" : "ok";
         batch.push(
           status === "ok"
-            ? { kind: "item", nodeId: "b", item: { index, status, key: `b_${index}` }, value: index * 10 }
+            ? {
+                kind: "item",
+                nodeId: "b",
+                item: {
+                  index,
+                  status,
+                  key: `b_${index}`,
+                  ...(index < 2
+                    ? { details: { spend: { calls: 1, tokens: 10, cost: 0.5, duration: 1 } } }
+                    : {}),
+                },
+                value: index * 10,
+              }
             : { kind: "item", nodeId: "b", item: { index, status } },
         );
       }
@@ -139,12 +151,13 @@ export function runStoreSuite(name: string, make: () => { store: RunStore; reope
       const page = await store.listItems("r3", "b", { offset: 10, limit: 4 });
       expect(page.total).toBe(25);
       expect(page.counts).toEqual({ ok: 20, escalated: 5 });
+      expect(page.spend).toEqual({ calls: 1, tokens: 10, cost: 0.5, duration: 1 });
       expect(page.items.map((i) => i.record.index)).toEqual([10, 11, 12, 13]);
       expect(page.items[1]).toEqual({ record: { index: 11, status: "ok", key: "b_11" }, value: 110 });
       const escalated = await store.listItems("r3", "b", { status: "escalated", offset: 1 });
       expect(escalated.total).toBe(5);
       expect(escalated.items.map((i) => i.record.index)).toEqual([5, 10, 15, 20]);
-      expect((await store.listItems("r3", "none")).total).toBe(0);
+      expect(await store.listItems("r3", "none")).toEqual({ total: 0, counts: {}, items: [] });
       await store.close();
     });
   });

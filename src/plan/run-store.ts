@@ -1,5 +1,6 @@
 import type { ItemRecord, NodeRecord, Resolution, RunRecord, RunStatus, StoredRun } from "./run-state.js";
 import type { SerializedError } from "../errors/deputy-error.js";
+import type { Spend } from "./run-manifest.js";
 
 /** One change to a run's durable state. A store applies a batch of them atomically. */
 export type RunMutation =
@@ -55,6 +56,8 @@ export interface ItemPage {
   /** Items that match the status filter (all stored items without one). */
   total: number;
   counts: Partial<Record<ItemRecord["status"], number>>;
+  /** What all the node's items spent (`details.spend` summed), when any reported it. */
+  spend?: Spend;
   items: { record: ItemRecord; value?: unknown }[];
 }
 
@@ -62,13 +65,21 @@ export interface ItemPage {
 export function pageItems(state: StoredRun, nodeId: string, options: ItemPageOptions = {}): ItemPage {
   const all = Object.values(state.items[nodeId] ?? {}).sort((a, b) => a.index - b.index);
   const counts: ItemPage["counts"] = {};
-  for (const item of all) counts[item.status] = (counts[item.status] ?? 0) + 1;
+  let spend: Spend | undefined;
+  for (const item of all) {
+    counts[item.status] = (counts[item.status] ?? 0) + 1;
+    const s = item.details?.spend as Partial<Spend> | undefined;
+    if (!s || typeof s !== "object") continue;
+    spend ??= { calls: 0, tokens: 0, cost: 0, duration: 0 };
+    for (const k of ["calls", "tokens", "cost", "duration"] as const) spend[k] += s[k] ?? 0;
+  }
   const matching = options.status ? all.filter((i) => i.status === options.status) : all;
   const offset = options.offset ?? 0;
   const page = matching.slice(offset, offset + (options.limit ?? 100));
   return {
     total: matching.length,
     counts,
+    ...(spend ? { spend } : {}),
     items: page.map((record) =>
       record.key !== undefined && record.key in state.artifacts
         ? { record, value: state.artifacts[record.key] }

@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import type { ItemPage, ItemPageOptions, RunMutation, RunStore, RunSummary } from "./run-store.js";
+import type { Spend } from "./run-manifest.js";
 import type { ItemRecord, NodeRecord, RunRecord, StoredRun } from "./run-state.js";
 import { RunError } from "../errors/run-error.js";
 
@@ -82,8 +83,13 @@ export class SqliteRunStore implements RunStore {
         `SELECT node_id, record, key, value FROM items WHERE run_id = ? ORDER BY node_id, idx`,
       ),
       itemCounts: db.prepare(
-        `SELECT json_extract(record, '$.status') AS status, count(*) AS n FROM items
-         WHERE run_id = ? AND node_id = ? GROUP BY 1`,
+        `SELECT json_extract(record, '$.status') AS status, count(*) AS n,
+           count(json_extract(record, '$.details.spend')) AS spent,
+           total(json_extract(record, '$.details.spend.calls')) AS calls,
+           total(json_extract(record, '$.details.spend.tokens')) AS tokens,
+           total(json_extract(record, '$.details.spend.cost')) AS cost,
+           total(json_extract(record, '$.details.spend.duration')) AS duration
+         FROM items WHERE run_id = ? AND node_id = ? GROUP BY 1`,
       ),
       itemPage: db.prepare(
         `SELECT record, key, value FROM items WHERE run_id = ? AND node_id = ? ORDER BY idx LIMIT ? OFFSET ?`,
@@ -229,12 +235,18 @@ export class SqliteRunStore implements RunStore {
     this.#assertOpen();
     const counts: ItemPage["counts"] = {};
     let all = 0;
-    for (const c of this.#stmts.itemCounts.all(runId, nodeId) as {
+    let spend: Spend | undefined;
+    const groups = this.#stmts.itemCounts.all(runId, nodeId) as (Spend & {
       status: ItemRecord["status"];
       n: number;
-    }[]) {
+      spent: number;
+    })[];
+    for (const c of groups) {
       counts[c.status] = c.n;
       all += c.n;
+      if (c.spent === 0) continue;
+      spend ??= { calls: 0, tokens: 0, cost: 0, duration: 0 };
+      for (const k of ["calls", "tokens", "cost", "duration"] as const) spend[k] += c[k];
     }
     const limit = options.limit ?? 100;
     const offset = options.offset ?? 0;
@@ -246,6 +258,7 @@ export class SqliteRunStore implements RunStore {
     return {
       total: options.status ? (counts[options.status] ?? 0) : all,
       counts,
+      ...(spend ? { spend } : {}),
       items: rows.map((r) => {
         const record = JSON.parse(r.record) as ItemRecord;
         return r.key !== null && r.value !== null ? { record, value: JSON.parse(r.value) } : { record };
