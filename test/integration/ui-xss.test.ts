@@ -72,17 +72,18 @@ describe("deputy ui renders hostile model output as text", () => {
 
   /** Nothing ran, nothing became markup or a link, and no secret is on the page. */
   async function assertInert() {
-    expect(await page.evaluate(() => (window as { __xss?: string }).__xss)).toBeUndefined();
+    expect(await page.evaluate("window.__xss")).toBeUndefined();
     expect(dialogs).toEqual([]);
-    const dom = await page.evaluate(() => ({
+    // Run in the page (a string: this file is compiled without the DOM's types).
+    const dom = (await page.evaluate(`({
       scripts: [...document.scripts].map((s) => s.getAttribute("src")),
       handlers: [...document.querySelectorAll("*")].flatMap((el) =>
-        [...el.attributes].filter((a) => a.name.startsWith("on")).map((a) => `${el.tagName} ${a.name}`),
+        [...el.attributes].filter((a) => a.name.startsWith("on")).map((a) => el.tagName + " " + a.name),
       ),
-      links: [...document.body.querySelectorAll("[href]")].map((el) => el.getAttribute("href")!),
+      links: [...document.body.querySelectorAll("[href]")].map((el) => el.getAttribute("href")),
       images: document.querySelectorAll("main img, main iframe, main object, main embed").length,
       text: document.body.innerText,
-    }));
+    })`)) as { scripts: string[]; handlers: string[]; links: string[]; images: number; text: string };
     expect(dom.scripts).toHaveLength(1);
     expect(dom.scripts[0]).toMatch(/^\/assets\/index-[\w-]+\.js$/);
     expect(dom.handlers).toEqual([]);
@@ -105,7 +106,7 @@ describe("deputy ui renders hostile model output as text", () => {
     await page.goto(`${fx.console.origin}/#/inbox`);
     await page.locator('article.escalation[data-item="3"]').waitFor();
     for (const d of await page.locator("details").all())
-      await d.evaluate((el) => ((el as HTMLDetailsElement).open = true));
+      await d.evaluate((el) => el.setAttribute("open", ""));
     const text = await assertInert();
     expect(text).toContain(SCRIPT);
     expect(text).toContain(IMG);
@@ -135,7 +136,7 @@ describe("deputy ui renders hostile model output as text", () => {
     await page.goto(`${fx.console.origin}/#/traces?runId=${fx.runId}`);
     await page.locator("table.traces tbody tr").first().waitFor();
     for (const d of await page.locator("details").all())
-      await d.evaluate((el) => ((el as HTMLDetailsElement).open = true));
+      await d.evaluate((el) => el.setAttribute("open", ""));
     expect(await assertInert()).toContain(IMG);
     await page.goto(`${fx.console.origin}/#/`);
     await page.locator("table.runs").waitFor();
