@@ -61,6 +61,7 @@ export class SqliteRunStore implements RunStore {
     this.#db.pragma(`synchronous = ${options.synchronous === "full" ? "FULL" : "NORMAL"}`);
     this.#db.pragma("busy_timeout = 5000");
     this.#db.exec(SCHEMA);
+    addItemSummaryColumns(this.#db);
     const db = this.#db;
     this.#stmts = {
       insertRun: db.prepare(
@@ -71,7 +72,8 @@ export class SqliteRunStore implements RunStore {
       artifact: db.prepare(`INSERT OR REPLACE INTO artifacts (run_id, key, value) VALUES (?, ?, ?)`),
       node: db.prepare(`INSERT OR REPLACE INTO nodes (run_id, node_id, record) VALUES (?, ?, ?)`),
       item: db.prepare(
-        `INSERT OR REPLACE INTO items (run_id, node_id, idx, record, key, value) VALUES (?, ?, ?, ?, ?, ?)`,
+        `INSERT OR REPLACE INTO items (run_id, node_id, idx, record, key, value, status, spend)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       itemRecord: db.prepare(`UPDATE items SET record = ? WHERE run_id = ? AND node_id = ? AND idx = ?`),
       getRun: db.prepare(`SELECT * FROM runs WHERE run_id = ?`),
@@ -82,21 +84,19 @@ export class SqliteRunStore implements RunStore {
       items: db.prepare(
         `SELECT node_id, record, key, value FROM items WHERE run_id = ? ORDER BY node_id, idx`,
       ),
+      // Both answered from the items_by_status index alone (it holds status and spend): no record is parsed.
       itemCounts: db.prepare(
-        `SELECT json_extract(record, '$.status') AS status, count(*) AS n,
-           count(json_extract(record, '$.details.spend')) AS spent,
-           total(json_extract(record, '$.details.spend.calls')) AS calls,
-           total(json_extract(record, '$.details.spend.tokens')) AS tokens,
-           total(json_extract(record, '$.details.spend.cost')) AS cost,
-           total(json_extract(record, '$.details.spend.duration')) AS duration
-         FROM items WHERE run_id = ? AND node_id = ? GROUP BY 1`,
+        `SELECT status, count(*) AS n, count(spend) AS spent,
+           total(json_extract(spend, '$.calls')) AS calls, total(json_extract(spend, '$.tokens')) AS tokens,
+           total(json_extract(spend, '$.cost')) AS cost, total(json_extract(spend, '$.duration')) AS duration
+         FROM items WHERE run_id = ? AND node_id = ? GROUP BY status`,
       ),
       itemPage: db.prepare(
         `SELECT record, key, value FROM items WHERE run_id = ? AND node_id = ? ORDER BY idx LIMIT ? OFFSET ?`,
       ),
       itemPageOf: db.prepare(
-        `SELECT record, key, value FROM items WHERE run_id = ? AND node_id = ?
-         AND json_extract(record, '$.status') = ? ORDER BY idx LIMIT ? OFFSET ?`,
+        `SELECT record, key, value FROM items WHERE run_id = ? AND node_id = ? AND status = ?
+         ORDER BY idx LIMIT ? OFFSET ?`,
       ),
       list: db.prepare(`SELECT * FROM runs ORDER BY created_at DESC, rowid DESC LIMIT ?`),
     };
@@ -162,6 +162,8 @@ export class SqliteRunStore implements RunStore {
           JSON.stringify(m.item),
           hasValue ? m.item.key : null,
           hasValue ? JSON.stringify(m.value ?? null) : null,
+          m.item.status,
+          m.item.details?.spend === undefined ? null : JSON.stringify(m.item.details.spend),
         );
         break;
       }
@@ -281,6 +283,23 @@ export class SqliteRunStore implements RunStore {
   #assertOpen() {
     if (this.#closed) throw new RunError("STORE_CLOSED", `The run store ${this.path} is closed.`);
   }
+}
+
+/**
+ * Items keep their status and spend in columns of their own, indexed, so a viewer counts 10,000 items by status
+ * and sums their spend without parsing a record. Stores made before these columns get them (filled from the
+ * records) on open.
+ */
+function addItemSummaryColumns(db: Database.Database) {
+  const columns = (db.prepare(`SELECT name FROM pragma_table_info('items')`).all() as { name: string }[]).map(
+    (c) => c.name,
+  );
+  if (!columns.includes("status")) {
+    db.exec(`ALTER TABLE items ADD COLUMN status TEXT;
+      ALTER TABLE items ADD COLUMN spend TEXT;
+      UPDATE items SET status = json_extract(record, '$.status'), spend = json_extract(record, '$.details.spend');`);
+  }
+  db.exec(`CREATE INDEX IF NOT EXISTS items_by_status ON items (run_id, node_id, status, spend)`);
 }
 
 function toRunRecord(row: Record<string, string>): RunRecord {

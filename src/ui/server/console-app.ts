@@ -7,7 +7,7 @@ import { planNodes } from "./plan-nodes.js";
 import { parseDecision } from "./decision-body.js";
 import { resolveEscalation } from "./resolve-escalation.js";
 import { ResumeRunner } from "./resume-runner.js";
-import { runView, viewOf } from "./run-view.js";
+import { viewOf } from "./run-view.js";
 import { securityMiddleware } from "./security.js";
 import { shown } from "./shown.js";
 import type { Asset } from "./static-assets.js";
@@ -68,10 +68,11 @@ export function createConsoleApp(options: ConsoleAppOptions): ConsoleApp {
 
   app.get("/api/runs/:runId", async (c) => {
     const runId = c.req.param("runId");
-    const view = await runView(store, runId);
-    if (!view) return notFound(c, runId);
-    const traces = options.traces ?? (await runTraces(runId));
-    return c.json({ ...shown(view), resume: runner.get(runId) ?? null, traces: traces !== undefined });
+    const summary = await store.loadSummary(runId);
+    if (!summary) return notFound(c, runId);
+    const view = await viewOf(store, summary);
+    const traces = options.traces ?? summary.run.options.traces;
+    return c.json({ ...shown(view), resume: runner.get(runId) ?? null, traces: typeof traces === "string" });
   });
 
   app.get("/api/runs/:runId/nodes/:nodeId", async (c) => {

@@ -1,6 +1,6 @@
 import type { RunStore, RunSummary } from "../../plan/run-store.js";
 import type { Escalation } from "../../plan/run-state.js";
-import { planNodes, renderedInput, type RawPlanNode } from "./plan-nodes.js";
+import { forEachList, planNodes, renderedInput, type RawPlanNode } from "./plan-nodes.js";
 import { shown } from "./shown.js";
 import type { ToolCatalog, ToolView } from "./tool-catalog.js";
 
@@ -56,8 +56,10 @@ export async function inbox(
         status: "escalated",
         limit: options.perNode ?? 200,
       });
+      // The for_each list is rebuilt once per node, not once per item.
+      const list = forEachList(node, summary.artifacts);
       for (const { record: item } of page.items)
-        if (item.escalation) entries.push(await entry(summary, node, item.escalation, catalog));
+        if (item.escalation) entries.push(await entry(summary, node, item.escalation, catalog, list));
     }
   }
   return entries;
@@ -68,11 +70,12 @@ async function entry(
   node: RawPlanNode,
   escalation: Escalation,
   catalog: ToolCatalog,
+  list?: unknown[],
 ): Promise<InboxEntry> {
   const tools = await catalog.tools(summary.run, node.tools ?? []);
   const proposed = (escalation.proposal as { name?: unknown } | undefined)?.name;
   const sensitive = tools.find((t) => t.name === proposed)?.sensitive ?? [];
-  const input = renderedInput(node, summary.artifacts, escalation.item);
+  const input = renderedInput(node, summary.artifacts, escalation.item, list);
   const body = shown(
     {
       runId: summary.run.runId,

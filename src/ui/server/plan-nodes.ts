@@ -44,15 +44,16 @@ export function forEachList(node: RawPlanNode, artifacts: Record<string, unknown
   }
 }
 
-/** The template scope of a node, or of one of its items. */
-export function scopeOf(node: RawPlanNode, artifacts: Record<string, unknown>, item?: number): TemplateScope {
+/** The template scope of a node, or of one of its items (`list`: the node's for_each list, when already built). */
+export function scopeOf(
+  node: RawPlanNode,
+  artifacts: Record<string, unknown>,
+  item?: number,
+  list?: unknown[],
+): TemplateScope {
   if (item === undefined || !node.for_each) return { artifacts };
-  return {
-    artifacts,
-    alias: node.for_each.as ?? "item",
-    item: forEachList(node, artifacts)?.[item],
-    index: item,
-  };
+  const items = list ?? forEachList(node, artifacts);
+  return { artifacts, alias: node.for_each.as ?? "item", item: items?.[item], index: item };
 }
 
 /** The delegate's instruction and facts as the model saw them (rendered again from the stored run). */
@@ -60,8 +61,9 @@ export function renderedInput(
   node: RawPlanNode,
   artifacts: Record<string, unknown>,
   item?: number,
+  list?: unknown[],
 ): { instruction: string; facts: Record<string, unknown> } {
-  const scope = scopeOf(node, artifacts, item);
+  const scope = scopeOf(node, artifacts, item, list);
   const render = (value: unknown): unknown => {
     if (typeof value === "string") {
       try {

@@ -44,13 +44,7 @@ export interface RunView {
   spend: Spend;
 }
 
-/** Builds the view of a stored run from its summary and one aggregate query per for_each node. */
-export async function runView(store: RunStore, runId: string): Promise<RunView | undefined> {
-  const summary = await store.loadSummary(runId);
-  return summary && viewOf(store, summary);
-}
-
-/** The view of a run whose summary is already loaded. */
+/** The view of a stored run, from its summary and one aggregate query per for_each node. */
 export async function viewOf(store: RunStore, summary: RunSummary): Promise<RunView> {
   const { run } = summary;
   const spend: Spend = { calls: 0, tokens: 0, cost: 0, duration: 0 };
