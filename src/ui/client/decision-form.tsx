@@ -107,6 +107,9 @@ export function DecisionForm({ entry, by, onDone }: { entry: InboxEntry; by: str
               idPrefix={key}
             />
           ) : null}
+          {form.outside.length ? (
+            <p class="muted">Proposed outside the schema's choices: {show(form.outside.join(", "))}</p>
+          ) : null}
           {form.dropped.length ? (
             <p class="muted">Not in the tool's schema, left out: {show(form.dropped.join(", "))}</p>
           ) : null}

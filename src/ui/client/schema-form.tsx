@@ -106,13 +106,19 @@ function kindOf(prop: JsonSchema): Kind {
 export function toFormValues(
   schema: JsonSchema,
   args: Record<string, unknown> | undefined,
-): { values: Record<string, string>; dropped: string[] } {
+): { values: Record<string, string>; dropped: string[]; outside: string[] } {
   const values: Record<string, string> = {};
+  const outside: string[] = [];
   const props = schema.properties ?? {};
   for (const [name, prop] of Object.entries(props)) {
     if (!args || !(name in args)) continue;
     const v = args[name];
     const kind = kindOf(prop);
+    if (kind === "enum" && !prop.enum!.some((option) => JSON.stringify(option) === JSON.stringify(v))) {
+      // A menu cannot show a value it does not offer: leave it to choose, and say what was proposed.
+      outside.push(`${name} = ${JSON.stringify(v)}`);
+      continue;
+    }
     values[name] =
       kind === "enum"
         ? JSON.stringify(v)
@@ -123,7 +129,7 @@ export function toFormValues(
             : String(v);
   }
   const dropped = Object.keys(args ?? {}).filter((k) => !(k in props));
-  return { values, dropped };
+  return { values, dropped, outside };
 }
 
 /** The call's arguments from form values; empty fields are left out. Throws on a JSON field that does not parse. */
