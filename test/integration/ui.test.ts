@@ -7,8 +7,8 @@
 import { readFileSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readTraces } from "../../src/delegate/read-traces.js";
-import { tracesToChat } from "../../src/delegate/trace-export.js";
+import { readTraces } from "../../src/traces/read-traces.js";
+import { tracesToChat } from "../../src/traces/trace-export.js";
 import { cli, exampleRun, launchBrowser, type Fixture } from "./ui-harness.js";
 
 describe("deputy ui in chromium", () => {

@@ -134,9 +134,9 @@ export function createConsoleApp(options: ConsoleAppOptions): ConsoleApp {
   app.post("/api/runs/:runId/resolve", async (c) => {
     const runId = c.req.param("runId");
     const { nodeId, decision } = parseDecision(await c.req.json().catch(() => null));
-    const resolution = await resolveEscalation(store, runId, nodeId, decision, {
-      ...(options.tools ? { tools: options.tools } : {}),
-    });
+    const run = (await store.loadSummary(runId))?.run;
+    const toolsPath = run && catalog.pathFor(run);
+    const resolution = await resolveEscalation(store, runId, nodeId, decision, toolsPath);
     return c.json(
       shown({ runId, nodeId, ...(decision.item === undefined ? {} : { item: decision.item }), resolution }),
     );

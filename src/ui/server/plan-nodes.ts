@@ -1,6 +1,6 @@
 import type { ItemRecord } from "../../plan/run-state.js";
-import { applySelectPath, parseSelectPath } from "../../plan/select-path.js";
-import { renderString, type TemplateScope } from "../../plan/template.js";
+import { applySelectPath, parseSelectPath } from "../../runtime/select-path.js";
+import { renderString, type TemplateScope } from "../../runtime/template.js";
 
 /** A plan node as stored with its run (raw JSON: the fields the console reads, all optional). */
 export interface RawPlanNode {

@@ -1,7 +1,7 @@
-import { checkCall, checkCandidate, checkEscalated } from "../../cli/commands/resolve.js";
-import { RunError } from "../../errors/run-error.js";
+import { resolveEscalation as recordDecision } from "../../delegate/escalation/resolve-escalation.js";
 import type { RunStore } from "../../plan/run-store.js";
 import type { Resolution } from "../../plan/run-state.js";
+import { loadToolsModule } from "../../tools/load-tools-module.js";
 
 /** A person's decision: exactly one of `call`, `value` or `skip`, and who made it. */
 export type Decision = {
@@ -14,37 +14,18 @@ export type Decision = {
 );
 
 /**
- * Records a decision about an escalated node or item, checked exactly as `deputy resolve` checks it (the node
- * or item is escalated; a call names a candidate and passes the gate's tool, schema and side-effect checks with
- * the run's tools). The run is then resumed separately.
- *
- * An adapter over the CLI's checks until the library's own `resolveEscalation` lands; the console calls only this.
+ * Records a decision about an escalated node or item with the library's `resolveEscalation`, checked exactly as
+ * `deputy resolve` checks it: the node or item is escalated, and a call names a candidate and passes the gate's
+ * tool, schema and side-effect checks with `toolsPath` (the console's `--tools`, else the run's own module).
  */
 export async function resolveEscalation(
   store: RunStore,
   runId: string,
   nodeId: string,
   decision: Decision,
-  options: { tools?: string } = {},
+  toolsPath: string | undefined,
 ): Promise<Resolution> {
-  const stored = await store.load(runId);
-  if (!stored) throw new RunError("RUN_NOT_FOUND", `No run "${runId}" in the store.`, { runId });
-  checkEscalated(stored, nodeId, decision.item);
-  const by = decision.by ? { by: decision.by } : {};
-  let resolution: Resolution;
-  if (decision.call) {
-    checkCandidate(stored, nodeId, decision.call.name);
-    await checkCall(stored, nodeId, decision.call, options.tools);
-    resolution = { kind: "call", call: decision.call, ...by };
-  } else if (decision.skip) resolution = { kind: "skip", ...by };
-  else resolution = { kind: "value", value: decision.value, ...by };
-  await store.write(runId, [
-    {
-      kind: "resolution",
-      nodeId,
-      ...(decision.item === undefined ? {} : { item: decision.item }),
-      resolution,
-    },
-  ]);
-  return resolution;
+  const tools = decision.call && toolsPath ? (await loadToolsModule(toolsPath)).tools : undefined;
+  const recorded = await recordDecision(store, runId, nodeId, { ...decision, ...(tools ? { tools } : {}) });
+  return recorded.resolution;
 }

@@ -1,7 +1,7 @@
 import { setupRun } from "../../cli/run-setup.js";
 import { serializeError, type SerializedError } from "../../errors/deputy-error.js";
 import { RunError } from "../../errors/run-error.js";
-import { resumeRun } from "../../plan/run-plan.js";
+import { resumeRun } from "../../index.js";
 import type { RunStore } from "../../plan/run-store.js";
 import type { RunStatus } from "../../plan/run-state.js";
 import type { ToolCatalog } from "./tool-catalog.js";

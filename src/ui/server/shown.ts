@@ -1,4 +1,4 @@
-import { Redactor } from "../../delegate/redact.js";
+import { Redactor } from "../../traces/redact.js";
 
 // The same redaction as traces (secret-looking keys, credential shapes, a tool's sensitive arguments) for
 // everything the console shows: a run's artifacts and proposals reach a page, and a page can be shared.

@@ -1,7 +1,7 @@
 import { existsSync, statSync } from "node:fs";
-import { Redactor } from "../../delegate/redact.js";
-import { readTraces } from "../../delegate/read-traces.js";
-import type { DelegateTrace } from "../../delegate/trace.js";
+import { Redactor } from "../../traces/redact.js";
+import { readTraces } from "../../traces/read-traces.js";
+import type { DelegateTrace } from "../../traces/trace.js";
 
 /** Filters of the trace viewer; all optional. */
 export interface TraceFilter {
