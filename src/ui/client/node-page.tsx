@@ -92,7 +92,12 @@ export function NodePage({ runId, nodeId }: { runId: string; nodeId: string }) {
           ))}
         </Section>
       ) : null}
-      {node.items ? <Items base={base} /> : null}
+      {node.items ? (
+        <Items
+          base={base}
+          traces={`#/traces?runId=${encodeURIComponent(runId)}&nodeId=${encodeURIComponent(nodeId)}`}
+        />
+      ) : null}
       <Section title="Definition">
         <Pre value={data.plan} />
       </Section>
@@ -100,7 +105,7 @@ export function NodePage({ runId, nodeId }: { runId: string; nodeId: string }) {
   );
 }
 
-function Items({ base }: { base: string }) {
+function Items({ base, traces }: { base: string; traces: string }) {
   const [status, setStatus] = useState("");
   const [offset, setOffset] = useState(0);
   const [open, setOpen] = useState<number>();
@@ -183,6 +188,9 @@ function Items({ base }: { base: string }) {
                   <tr class="item-detail">
                     <td colSpan={5}>
                       <Hops details={record.details} />
+                      <p>
+                        <a href={`${traces}&item=${record.index}`}>This item's proposals in the traces</a>
+                      </p>
                       <Pre value={{ ...record, ...(value !== undefined ? { value } : {}) }} />
                     </td>
                   </tr>
