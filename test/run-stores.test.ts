@@ -1,5 +1,5 @@
 import { mkdtempSync } from "node:fs";
-import Database from "better-sqlite3";
+import { DatabaseSync } from "node:sqlite";
 import { describe, expect, it } from "vitest";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,7 +15,7 @@ runStoreSuite("SqliteRunStore", () => {
 describe("SqliteRunStore on a store made before items had status and spend columns", () => {
   it("adds and fills them on open, so counts and pages by status work", async () => {
     const path = join(mkdtempSync(join(tmpdir(), "deputy-store-")), "old.db");
-    const db = new Database(path);
+    const db = new DatabaseSync(path);
     db.exec(`CREATE TABLE items (
       run_id TEXT NOT NULL, node_id TEXT NOT NULL, idx INTEGER NOT NULL, record TEXT NOT NULL,
       key TEXT, value TEXT, PRIMARY KEY (run_id, node_id, idx)) WITHOUT ROWID`);
