@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { RunRecord, RunStore } from "../src/plan/index.js";
+import type { RunMutation, RunRecord, RunStore } from "../src/plan/index.js";
 
 function record(runId: string, createdAt: string): RunRecord {
   return {
@@ -178,6 +178,53 @@ export function runStoreSuite(name: string, make: () => StoreUnderTest | Promise
       expect(Object.keys(loaded!.items.n!)).toHaveLength(500);
       expect(loaded!.artifacts.k499).toBe(499);
       await again.close();
+    });
+
+    it("loads a run's summary without its items, and pages items with counts by status", async () => {
+      const { store } = await make();
+      await store.createRun(record("r3", "2026-01-01T00:00:00.000Z"));
+      const batch: RunMutation[] = [
+        { kind: "artifact", key: "src", value: [1, 2, 3] },
+        { kind: "node", nodeId: "a", record: { status: "ok", storedKeys: ["src"], attempts: 1 } },
+      ];
+      for (let index = 0; index < 25; index++) {
+        const status = index % 5 === 0 ? "escalated" : "ok";
+        batch.push(
+          status === "ok"
+            ? {
+                kind: "item",
+                nodeId: "b",
+                item: {
+                  index,
+                  status,
+                  key: `b_${index}`,
+                  ...(index < 2
+                    ? { details: { spend: { calls: 1, tokens: 10, cost: 0.5, duration: 1 } } }
+                    : {}),
+                },
+                value: index * 10,
+              }
+            : { kind: "item", nodeId: "b", item: { index, status } },
+        );
+      }
+      await store.write("r3", batch);
+      const summary = await store.loadSummary("r3");
+      expect(summary!.run.runId).toBe("r3");
+      expect(summary!.nodes.a!.status).toBe("ok");
+      expect(summary!.artifacts).toEqual({ src: [1, 2, 3] });
+      expect(await store.loadSummary("missing")).toBeUndefined();
+
+      const page = await store.listItems("r3", "b", { offset: 10, limit: 4 });
+      expect(page.total).toBe(25);
+      expect(page.counts).toEqual({ ok: 20, escalated: 5 });
+      expect(page.spend).toEqual({ calls: 1, tokens: 10, cost: 0.5, duration: 1 });
+      expect(page.items.map((i) => i.record.index)).toEqual([10, 11, 12, 13]);
+      expect(page.items[1]).toEqual({ record: { index: 11, status: "ok", key: "b_11" }, value: 110 });
+      const escalated = await store.listItems("r3", "b", { status: "escalated", offset: 1 });
+      expect(escalated.total).toBe(5);
+      expect(escalated.items.map((i) => i.record.index)).toEqual([5, 10, 15, 20]);
+      expect(await store.listItems("r3", "none")).toEqual({ total: 0, counts: {}, items: [] });
+      await store.close();
     });
 
     it("knows no run it was not given: load is undefined, a write is refused with RUN_NOT_FOUND", async () => {

@@ -33,6 +33,9 @@ const RUN_ERROR_EXIT: Record<RunErrorCode, number> = {
   STORE_UNAVAILABLE: EXIT.invalid, // locked by another process at start: nothing was run
   SQLITE_UNAVAILABLE: EXIT.failed,
   STORE_UNREACHABLE: EXIT.failed,
+  RESUME_RUNNING: EXIT.failed,
+  RESUME_INVALID: EXIT.invalid,
+  STORE_NOT_FOUND: EXIT.invalid,
   RUN_LEASED: EXIT.leased,
   LEASE_LOST: EXIT.failed,
   LEASE_INVALID: EXIT.invalid,

@@ -14,6 +14,7 @@ import { registerDistill } from "./commands/distill.js";
 import { registerModels } from "./commands/models.js";
 import { registerEval } from "./commands/eval.js";
 import { registerWorker } from "./commands/worker.js";
+import { registerUi } from "./commands/ui.js";
 
 // Each command lives in its own file under commands/ and is listed here once.
 const commands: RegisterCommand[] = [
@@ -27,6 +28,7 @@ const commands: RegisterCommand[] = [
   registerModels,
   registerEval,
   registerWorker,
+  registerUi,
 ];
 
 /** Runs the `deputy` command line; resolves to the process exit code. */

@@ -13,6 +13,7 @@ export type DelegateBackendErrorCode =
   | "DELEGATE_UNAVAILABLE"
   | "DELEGATE_NO_CONTEXT"
   | "DISTILLED_TOOLS_CHANGED"
+  | "DISTILLED_ENCODER_FAILED"
   | "DISTILLED_INPUT_CHANGED";
 
 /** A delegate backend could not answer: connection refused, HTTP error, timeout, unparseable output. */

@@ -14,7 +14,10 @@ export type RunErrorCode =
   | "STORE_UNREACHABLE"
   | "RUN_LEASED"
   | "LEASE_LOST"
-  | "LEASE_INVALID";
+  | "LEASE_INVALID"
+  | "RESUME_RUNNING"
+  | "RESUME_INVALID"
+  | "STORE_NOT_FOUND";
 
 /** A run cannot be started or resumed (unknown run id, changed plan, resolution that does not fit). */
 export class RunError extends DeputyError<RunErrorCode> {

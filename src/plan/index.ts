@@ -56,7 +56,15 @@ export type {
   RunStatus,
   StoredRun,
 } from "./run-state.js";
-export { applyMutations, type LeaseResult, type RunMutation, type RunStore } from "./run-store.js";
+export {
+  applyMutations,
+  type ItemPage,
+  type ItemPageOptions,
+  type LeaseResult,
+  type RunMutation,
+  type RunStore,
+  type RunSummary,
+} from "./run-store.js";
 export { applySelectPath, parseSelectPath, type PathStep } from "../runtime/select-path.js";
 export { SqliteRunStore, type SqliteRunStoreOptions } from "./sqlite-run-store.js";
 export { compileTemplate, renderString, renderValue, type TemplateScope } from "../runtime/template.js";

@@ -1,4 +1,13 @@
-import { applyMutations, type LeaseResult, type RunMutation, type RunStore } from "./run-store.js";
+import {
+  applyMutations,
+  pageItems,
+  type ItemPage,
+  type ItemPageOptions,
+  type LeaseResult,
+  type RunMutation,
+  type RunStore,
+  type RunSummary,
+} from "./run-store.js";
 import type { RunRecord, StoredRun } from "./run-state.js";
 import { RunError } from "../errors/run-error.js";
 import { dataMap } from "../runtime/own.js";
@@ -70,6 +79,24 @@ export class MemoryRunStore implements RunStore {
       }
     }
     return deleted;
+  }
+
+  async loadSummary(runId: string): Promise<RunSummary | undefined> {
+    this.#assertOpen();
+    const state = this.#runs.get(runId);
+    if (!state) return undefined;
+    const itemKeys = new Set<string>();
+    for (const items of Object.values(state.items))
+      for (const item of Object.values(items)) if (item.key !== undefined) itemKeys.add(item.key);
+    const artifacts = Object.fromEntries(Object.entries(state.artifacts).filter(([k]) => !itemKeys.has(k)));
+    return structuredClone({ run: state.run, nodes: state.nodes, artifacts });
+  }
+
+  async listItems(runId: string, nodeId: string, options?: ItemPageOptions): Promise<ItemPage> {
+    this.#assertOpen();
+    const state = this.#runs.get(runId);
+    if (!state) throw new RunError("RUN_NOT_FOUND", `No run ${runId} in this store.`, { runId });
+    return structuredClone(pageItems(state, nodeId, options));
   }
 
   /** Refuses every later call (`STORE_CLOSED`), like a durable store. Idempotent. */

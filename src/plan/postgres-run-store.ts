@@ -2,7 +2,15 @@ import pg from "pg";
 import { RunError } from "../errors/run-error.js";
 import { migratePostgres } from "./postgres-migrations.js";
 import type { ItemRecord, NodeRecord, RunRecord, StoredRun } from "./run-state.js";
-import type { LeaseResult, RunMutation, RunStore } from "./run-store.js";
+import {
+  pageItems,
+  type ItemPage,
+  type ItemPageOptions,
+  type LeaseResult,
+  type RunMutation,
+  type RunStore,
+  type RunSummary,
+} from "./run-store.js";
 
 /** Options of {@link PostgresRunStore}. */
 export interface PostgresRunStoreOptions {
@@ -155,6 +163,27 @@ export class PostgresRunStore implements RunStore {
       if (i.key !== null && i.value !== null && !(i.key in artifacts)) artifacts[i.key] = i.value;
     }
     return { run: toRunRecord(run.rows[0]), artifacts, nodes, items };
+  }
+
+  /**
+   * The run without its items' values. Built from one {@link load} (PostgreSQL runs are read whole today; a
+   * paged query is the next step if consoles open runs of 100,000 items on this store).
+   */
+  async loadSummary(runId: string): Promise<RunSummary | undefined> {
+    const stored = await this.load(runId);
+    if (!stored) return undefined;
+    const itemKeys = new Set<string>();
+    for (const items of Object.values(stored.items))
+      for (const item of Object.values(items)) if (item.key !== undefined) itemKeys.add(item.key);
+    const artifacts = Object.fromEntries(Object.entries(stored.artifacts).filter(([k]) => !itemKeys.has(k)));
+    return { run: stored.run, nodes: stored.nodes, artifacts };
+  }
+
+  /** One page of a node's items, with counts by status (see {@link loadSummary} on how it reads). */
+  async listItems(runId: string, nodeId: string, options?: ItemPageOptions): Promise<ItemPage> {
+    const stored = await this.load(runId);
+    if (!stored) throw new RunError("RUN_NOT_FOUND", `No run ${runId} in this store.`, { runId });
+    return pageItems(stored, nodeId, options);
   }
 
   async list(options: { limit?: number } = {}): Promise<RunRecord[]> {

@@ -111,6 +111,8 @@ function hold(store: RunStore, runId: string, owner: string, ttlMs: number, sinc
     renewLease: (id, o, t) => store.renewLease(id, o, t),
     releaseLease: (id, o) => store.releaseLease(id, o),
     prune: (before) => store.prune(before),
+    loadSummary: (id) => store.loadSummary(id),
+    listItems: (id, node, o) => store.listItems(id, node, o),
     close: () => store.close(),
   };
   return {

@@ -12,10 +12,14 @@ export type RunStatus =
   "running" | "completed" | "partial" | "failed" | "escalated" | "cancelled" | "interrupted";
 
 /** What a person (or an agent) decided about an escalation. */
-export type Resolution =
+export type Resolution = (
   | { kind: "call"; call: { name: string; arguments: Record<string, unknown> } }
   | { kind: "value"; value: unknown }
-  | { kind: "skip" };
+  | { kind: "skip" }
+) & {
+  /** Who decided: the name a person gave (`deputy resolve --by`, the console). Absent: an unnamed person. */
+  by?: string;
+};
 
 /** A node or item paused for a decision. */
 export interface Escalation {

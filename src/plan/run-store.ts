@@ -9,6 +9,7 @@ import type {
 } from "./run-state.js";
 import type { SerializedError } from "../errors/deputy-error.js";
 import { dataMap, setOwn } from "../runtime/own.js";
+import type { Spend } from "./run-manifest.js";
 
 /** One change to a run's durable state. A store applies a batch of them atomically. */
 export type RunMutation =
@@ -46,7 +47,69 @@ export interface RunStore {
    * lease is held. Resolves with the number deleted.
    */
   prune(before: Date): Promise<number>;
+  /**
+   * A run without its items: the header, the node records and the node-level artifacts (not the items' values).
+   * What a viewer needs to draw a run of any size; `undefined` when there is no such run.
+   */
+  loadSummary(runId: string): Promise<RunSummary | undefined>;
+  /** One page of a node's items in index order, optionally of one status, with counts by status over all of them. */
+  listItems(runId: string, nodeId: string, options?: ItemPageOptions): Promise<ItemPage>;
   close(): Promise<void>;
+}
+
+/** What {@link RunStore.loadSummary} returns. */
+export interface RunSummary {
+  run: RunRecord;
+  nodes: Record<string, NodeRecord>;
+  /** Node-level artifacts; the items' values are left out (see {@link RunStore.listItems}). */
+  artifacts: Record<string, unknown>;
+}
+
+/** Options of {@link RunStore.listItems}. */
+export interface ItemPageOptions {
+  /** Items to skip, in index order. Default 0. */
+  offset?: number;
+  /** Items to return at most. Default 100. */
+  limit?: number;
+  /** Only items of this status. */
+  status?: ItemRecord["status"];
+}
+
+/** A page of items and the node's item counts by status (over all its stored items, not only the page). */
+export interface ItemPage {
+  /** Items that match the status filter (all stored items without one). */
+  total: number;
+  counts: Partial<Record<ItemRecord["status"], number>>;
+  /** What all the node's items spent (`details.spend` summed), when any reported it. */
+  spend?: Spend;
+  items: { record: ItemRecord; value?: unknown }[];
+}
+
+/** Pages items held in memory (shared by stores that keep a copy in memory). */
+export function pageItems(state: StoredRun, nodeId: string, options: ItemPageOptions = {}): ItemPage {
+  const all = Object.values(state.items[nodeId] ?? {}).sort((a, b) => a.index - b.index);
+  const counts: ItemPage["counts"] = {};
+  let spend: Spend | undefined;
+  for (const item of all) {
+    counts[item.status] = (counts[item.status] ?? 0) + 1;
+    const s = item.details?.spend as Partial<Spend> | undefined;
+    if (!s || typeof s !== "object") continue;
+    spend ??= { calls: 0, tokens: 0, cost: 0, duration: 0 };
+    for (const k of ["calls", "tokens", "cost", "duration"] as const) spend[k] += s[k] ?? 0;
+  }
+  const matching = options.status ? all.filter((i) => i.status === options.status) : all;
+  const offset = options.offset ?? 0;
+  const page = matching.slice(offset, offset + (options.limit ?? 100));
+  return {
+    total: matching.length,
+    counts,
+    ...(spend ? { spend } : {}),
+    items: page.map((record) =>
+      record.key !== undefined && Object.hasOwn(state.artifacts, record.key)
+        ? { record, value: state.artifacts[record.key] }
+        : { record },
+    ),
+  };
 }
 
 /** The answer of {@link RunStore.acquireLease}. */

@@ -12,7 +12,7 @@ import { trainDistilledWithEncoder } from "../../delegate/distilled/train-with-e
 import { storeTraces, type StoreSummary } from "./distill-store.js";
 // Registers `--delegate distilled=MODEL.json` for the other commands.
 import "../../delegate/distilled/register-spec.js";
-import type { DelegateTrace } from "../../delegate/trace.js";
+import type { DelegateTrace } from "../../traces/trace.js";
 import type { CliContext } from "../cli-context.js";
 
 interface DistillFlags {

@@ -153,6 +153,8 @@ describe("deputy resolve / traces", () => {
           "1",
           "--call",
           '{"name": "ignore_alert", "arguments": {"id": "b"}}',
+          "--by",
+          "Ada",
           "--store",
           store,
         ])
@@ -160,7 +162,10 @@ describe("deputy resolve / traces", () => {
     ).toBe(0);
     const done = await cli(["resume", runId, "--store", store, "--json"]);
     expect(done.code).toBe(0);
-    expect(JSON.parse(done.stdout).artifacts.triage_1).toEqual({ ignored: "b" });
+    const m2 = JSON.parse(done.stdout);
+    expect(m2.artifacts.triage_1).toEqual({ ignored: "b" });
+    // Who decided is kept with the decision.
+    expect(m2.nodes.triage.itemDetails[1]).toMatchObject({ resolvedBy: "person", decidedBy: "Ada" });
 
     // Traces: every hop, secrets redacted.
     const text = readFileSync(traces, "utf8");
@@ -169,7 +174,7 @@ describe("deputy resolve / traces", () => {
     expect(stats.code).toBe(0);
     const s = JSON.parse(stats.stdout);
     expect(s.verdicts).toEqual({ accepted: 2, side_effect_denied: 1, low_confidence: 1 });
-    expect(s.byBackend.person.hops).toBe(1);
+    expect(s.byBackend["person:Ada"].hops).toBe(1);
     expect((await cli(["traces", "stats", traces])).stdout).toContain("4 proposals for 3 units; 2 accepted");
 
     const out = join(dir, "chat.jsonl");

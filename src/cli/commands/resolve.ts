@@ -12,6 +12,7 @@ interface ResolveFlags {
   call?: string;
   value?: string;
   skip?: boolean;
+  by?: string;
   store: string;
   json?: boolean;
 }
@@ -29,6 +30,7 @@ export function registerResolve(program: Command, ctx: CliContext): void {
     .option("--call <json>", 'run this call instead: {"name": TOOL, "arguments": {...}}')
     .option("--value <json>", "store this JSON value as the result, running nothing")
     .option("--skip", "mark it skipped, running nothing")
+    .option("--by <name>", "who decides (recorded with the decision)")
     .option(
       "--store <location>",
       "run store: an SQLite file or a postgres:// URL (default: $DEPUTY_STORE, else .deputy/runs.db)",
@@ -43,6 +45,7 @@ export function registerResolve(program: Command, ctx: CliContext): void {
         const tools = toolsPath ? (await loadToolsModule(toolsPath)).tools : undefined;
         const recorded = await resolveEscalation(store, runId, nodeId, {
           ...decision,
+          ...(flags.by?.trim() ? { by: flags.by.trim() } : {}),
           ...(tools ? { tools } : {}),
         } as EscalationDecision);
         const { item, resolution } = recorded;

@@ -101,7 +101,8 @@ export class GgufTextEncoder implements TextEncoder {
   }
 
   async embed(texts: readonly string[]): Promise<Float32Array[]> {
-    if (this.#closed) throw new DelegateBackendError("encoder", "the encoder is closed", { code: "CLOSED" });
+    if (this.#closed)
+      throw new DelegateBackendError("encoder", "the encoder is closed", { code: "DELEGATE_CLOSED" });
     const out = new Array<Float32Array>(texts.length);
     let next = 0;
     const worker = async (context: LlamaEmbeddingContext) => {

@@ -54,7 +54,7 @@ export function gibberishInputs(count = 40, seed = 42): string[] {
 }
 
 /**
- * @internal Out-of-domain inputs for a node, labelled as declines (no call is right for them): every text above
+ * Out-of-domain inputs for a node, labelled as declines (no call is right for them): every text above
  * rendered into the example's instruction (its text up to the first `: `) and bare, with every severity.
  */
 export function outOfDomainExamples(template: TrainingExample): TrainingExample[] {

@@ -10,29 +10,35 @@ import type { Proposal } from "../protocol.js";
  * rejects escalates again with the new verdict, so the person can correct it and resume.
  */
 export async function applyResolution(p: Prepared, resolution: Resolution): Promise<UnitOutcome> {
+  // Who decided rides in the manifest's details (`decidedBy`) and in the trace's backend (`person:NAME`).
+  const by = resolution.by ? { decidedBy: resolution.by } : {};
+  const backend = resolution.by ? `person:${resolution.by}` : "person";
   switch (resolution.kind) {
     case "value":
       return {
         status: "ok",
         value: resolution.value,
-        details: { verdict: "resolved", resolvedBy: "person", resolution: "value" },
+        details: { verdict: "resolved", resolvedBy: "person", ...by, resolution: "value" },
       };
     case "skip":
       return {
         status: "skipped",
-        details: { verdict: "resolved", resolvedBy: "person", resolution: "skip" },
+        details: { verdict: "resolved", resolvedBy: "person", ...by, resolution: "skip" },
       };
     case "call": {
       const proposal: Proposal = {
         name: resolution.call.name,
         arguments: resolution.call.arguments ?? {},
         confidence: null,
-        backend: "person",
+        backend,
         latencyMs: 0,
       };
       const gate = acceptGate({ ...gateInput(p), proposal, skipConfidence: true, skipGuard: true });
-      await hop(p, "person", "person", proposal, gate, 0);
-      if (gate.verdict === "accepted") return dispatch(p, gate, proposal, "person");
+      await hop(p, "person", backend, proposal, gate, 0);
+      if (gate.verdict === "accepted") {
+        const outcome = await dispatch(p, gate, proposal, "person");
+        return { ...outcome, details: { ...outcome.details, ...by } };
+      }
       // A bad call pauses again rather than failing the run: the person can correct it and resume.
       return escalated(p, gate, proposal, `the resolution's call was rejected: ${gate.reason}`);
     }

@@ -15,6 +15,8 @@ export type EscalationDecision = {
    * resume). Default: none, and only the node's candidate list is checked now.
    */
   tools?: ToolRegistry | Iterable<Tool | object>;
+  /** Who decides (a name the person gives); recorded with the resolution. */
+  by?: string;
 } & (
   | { call: { name: string; arguments?: Record<string, unknown> }; value?: never; skip?: never }
   | { value: unknown; call?: never; skip?: never }
@@ -48,7 +50,10 @@ export async function resolveEscalation(
   nodeId: string,
   decision: EscalationDecision,
 ): Promise<RecordedResolution> {
-  const resolution = toResolution(decision);
+  const resolution: Resolution = {
+    ...toResolution(decision),
+    ...(decision.by?.trim() ? { by: decision.by.trim() } : {}),
+  };
   const item = decision.item;
   if (item !== undefined && !(Number.isInteger(item) && item >= 0)) {
     throw new InvalidOptionError("item", "an integer ≥ 0", item);

@@ -1,4 +1,4 @@
-import { alertTriageExamples, ALERT_TRIAGE_NODE } from "./alert-triage-fixture.js";
+import { alertTriageExamples, ALERT_TRIAGE_NODE } from "./alert-triage.fixture.js";
 import { encoderModelForTests } from "./encoder-model-path.js";
 import { GgufTextEncoder } from "./gguf-text-encoder.js";
 import type { TextEncoder } from "./text-encoder.js";

@@ -1,0 +1,89 @@
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import type { Command } from "commander";
+import { InvalidOptionError } from "../../errors/invalid-option-error.js";
+import { RunError } from "../../errors/run-error.js";
+import { serveConsole } from "../../ui/server/serve-console.js";
+import type { CliContext } from "../cli-context.js";
+import { DEFAULT_STORE, openStore } from "../run-setup.js";
+
+interface UiFlags {
+  store: string;
+  port: string;
+  host: string;
+  open?: boolean;
+  tools?: string;
+  traces?: string;
+}
+
+/**
+ * `deputy ui [--store FILE] [--port N] [--open]`: serves the console over the run store on 127.0.0.1 until
+ * interrupted. The URL it prints carries the per-start token the page needs for every API call.
+ */
+export function registerUi(program: Command, ctx: CliContext): void {
+  program
+    .command("ui")
+    .description("serve a local web console: runs, graphs, traces, spend and the escalation inbox")
+    .option("--store <file>", "run store (SQLite file)", DEFAULT_STORE)
+    .option("--port <n>", "port to listen on (0: any free port)", "4680")
+    .option("--host <address>", "address to bind (anything but loopback exposes your runs)", "127.0.0.1")
+    .option("--tools <module>", "tools module to check corrections and resume with (default: each run's)")
+    .option("--traces <file>", "a JSONL trace file for the trace viewer (default: each run's)")
+    .option("--open", "open the console in a browser")
+    .action(async (flags: UiFlags) => {
+      const port = Number(flags.port);
+      if (!Number.isInteger(port) || port < 0 || port > 65535)
+        throw new InvalidOptionError("--port", "an integer from 0 to 65535", flags.port);
+      if (!existsSync(flags.store))
+        throw new RunError(
+          "STORE_NOT_FOUND",
+          `No run store at ${flags.store} (run a plan first, or pass --store).`,
+        );
+      for (const [option, path] of [
+        ["--tools", flags.tools],
+        ["--traces", flags.traces],
+      ] as const)
+        if (path !== undefined && !existsSync(path))
+          throw new InvalidOptionError(option, "an existing file", path);
+      const store = openStore(flags.store);
+      let running;
+      try {
+        running = await serveConsole({
+          store,
+          port,
+          host: flags.host,
+          ...(flags.tools ? { tools: flags.tools } : {}),
+          ...(flags.traces ? { traces: flags.traces } : {}),
+        });
+      } catch (error) {
+        await store.close();
+        throw error;
+      }
+      ctx.stdout(
+        `deputy console: ${running.url}\n(the token in this URL is new at every start; Ctrl-C stops)\n`,
+      );
+      if (flags.open) openBrowser(running.url);
+      await new Promise<void>((resolve) => {
+        process.once("SIGINT", resolve);
+        process.once("SIGTERM", resolve);
+      });
+      await running.close();
+      await store.close();
+    });
+}
+
+function openBrowser(url: string) {
+  const [cmd, args] =
+    process.platform === "darwin"
+      ? ["open", [url]]
+      : process.platform === "win32"
+        ? ["cmd", ["/c", "start", "", url]]
+        : ["xdg-open", [url]];
+  try {
+    spawn(cmd, args, { stdio: "ignore", detached: true })
+      .on("error", () => {})
+      .unref();
+  } catch {
+    // Opening a browser is a convenience; the URL is printed either way.
+  }
+}

@@ -1,0 +1,99 @@
+import { Loading, Progress, Section, Status } from "./parts.js";
+import { ResumeButton } from "./resume-button.js";
+import { RunGraph } from "./run-graph.js";
+import { duration, show, usd, when } from "./text.js";
+import type { ResumeState, RunView } from "./types.js";
+import { useData } from "./use-data.js";
+
+type RunAnswer = RunView & { resume: ResumeState | null; traces: boolean };
+
+/** One run: its plan as a live graph, its nodes, spend and escalations. */
+export function RunPage({ runId }: { runId: string }) {
+  const id = encodeURIComponent(runId);
+  const { data, error, reload } = useData<RunAnswer>(`/api/runs/${id}`, {
+    poll: (r) => r.status === "running" || r.resume?.state === "running",
+    pollMs: 700,
+  });
+  if (!data) return <Loading error={error} />;
+  const resumable = ["escalated", "failed", "partial", "cancelled"].includes(data.status);
+  return (
+    <>
+      <h1>
+        {show(data.planName)} <Status status={data.status} />
+      </h1>
+      {data.objective ? <p class="muted">{show(data.objective)}</p> : null}
+      <dl class="facts">
+        <dt>Run</dt>
+        <dd>{show(data.runId)}</dd>
+        <dt>Started</dt>
+        <dd>{when(data.createdAt)}</dd>
+        <dt>Duration</dt>
+        <dd>{duration(data.durationMs)}</dd>
+        <dt>Items</dt>
+        <dd>{data.items.total ? <Progress total={data.items.total} counts={data.items.counts} /> : "–"}</dd>
+        <dt>Spend</dt>
+        <dd>
+          {usd(data.spend.cost)} · {data.spend.calls} calls · {data.spend.tokens} tokens
+        </dd>
+      </dl>
+      <p class="actions">
+        {data.escalated ? (
+          <a class="flag" href={`#/inbox?runId=${id}`}>
+            {data.escalated} escalation{data.escalated === 1 ? "" : "s"} to decide
+          </a>
+        ) : null}
+        {data.traces ? <a href={`#/traces?runId=${id}`}>Traces</a> : null}
+        {resumable && data.resume?.state !== "running" ? (
+          <ResumeButton runId={runId} onStarted={reload} />
+        ) : null}
+        {data.resume ? (
+          <span class="resume-state" data-state={data.resume.state}>
+            Resume {data.resume.state}
+            {data.resume.status ? ` (run ${data.resume.status})` : ""}
+            {data.resume.error ? `: ${show(data.resume.error.message)}` : ""}
+          </span>
+        ) : null}
+      </p>
+      {data.error ? <p class="error">{show(data.error.message)}</p> : null}
+      <Section title="Plan">
+        <div class="graph-wrap">
+          <RunGraph runId={runId} nodes={data.nodes} />
+        </div>
+      </Section>
+      <Section title="Nodes">
+        <table class="grid nodes">
+          <thead>
+            <tr>
+              <th>Node</th>
+              <th>Type</th>
+              <th>Status</th>
+              <th>Items</th>
+              <th>Attempts</th>
+              <th>Duration</th>
+              <th>Spend</th>
+              <th>Error</th>
+            </tr>
+          </thead>
+          <tbody>
+            {data.nodes.map((n) => (
+              <tr key={n.id} data-node={n.id}>
+                <td>
+                  <a href={`#/runs/${id}/nodes/${encodeURIComponent(n.id)}`}>{show(n.id)}</a>
+                </td>
+                <td>{n.type}</td>
+                <td>
+                  <Status status={n.status} />
+                </td>
+                <td>{n.items ? <Progress total={n.items.total} counts={n.items.counts} /> : "–"}</td>
+                <td>{n.attempts}</td>
+                <td>{duration(n.durationMs)}</td>
+                <td>{n.spend ? `${usd(n.spend.cost)} · ${n.spend.tokens} tok` : "–"}</td>
+                <td class="err">{n.error ? show(n.error.message) : ""}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </Section>
+    </>
+  );
+}

@@ -1,0 +1,46 @@
+// Model output and tool data are untrusted. Preact renders strings as text nodes (never markup); this also makes
+// characters that could mislead a reader visible: terminal escapes and other control characters, and the
+// bidirectional overrides of "Trojan Source".
+
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/** The text with control characters shown as symbols (`ESC` → `␛`) or `\u{…}` escapes. */
+export function visible(text: string): string {
+  return text.replace(CONTROL, (c) => {
+    const code = c.charCodeAt(0);
+    if (code < 0x20) return String.fromCharCode(0x2400 + code);
+    if (code === 0x7f) return "\u2421";
+    return `\\u{${code.toString(16)}}`;
+  });
+}
+
+/** Any value as readable text: strings as they are, the rest as pretty JSON; always through {@link visible}. */
+export function show(value: unknown, pretty = true): string {
+  if (typeof value === "string") return visible(value);
+  const json = JSON.stringify(value, null, pretty ? 2 : 0);
+  return visible(json ?? String(value));
+}
+
+/** Milliseconds as `850 ms`, `12.4 s`, `3 min 5 s`. */
+export function duration(ms: number | undefined): string {
+  if (ms === undefined || !Number.isFinite(ms)) return "–";
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
+}
+
+/** A USD amount, with enough digits for the small costs of model calls. */
+export function usd(cost: number | undefined): string {
+  if (!cost) return "$0";
+  return cost < 0.01 ? `$${cost.toPrecision(2)}` : `$${cost.toFixed(2)}`;
+}
+
+/** An ISO time as local `YYYY-MM-DD HH:MM:SS`. */
+export function when(iso: string | undefined): string {
+  if (!iso) return "–";
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return visible(iso);
+  const p = (n: number) => String(n).padStart(2, "0");
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
+}

@@ -1,0 +1,190 @@
+import { Hono, type Context } from "hono";
+import { DeputyError } from "../../errors/deputy-error.js";
+import type { RunStore } from "../../plan/run-store.js";
+import type { ItemRecord } from "../../plan/run-state.js";
+import { inbox } from "./inbox-view.js";
+import { planNodes } from "./plan-nodes.js";
+import { parseDecision } from "./decision-body.js";
+import { resolveEscalation } from "./resolve-escalation.js";
+import { ResumeRunner } from "./resume-runner.js";
+import { viewOf } from "./run-view.js";
+import { securityMiddleware } from "./security.js";
+import { shown } from "./shown.js";
+import type { Asset } from "./static-assets.js";
+import { ToolCatalog } from "./tool-catalog.js";
+import { TraceFile, type TraceFilter } from "./trace-view.js";
+
+/** Options of {@link createConsoleApp}. */
+export interface ConsoleAppOptions {
+  store: RunStore;
+  /** The per-start token every `/api` request must carry. */
+  token: string;
+  /** Host names the console answers to (`127.0.0.1`, `localhost`, …). */
+  hostnames: readonly string[];
+  /** The built client, by URL path (see `loadAssets`). */
+  assets: Map<string, Asset>;
+  /** Tools module for checking corrected calls and resuming. Default: each run's own. */
+  tools?: string;
+  /** A JSONL trace file for the trace viewer. Default: each run's own, when it was started with one. */
+  traces?: string;
+}
+
+/** The console's HTTP app (Hono) and what must be waited for before the store closes. */
+export interface ConsoleApp {
+  app: Hono;
+  /** Waits for resumes started from the page. */
+  drain(): Promise<void>;
+}
+
+const ITEM_STATUSES = new Set<ItemRecord["status"]>(["ok", "error", "skipped", "escalated"]);
+
+/** Builds the console's routes: the built client, a JSON API over the run store, resolve and resume. */
+export function createConsoleApp(options: ConsoleAppOptions): ConsoleApp {
+  const { store } = options;
+  const catalog = new ToolCatalog(options.tools);
+  const runner = new ResumeRunner(store, catalog);
+  const traceFiles = new Map<string, TraceFile>();
+  const traceFile = (path: string) =>
+    traceFiles.get(path) ?? traceFiles.set(path, new TraceFile(path)).get(path)!;
+  const app = new Hono();
+  app.use(securityMiddleware({ token: options.token, hostnames: options.hostnames }));
+  app.onError((error, c) => failure(c, error));
+
+  app.get("/api/info", (c) => c.json({ traces: options.traces !== undefined, tools: options.tools ?? null }));
+
+  app.get("/api/runs", async (c) => {
+    const limit = intParam(c.req.query("limit"), 50, 500);
+    const rows = [];
+    for (const record of await store.list({ limit })) {
+      const summary = await store.loadSummary(record.runId);
+      if (!summary) continue;
+      const { nodes, ...view } = await viewOf(store, summary);
+      const byStatus: Record<string, number> = {};
+      for (const n of nodes) byStatus[n.status] = (byStatus[n.status] ?? 0) + 1;
+      rows.push({ ...view, nodeCounts: { total: nodes.length, byStatus } });
+    }
+    return c.json(shown(rows));
+  });
+
+  app.get("/api/runs/:runId", async (c) => {
+    const runId = c.req.param("runId");
+    const summary = await store.loadSummary(runId);
+    if (!summary) return notFound(c, runId);
+    const view = await viewOf(store, summary);
+    const traces = options.traces ?? summary.run.options.traces;
+    return c.json({ ...shown(view), resume: runner.get(runId) ?? null, traces: typeof traces === "string" });
+  });
+
+  app.get("/api/runs/:runId/nodes/:nodeId", async (c) => {
+    const { runId, nodeId } = c.req.param();
+    const summary = await store.loadSummary(runId);
+    if (!summary) return notFound(c, runId);
+    const view = await viewOf(store, summary);
+    const node = view.nodes.find((n) => n.id === nodeId);
+    const plan = planNodes(summary.run.plan).find((n) => n.id === nodeId);
+    if (!node || !plan) return notFound(c, `${runId}/${nodeId}`);
+    const artifacts: Record<string, string> = {};
+    if (!plan.for_each)
+      for (const key of summary.nodes[nodeId]?.storedKeys ?? [])
+        if (key in summary.artifacts) artifacts[key] = preview(summary.artifacts[key]);
+    return c.json(shown({ node, plan, artifacts, runStatus: view.status }));
+  });
+
+  app.get("/api/runs/:runId/nodes/:nodeId/items", async (c) => {
+    const { runId, nodeId } = c.req.param();
+    const status = c.req.query("status") as ItemRecord["status"] | undefined;
+    const page = await store.listItems(runId, nodeId, {
+      offset: intParam(c.req.query("offset"), 0, Number.MAX_SAFE_INTEGER),
+      limit: intParam(c.req.query("limit"), 50, 500),
+      ...(status && ITEM_STATUSES.has(status) ? { status } : {}),
+    });
+    return c.json(
+      shown({
+        ...page,
+        items: page.items.map((i) => ({ ...i, ...("value" in i ? { value: preview(i.value, 2000) } : {}) })),
+      }),
+    );
+  });
+
+  app.get("/api/inbox", async (c) => {
+    const runId = c.req.query("runId");
+    return c.json(await inbox(store, catalog, runId ? { runId } : {}));
+  });
+
+  app.get("/api/traces", async (c) => {
+    const q = c.req.query();
+    const path = options.traces ?? (q.runId ? await runTraces(q.runId) : undefined);
+    if (!path) return c.json({ available: false });
+    const filter: TraceFilter = {};
+    for (const k of ["runId", "nodeId", "verdict", "backend"] as const) if (q[k]) filter[k] = q[k];
+    if (q.item !== undefined && q.item !== "") filter.item = intParam(q.item, 0, Number.MAX_SAFE_INTEGER);
+    // The histogram's threshold: the node's min_confidence, when one node of one run is shown.
+    const node =
+      q.runId && q.nodeId
+        ? planNodes((await store.loadSummary(q.runId))?.run.plan).find((n) => n.id === q.nodeId)
+        : undefined;
+    const minConfidence = node?.min_confidence;
+    return c.json({
+      available: true,
+      ...(minConfidence === undefined ? {} : { minConfidence }),
+      ...traceFile(path).query(filter),
+    });
+  });
+
+  app.post("/api/runs/:runId/resolve", async (c) => {
+    const runId = c.req.param("runId");
+    const { nodeId, decision } = parseDecision(await c.req.json().catch(() => null));
+    const run = (await store.loadSummary(runId))?.run;
+    const toolsPath = run && catalog.pathFor(run);
+    const resolution = await resolveEscalation(store, runId, nodeId, decision, toolsPath);
+    return c.json(
+      shown({ runId, nodeId, ...(decision.item === undefined ? {} : { item: decision.item }), resolution }),
+    );
+  });
+
+  app.post("/api/runs/:runId/resume", async (c) => {
+    const state = await runner.start(c.req.param("runId"));
+    return c.json(shown(state), 202);
+  });
+
+  app.get("*", (c) => {
+    const path = c.req.path === "/" ? "/index.html" : c.req.path;
+    const asset = options.assets.get(path);
+    if (!asset) return c.text("Not found.", 404);
+    return c.body(asset.body as Uint8Array<ArrayBuffer>, 200, { "Content-Type": asset.type });
+  });
+
+  async function runTraces(runId: string): Promise<string | undefined> {
+    const meta = (await store.loadSummary(runId))?.run.options;
+    return typeof meta?.traces === "string" ? meta.traces : undefined;
+  }
+
+  return { app, drain: () => runner.drain() };
+}
+
+/** A value as pretty JSON text, cut at `max` characters (the page shows it as text, never as markup). */
+function preview(value: unknown, max = 20_000): string {
+  const text = JSON.stringify(value, null, 2) ?? "undefined";
+  return text.length <= max ? text : `${text.slice(0, max)}…[+${text.length - max} chars]`;
+}
+
+function intParam(text: string | undefined, fallback: number, max: number): number {
+  const n = Number(text);
+  return text !== undefined && text !== "" && Number.isInteger(n) && n >= 0 ? Math.min(n, max) : fallback;
+}
+
+function notFound(c: Context, what: string) {
+  return c.json({ error: { code: "NOT_FOUND", message: `No ${JSON.stringify(what)} in this store.` } }, 404);
+}
+
+function failure(c: Context, error: unknown) {
+  if (DeputyError.isInstance(error)) {
+    const status = /NOT_FOUND/.test(error.code) ? 404 : /RUNNING/.test(error.code) ? 409 : 400;
+    return c.json(shown({ error: { code: error.code, message: error.message } }), status);
+  }
+  console.error(error);
+  return c.json(
+    { error: { code: "INTERNAL", message: "The console failed to answer; see its terminal." } },
+    500,
+  );
+}

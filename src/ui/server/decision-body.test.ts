@@ -1,0 +1,76 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { DeputyError } from "../../errors/deputy-error.js";
+import { parseDecision } from "./decision-body.js";
+
+describe("parseDecision", () => {
+  it("takes exactly one of call, value or skip, with who decides", () => {
+    expect(parseDecision({ nodeId: "n", item: 2, by: " Ada ", skip: true })).toEqual({
+      nodeId: "n",
+      decision: { item: 2, by: "Ada", skip: true },
+    });
+    expect(parseDecision({ nodeId: "n", by: "Ada", value: null }).decision).toEqual({
+      by: "Ada",
+      value: null,
+    });
+    expect(parseDecision({ nodeId: "n", by: "Ada", call: { name: "t" } }).decision).toEqual({
+      by: "Ada",
+      call: { name: "t", arguments: {} },
+    });
+    for (const bad of [
+      { nodeId: "n", by: "Ada" },
+      { nodeId: "n", by: "", skip: true },
+      { nodeId: "n", by: "Ada", skip: true, value: 1 },
+      { nodeId: "n", by: "Ada", call: { name: "t", arguments: [] } },
+      { nodeId: "n", by: "Ada", skip: false },
+      null,
+      [],
+    ])
+      expect(() => parseDecision(bad), JSON.stringify(bad)).toThrow(/decision/i);
+  });
+
+  it("never lets anything but a well-formed decision through, and fails only with a typed error", () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.jsonValue(),
+          fc.record(
+            {
+              nodeId: fc.oneof(fc.string(), fc.integer()),
+              item: fc.oneof(fc.integer(), fc.double(), fc.string()),
+              by: fc.string(),
+              call: fc.oneof(fc.jsonValue(), fc.record({ name: fc.string(), arguments: fc.jsonValue() })),
+              value: fc.jsonValue(),
+              skip: fc.oneof(fc.boolean(), fc.constant(true)),
+            },
+            { requiredKeys: [] },
+          ),
+        ),
+        (input) => {
+          let parsed;
+          try {
+            parsed = parseDecision(input);
+          } catch (error) {
+            expect(DeputyError.isInstance(error) && error.code === "RESOLUTION_INVALID").toBe(true);
+            return;
+          }
+          const { decision } = parsed;
+          expect(typeof parsed.nodeId === "string" && parsed.nodeId.length > 0).toBe(true);
+          expect(decision.by!.trim()).toBe(decision.by);
+          expect(decision.by!.length).toBeGreaterThan(0);
+          const kinds = [decision.call !== undefined, "value" in decision, decision.skip === true];
+          expect(kinds.filter(Boolean)).toHaveLength(1);
+          if (decision.item !== undefined)
+            expect(Number.isInteger(decision.item) && decision.item >= 0).toBe(true);
+          if (decision.call) {
+            expect(typeof decision.call.name).toBe("string");
+            expect(
+              typeof decision.call.arguments === "object" && !Array.isArray(decision.call.arguments),
+            ).toBe(true);
+          }
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+});

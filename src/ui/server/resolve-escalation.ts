@@ -1,0 +1,31 @@
+import { resolveEscalation as recordDecision } from "../../delegate/escalation/resolve-escalation.js";
+import type { RunStore } from "../../plan/run-store.js";
+import type { Resolution } from "../../plan/run-state.js";
+import { loadToolsModule } from "../../tools/load-tools-module.js";
+
+/** A person's decision: exactly one of `call`, `value` or `skip`, and who made it. */
+export type Decision = {
+  item?: number;
+  by?: string;
+} & (
+  | { call: { name: string; arguments: Record<string, unknown> }; value?: never; skip?: never }
+  | { value: unknown; call?: never; skip?: never }
+  | { skip: true; call?: never; value?: never }
+);
+
+/**
+ * Records a decision about an escalated node or item with the library's `resolveEscalation`, checked exactly as
+ * `deputy resolve` checks it: the node or item is escalated, and a call names a candidate and passes the gate's
+ * tool, schema and side-effect checks with `toolsPath` (the console's `--tools`, else the run's own module).
+ */
+export async function resolveEscalation(
+  store: RunStore,
+  runId: string,
+  nodeId: string,
+  decision: Decision,
+  toolsPath: string | undefined,
+): Promise<Resolution> {
+  const tools = decision.call && toolsPath ? (await loadToolsModule(toolsPath)).tools : undefined;
+  const recorded = await recordDecision(store, runId, nodeId, { ...decision, ...(tools ? { tools } : {}) });
+  return recorded.resolution;
+}

@@ -1,0 +1,63 @@
+import { resolve } from "node:path";
+import type { RunRecord } from "../../plan/run-state.js";
+import type { Tool } from "../../tools/define-tool.js";
+import { loadToolsModule } from "../../tools/load-tools-module.js";
+
+/** A candidate tool as the inbox shows it: what the model was offered, with the schema a correction must fit. */
+export interface ToolView {
+  name: string;
+  description: string;
+  parameters: unknown;
+  delegateSafe: boolean;
+  sensitive: readonly string[];
+}
+
+/**
+ * The tools of a run: those of `--tools` when the console was given one, else of the module the run was started
+ * with. Modules are imported once per path.
+ */
+export class ToolCatalog {
+  readonly #override: string | undefined;
+  readonly #modules = new Map<string, Promise<Tool[]>>();
+
+  constructor(toolsPath?: string) {
+    this.#override = toolsPath && resolve(toolsPath);
+  }
+
+  /** The tools module a run's calls are checked against and resumed with; `undefined` when none is known. */
+  pathFor(run: RunRecord): string | undefined {
+    return this.#override ?? (typeof run.options.tools === "string" ? run.options.tools : undefined);
+  }
+
+  /** The named tools of a run's module, in the order asked; unknown names are left out. */
+  async tools(run: RunRecord, names: readonly string[]): Promise<ToolView[]> {
+    const path = this.pathFor(run);
+    if (!path) return [];
+    let loading = this.#modules.get(path);
+    if (!loading) {
+      loading = loadToolsModule(path).then((m) => m.tools);
+      this.#modules.set(path, loading);
+    }
+    let tools: Tool[];
+    try {
+      tools = await loading;
+    } catch {
+      this.#modules.delete(path);
+      return [];
+    }
+    return names.flatMap((name) => {
+      const tool = tools.find((t) => t.name === name);
+      return tool
+        ? [
+            {
+              name: tool.name,
+              description: tool.delegateDescription ?? tool.description,
+              parameters: tool.parameters,
+              delegateSafe: tool.delegateSafe,
+              sensitive: tool.sensitive,
+            },
+          ]
+        : [];
+    });
+  }
+}
