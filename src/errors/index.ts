@@ -8,3 +8,4 @@ export { BudgetExceededError, type BudgetLimit, type BudgetViolation } from "./b
 export { InvalidResultError } from "./invalid-result-error.js";
 export { AgentDefinitionError } from "./agent-definition-error.js";
 export { DistilledModelError } from "./distilled-model-error.js";
+export { ModelFetchError } from "./model-fetch-error.js";
