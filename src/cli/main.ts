@@ -11,6 +11,7 @@ import { registerResolve } from "./commands/resolve.js";
 import { registerDistill } from "./commands/distill.js";
 import { registerModels } from "./commands/models.js";
 import { registerEval } from "./commands/eval.js";
+import { registerCalibrate } from "./commands/calibrate.js";
 
 // Each command lives in its own file under commands/ and is listed here once.
 const commands: RegisterCommand[] = [
@@ -23,6 +24,7 @@ const commands: RegisterCommand[] = [
   registerDistill,
   registerModels,
   registerEval,
+  registerCalibrate,
 ];
 
 /** Runs the `deputy` command line; resolves to the process exit code. */
