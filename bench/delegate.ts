@@ -21,7 +21,7 @@ import { join } from "node:path";
 import { LlamaServerDelegate } from "../src/delegate/backends/llama-server-delegate.js";
 import { LocalDelegate } from "../src/delegate/backends/local-delegate.js";
 import { NODE_LLAMA_CPP_DIALECT, toGrammarSchema } from "../src/delegate/backends/grammar-schema.js";
-import { bfclQuestion, bfclToToolSpec } from "../src/delegate/bfcl.js";
+import { bfclQuestion, bfclToToolSpec } from "../src/eval/bfcl.js";
 import { buildPrompt } from "../src/delegate/prompt.js";
 import { buildProposalSchema } from "../src/delegate/proposal-schema.js";
 import type { ProposeRequest, ToolCallDelegate } from "../src/delegate/protocol.js";

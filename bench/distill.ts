@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { readTraces } from "../dist/delegate/read-traces.js";
+import { readTraces } from "../dist/traces/read-traces.js";
 import {
   DistilledDelegate,
   examplesFromTraces,

@@ -7,7 +7,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { MemoryRunStore, SqliteRunStore, runPlan, type RunStore } from "../dist/plan/index.js";
+import { runPlan } from "../dist/index.js";
+import { MemoryRunStore, SqliteRunStore, type RunStore } from "../dist/plan/index.js";
 import { defineTool } from "../dist/tools/index.js";
 
 const ROUNDS = Number(process.env.ROUNDS ?? 5);

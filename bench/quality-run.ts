@@ -14,7 +14,7 @@ import type { ToolCallDelegate } from "../src/delegate/protocol.js";
 import { LlamaServerDelegate } from "../src/delegate/backends/llama-server-delegate.js";
 import { LocalDelegate } from "../src/delegate/backends/local-delegate.js";
 import { FreeFormToolCallBaseline } from "../src/eval/free-form-baseline.js";
-import { loadBfclSuite, type BfclCase } from "../src/eval/bfcl-suite.js";
+import { bfclCases, loadBfclSuite, type BfclCase } from "../src/eval/bfcl-suite.js";
 import { evaluateCase } from "../src/eval/evaluate-case.js";
 import { startLlamaServer } from "../src/testing/llama-server.js";
 
@@ -56,7 +56,7 @@ function interleave(cases: BfclCase[]): BfclCase[] {
   return out;
 }
 
-const cases = interleave(loadBfclSuite(values.suite!, { limit: Number(values.limit) })).filter(
+const cases = interleave(bfclCases(loadBfclSuite(values.suite!, { limit: Number(values.limit) }))).filter(
   (c) => !done.has(c.sample.id),
 );
 const server =

@@ -10,7 +10,7 @@ import { appendFileSync, existsSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { LocalDelegate } from "../src/delegate/backends/local-delegate.js";
 import { DistilledDelegate, examplesFromTraces, trainDistilled } from "../src/delegate/distilled/index.js";
-import { readTraces } from "../src/delegate/read-traces.js";
+import { readTraces } from "../src/traces/read-traces.js";
 import type { ToolCallDelegate } from "../src/delegate/protocol.js";
 import { canonicalJson } from "../src/plan/fingerprint.js";
 

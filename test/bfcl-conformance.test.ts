@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { acceptGate, type GateInput, type Verdict } from "../src/delegate/accept-gate.js";
-import { bfclGroundTruthCall, bfclToToolSpec } from "../src/delegate/bfcl.js";
+import { bfclGroundTruthCall, bfclToToolSpec } from "../src/eval/bfcl.js";
 import { buildProposalSchema } from "../src/delegate/proposal-schema.js";
 import type { Proposal, ToolSpec } from "../src/delegate/protocol.js";
 import type { JsonSchema } from "../src/schema/json-schema.js";

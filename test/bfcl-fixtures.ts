@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { BfclAnswer, BfclSample } from "../src/delegate/bfcl.js";
+import type { BfclAnswer, BfclSample } from "../src/eval/bfcl.js";
 
 /** Where the BFCL samples live (a copy of the shared BFCL V4 samples, Apache-2.0, see its SOURCE.md). */
 export const BFCL_DIR =

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DelegateBackendError } from "../src/errors/index.js";
 import { acceptGate, VERDICTS } from "../src/delegate/accept-gate.js";
-import { bfclQuestion, bfclToToolSpec } from "../src/delegate/bfcl.js";
+import { bfclQuestion, bfclToToolSpec } from "../src/eval/bfcl.js";
 import type { Proposal, ProposeRequest, ToolCallDelegate, ToolSpec } from "../src/delegate/protocol.js";
 import { toTool, type Tool } from "../src/tools/index.js";
 import { loadAllBfclSamples } from "./bfcl-fixtures.js";

@@ -5,11 +5,13 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import type * as Root from "../../dist/index.js";
 import type * as Plan from "../../dist/plan/index.js";
 import type * as Tools from "../../dist/tools/index.js";
 
 const dist = process.env.DEPUTY_DIST ? pathToFileURL(`${process.env.DEPUTY_DIST}/`).href : "../../dist/";
-const { SqliteRunStore, runPlan } = (await import(`${dist}plan/index.js`)) as typeof Plan;
+const { runPlan } = (await import(`${dist}index.js`)) as typeof Root;
+const { SqliteRunStore } = (await import(`${dist}plan/index.js`)) as typeof Plan;
 const { defineTool } = (await import(`${dist}tools/index.js`)) as typeof Tools;
 import { SLEEP_MS, parents, type Outcome, type Workload } from "./workloads.js";
 

@@ -20,7 +20,8 @@ import {
   trainDistilled,
   type DelegateTrace,
 } from "deputy/delegate";
-import { canonicalJson, runPlan } from "deputy/plan";
+import { runPlan } from "deputy";
+import { canonicalJson } from "deputy/plan";
 
 const { values: flags } = parseArgs({
   options: {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { runPlan, validatePlan, createHost } from "../plan/index.js";
+import { createHost, runPlan } from "../index.js";
+import { validatePlan } from "../plan/index.js";
 import { defineTool } from "../tools/define-tool.js";
 import { delegation } from "./contract.js";
 import { defineAgent } from "./define-agent.js";

@@ -1,4 +1,5 @@
 import { BudgetExceededError, type BudgetViolation } from "../errors/budget-exceeded-error.js";
+import { deadline } from "../runtime/deadline.js";
 import { effectiveTimeout } from "./budget.js";
 import type { AnyBinding } from "./delegate-to-plan.js";
 import type { Frame } from "./frame.js";
@@ -33,22 +34,14 @@ export function startCallTimer(frame: Frame, binding: AnyBinding): CallTimer {
   const timeout = effectiveTimeout(binding.budget.timeout, frame.budget.timeout);
   const scope =
     binding.budget.timeout !== undefined && binding.budget.timeout === timeout ? "delegation" : "agent";
-  const controller = new AbortController();
-  let fired = false;
-  const timer =
-    timeout === undefined
-      ? undefined
-      : setTimeout(() => {
-          fired = true;
-          controller.abort(
-            new DOMException(`\`${binding.tool}\` exceeded its ${timeout} s timeout`, "TimeoutError"),
-          );
-        }, timeout * 1000);
+  const limit = deadline(undefined, timeout === undefined ? undefined : timeout * 1000, {
+    reason: () => new DOMException(`\`${binding.tool}\` exceeded its ${timeout} s timeout`, "TimeoutError"),
+  });
   return {
     timeout,
-    signal: controller.signal,
-    timedOut: () => fired,
-    clear: () => clearTimeout(timer),
+    signal: limit.signal,
+    timedOut: limit.expired,
+    clear: limit.clear,
     expired(elapsedSeconds, message) {
       const violation: BudgetViolation = {
         limit: "timeout",

@@ -5,13 +5,12 @@ import { ScriptedDelegate } from "../delegate/scripted-delegate.js";
 import { AgentDefinitionError } from "../errors/agent-definition-error.js";
 import { BudgetExceededError } from "../errors/budget-exceeded-error.js";
 import { MemoryRunStore } from "../plan/memory-run-store.js";
-import { runPlan } from "../plan/run-plan.js";
 import { defineTool } from "../tools/define-tool.js";
 import type { Budget } from "./budget.js";
 import { delegation } from "./contract.js";
 import { defineAgent } from "./define-agent.js";
 import { delegateTo } from "./delegate-to.js";
-import { delegateToPlan, type DelegateToPlanOptions } from "./delegate-to-plan.js";
+import { delegateToPlan, runPlan, type DelegateToPlanOptions } from "../index.js";
 import {
   DELEGATE_CHANNEL,
   DELEGATE_START_CHANNEL,

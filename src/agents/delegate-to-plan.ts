@@ -1,7 +1,6 @@
 import { AgentDefinitionError } from "../errors/agent-definition-error.js";
-import { createHost } from "../plan/create-host.js";
 import type { ExecutionPlan } from "../plan/plan-schema.js";
-import type { RunOptions as PlanRunOptions } from "../plan/run-options.js";
+import type { EngineOptions } from "../plan/run-options.js";
 import { validatePlan } from "../plan/validate-plan.js";
 import type { JsonSchema } from "../schema/json-schema.js";
 import { normalizeBudget, type Budget } from "./budget.js";
@@ -11,11 +10,14 @@ import type { DelegationBinding } from "./delegate-to.js";
 import type { Frame, FrameBinding } from "./frame.js";
 import { callPlan } from "./plan-call.js";
 
-/** How the plan runs on every call: `runPlan`'s options, less what each call sets (inputs, signal, run id). */
-export type PlanDelegationRunOptions = Omit<PlanRunOptions, "inputs" | "signal" | "runId" | "_internal">;
+/**
+ * How the plan runs on every call: the engine's options (a composed host and executors), less what each call
+ * sets (inputs, signal, run id).
+ */
+export type PlanDelegationRunOptions = Omit<EngineOptions, "inputs" | "signal" | "runId" | "_internal">;
 
-/** Options of {@link delegateToPlan}. */
-export interface DelegateToPlanOptions extends PlanDelegationRunOptions {
+/** Options of {@link planDelegation}. */
+export interface PlanDelegationOptions extends PlanDelegationRunOptions {
   /** The tool name the calling model sees. Default: the plan's `name` (when it is a valid tool name). */
   name?: string;
   /** Same as `name` (the spelling `delegateTo` uses); wins over it. */
@@ -58,35 +60,12 @@ export interface DelegateToPlanSpec {
 }
 
 /**
- * Lets an agent delegate to an execution plan: the calling model sees one tool whose parameters are the plan's
- * declared `inputs`; a call checks the arguments like a contract, runs the plan with them (under the call's
- * budget and timeout) and answers with the artifact the plan `returns`. The plan is validated now, against
- * the tools, agents and delegates given here.
- *
- * @example
- * const triage = defineAgent({
- *   name: "TriageAgent",
- *   backend: { provider: "openai", model: "gpt-4o" },
- *   delegateTo: [
- *     delegateToPlan(triageQueuePlan, {
- *       name: "triage_queue",
- *       description: "Classify every open ticket of a queue and summarise the queue",
- *       tools: [listTickets],
- *       agents: { classifier, summarizer },
- *       budget: { maxCalls: 1, maxTokens: 50_000, timeout: 120 },
- *     }),
- *   ],
- *   actions: { run: ({ ask }: { ask: string }) => ask },
- * });
+ * The engine-level form of the root entry's `delegateToPlan`: the same declaration, with the host and executors
+ * already composed (the root entry composes the built-in ones).
  */
-export function delegateToPlan(plan: unknown, options: DelegateToPlanOptions): DelegateToPlanSpec {
+export function planDelegation(plan: unknown, options: PlanDelegationOptions): DelegateToPlanSpec {
   const planName = isObject(plan) && typeof plan.name === "string" ? plan.name : undefined;
   const who = `delegateToPlan(${planName ?? "…"})`;
-  if (!isObject(options) || options.tools === undefined) {
-    throw new AgentDefinitionError(
-      `${who} needs options with \`tools\`: the tools the plan's nodes call (and \`agents\`, \`delegates\` for its agent and delegate nodes).`,
-    );
-  }
   const { name, as, description, budget: rawBudget, ...run } = options;
   const budget = normalizeBudget(rawBudget, `${who}.budget`);
   const parsed = validPlan(plan, run, who);
@@ -159,10 +138,9 @@ function validPlan(plan: unknown, run: PlanDelegationRunOptions, who: string): E
       `${who} expects an execution plan (the JSON object, as \`runPlan\` takes it), got ${plan === null ? "null" : Array.isArray(plan) ? "an array" : typeof plan}.`,
     );
   }
-  const { host, executors } = createHost(run);
   const report = validatePlan(plan, {
-    host,
-    executors,
+    host: run.host,
+    executors: run.executors,
     knownArtifacts: Object.keys(run.artifacts ?? {}),
   });
   const errors = report.issues.filter((i) => i.severity === "error");

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { MemoryTraceSink } from "../delegate/memory-trace-sink.js";
+import { MemoryTraceSink } from "../traces/memory-trace-sink.js";
 import { ScriptedDelegate } from "../delegate/scripted-delegate.js";
-import { runPlan } from "../plan/index.js";
+import { runPlan } from "../index.js";
 import { defineTool } from "../tools/define-tool.js";
 import { defineAgent } from "./define-agent.js";
 import { mockModel, type MockRequest } from "./mock-model.js";

@@ -1,4 +1,4 @@
-import type { EscalateToHandler } from "../delegate/escalate-to.js";
+import type { EscalateToHandler } from "../delegate/escalation/escalate-to.js";
 import { resolveBackend } from "./backend.js";
 import { costOf } from "./pricing.js";
 import { runToolLoop, type LoopTool } from "./tool-loop.js";

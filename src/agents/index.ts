@@ -15,8 +15,8 @@ export {
   type ParentContext,
 } from "./delegate-to.js";
 export {
-  delegateToPlan,
-  type DelegateToPlanOptions,
+  planDelegation,
+  type PlanDelegationOptions,
   type DelegateToPlanSpec,
   type PlanDelegationRunOptions,
   type PlanTarget,

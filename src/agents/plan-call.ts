@@ -1,6 +1,6 @@
 import { DeputyError } from "../errors/deputy-error.js";
 import type { RunManifest } from "../plan/run-manifest.js";
-import { newRunId, runPlan } from "../plan/run-plan.js";
+import { newRunId, startRun } from "../plan/run-plan.js";
 import { admitCall } from "./admit-call.js";
 import { startCallTimer } from "./call-timer.js";
 import type { CallContext } from "./delegated-call.js";
@@ -64,7 +64,7 @@ export async function callPlan(
 
   let manifest: RunManifest;
   try {
-    manifest = await runPlan(binding.plan, {
+    manifest = await startRun(binding.plan, {
       ...binding.run,
       inputs: args.value,
       signal: AbortSignal.any([ctx.signal, timer.signal]),

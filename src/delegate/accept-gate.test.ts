@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DelegateBackendError } from "../errors/delegate-backend-error.js";
-import { compileGuard } from "../plan/cel-guard.js";
+import { compileGuard } from "../runtime/cel-guard.js";
 import { defineTool } from "../tools/define-tool.js";
 import { acceptGate, VERDICTS, type GateInput, type Verdict } from "./accept-gate.js";
 import type { Proposal } from "./protocol.js";

@@ -1,6 +1,6 @@
 import type { SerializedError } from "../errors/deputy-error.js";
 import { serializeError } from "../errors/deputy-error.js";
-import type { CelGuard } from "../plan/cel-guard.js";
+import type { CelGuard } from "../runtime/cel-guard.js";
 import { validateValue } from "../schema/validator.js";
 import type { Tool } from "../tools/define-tool.js";
 import type { Proposal } from "./protocol.js";

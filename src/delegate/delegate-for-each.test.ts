@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { MemoryRunStore } from "../plan/memory-run-store.js";
-import { resumeRun, runPlan } from "../plan/run-plan.js";
+import { resumeRun, runPlan } from "../index.js";
 import { defineTool } from "../tools/define-tool.js";
-import { MemoryTraceSink } from "./memory-trace-sink.js";
+import { MemoryTraceSink } from "../traces/memory-trace-sink.js";
 import { ScriptedDelegate, type ScriptedEntry } from "./scripted-delegate.js";
 
 /** The seed's node, unchanged. */

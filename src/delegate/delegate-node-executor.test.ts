@@ -2,14 +2,13 @@ import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import { describe, expect, it } from "vitest";
 import { DelegateBackendError } from "../errors/delegate-backend-error.js";
 import { MemoryRunStore } from "../plan/memory-run-store.js";
-import { resumeRun, runPlan } from "../plan/run-plan.js";
+import { createHost, resumeRun, runPlan } from "../index.js";
 import { validatePlan } from "../plan/validate-plan.js";
-import { createHost } from "../plan/create-host.js";
 import { defineTool } from "../tools/define-tool.js";
-import { ESCALATE_TO_SERVICE, type EscalateToHandler } from "./escalate-to.js";
+import { ESCALATE_TO_SERVICE, type EscalateToHandler } from "./escalation/escalate-to.js";
 import type { Proposal, ProposeRequest, ToolCallDelegate } from "./protocol.js";
 import { ScriptedDelegate, type ScriptedEntry } from "./scripted-delegate.js";
-import type { DelegateTrace, TraceSink } from "./trace.js";
+import type { DelegateTrace, TraceSink } from "../traces/trace.js";
 
 const calls: { tool: string; args: unknown }[] = [];
 const ignore = defineTool({

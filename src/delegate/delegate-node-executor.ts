@@ -2,8 +2,8 @@ import { serializeError } from "../errors/deputy-error.js";
 import type { NodeExecutor, UnitOutcome } from "../plan/node-executor.js";
 import type { DelegateNode } from "../plan/plan-schema.js";
 import { acceptGate, type GateResult } from "./accept-gate.js";
-import { applyResolution } from "./apply-resolution.js";
-import { askAgent } from "./ask-escalate-to.js";
+import { applyResolution } from "./escalation/apply-resolution.js";
+import { askAgent } from "./escalation/ask-escalate-to.js";
 import {
   dispatch,
   escalated,

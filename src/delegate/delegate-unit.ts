@@ -1,9 +1,9 @@
 import type { SerializedError } from "../errors/deputy-error.js";
-import { compileGuard, type CelGuard } from "../plan/cel-guard.js";
+import { compileGuard, type CelGuard } from "../runtime/cel-guard.js";
 import { dispatchTool } from "../plan/dispatch-tool.js";
 import type { UnitOutcome, WorkUnit } from "../plan/node-executor.js";
 import type { DelegateNode } from "../plan/plan-schema.js";
-import { renderString, renderValue } from "../plan/template.js";
+import { renderString, renderValue } from "../runtime/template.js";
 import type { JsonSchema } from "../schema/json-schema.js";
 import type { Tool } from "../tools/define-tool.js";
 import type { GateInput, GateResult, Verdict } from "./accept-gate.js";
@@ -11,9 +11,9 @@ import { inputChars } from "./prompt.js";
 import { proposalChannel, type ProposalEvent } from "./proposal-channel.js";
 import { buildProposalSchema } from "./proposal-schema.js";
 import type { Proposal, ToolSpec } from "./protocol.js";
-import { Redactor } from "./redact.js";
-import type { DelegateTrace } from "./trace.js";
-import { writeTrace } from "./write-trace.js";
+import { Redactor } from "../traces/redact.js";
+import type { DelegateTrace } from "../traces/trace.js";
+import { writeTrace } from "../traces/write-trace.js";
 
 // The pieces every path of a delegate unit shares (a backend's proposal, an escalate_to agent's answer, a
 // person's resolution): the prepared input, the traced hop, the dispatch and the outcomes.

@@ -14,14 +14,24 @@ export type {
   ToolCallDelegate,
   ToolSpec,
 } from "./protocol.js";
-export type { DelegateTrace, TraceSink } from "./trace.js";
+import "./host-capabilities.js";
+export type { DelegateTrace, TraceSink } from "../traces/trace.js";
 export { buildProposalSchema } from "./proposal-schema.js";
 export { strictSchema } from "./strict-schema.js";
 export { buildPrompt, inputChars, sortedJson, type DelegatePrompt, type PromptInput } from "./prompt.js";
 export { acceptGate, VERDICTS, type GateInput, type GateResult, type Verdict } from "./accept-gate.js";
 export { delegateNodeExecutor, toolSpec, type HopSummary } from "./delegate-node-executor.js";
 export { validateDelegateNode } from "./validate-delegate-node.js";
-export { ESCALATE_TO_SERVICE, type EscalateToHandler, type EscalateToRequest } from "./escalate-to.js";
+export {
+  ESCALATE_TO_SERVICE,
+  type EscalateToHandler,
+  type EscalateToRequest,
+} from "./escalation/escalate-to.js";
+export {
+  resolveEscalation,
+  type EscalationDecision,
+  type RecordedResolution,
+} from "./escalation/resolve-escalation.js";
 export { ScriptedDelegate, type ScriptedDelegateOptions, type ScriptedEntry } from "./scripted-delegate.js";
 export {
   createDelegateFromSpec,
@@ -31,9 +41,9 @@ export {
   registerDelegateSpec,
   type DelegateSpecFactory,
 } from "./delegate-spec.js";
-export { JsonlTraceSink, type JsonlTraceSinkOptions } from "./jsonl-trace-sink.js";
-export { MemoryTraceSink } from "./memory-trace-sink.js";
-export { writeTrace } from "./write-trace.js";
+export { JsonlTraceSink, type JsonlTraceSinkOptions } from "../traces/jsonl-trace-sink.js";
+export { MemoryTraceSink } from "../traces/memory-trace-sink.js";
+export { writeTrace } from "../traces/write-trace.js";
 export { proposalChannel, type ProposalEvent } from "./proposal-channel.js";
 export {
   capStrings,
@@ -42,16 +52,21 @@ export {
   Redactor,
   type RedactOptions,
   type RedactRule,
-} from "./redact.js";
-export { readTraces } from "./read-traces.js";
+} from "../traces/redact.js";
+export { readTraces } from "../traces/read-traces.js";
 export {
   formatTraceStats,
   percentile,
   traceStats,
   type TraceGroupStats,
   type TraceStats,
-} from "./trace-stats.js";
-export { tracesToChat, type ChatExample, type TraceExport, type TraceExportOptions } from "./trace-export.js";
+} from "../traces/trace-stats.js";
+export {
+  tracesToChat,
+  type ChatExample,
+  type TraceExport,
+  type TraceExportOptions,
+} from "../traces/trace-export.js";
 export {
   bfclGroundTruthCall,
   bfclQuestion,
@@ -60,7 +75,7 @@ export {
   type BfclAnswer,
   type BfclFunction,
   type BfclSample,
-} from "./bfcl.js";
+} from "../eval/bfcl.js";
 export { routerTool, type RouterToolOptions } from "./router-tool.js";
 export * from "./backends/index.js";
 export * from "./distilled/index.js";

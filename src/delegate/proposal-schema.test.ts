@@ -3,7 +3,7 @@ import { z } from "zod";
 import { loadAllBfclSamples, loadBfclWithAnswers } from "../../test/bfcl-fixtures.js";
 import { toJsonSchema } from "../schema/json-schema.js";
 import { compileSchema, validateValue } from "../schema/validator.js";
-import { bfclGroundTruthCall, bfclToToolSpec } from "./bfcl.js";
+import { bfclGroundTruthCall, bfclToToolSpec } from "../eval/bfcl.js";
 import { buildProposalSchema } from "./proposal-schema.js";
 import type { ToolSpec } from "./protocol.js";
 

@@ -1,11 +1,11 @@
 import type { PlanIssue } from "../errors/plan-validation-error.js";
-import { compileGuard } from "../plan/cel-guard.js";
+import { compileGuard } from "../runtime/cel-guard.js";
 import type { ValidationContext } from "../plan/node-executor.js";
 import type { DelegateNode } from "../plan/plan-schema.js";
 import { compileSchema } from "../schema/validator.js";
 import type { Tool } from "../tools/define-tool.js";
 import { didYouMean } from "../tools/did-you-mean.js";
-import { ESCALATE_TO_SERVICE } from "./escalate-to.js";
+import { ESCALATE_TO_SERVICE } from "./escalation/escalate-to.js";
 import { buildProposalSchema } from "./proposal-schema.js";
 import type { ToolSpec } from "./protocol.js";
 

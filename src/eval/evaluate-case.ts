@@ -1,8 +1,8 @@
-import { bfclQuestion, bfclToToolSpec } from "../delegate/bfcl.js";
 import { inputChars } from "../delegate/prompt.js";
 import type { ToolCallDelegate } from "../delegate/protocol.js";
-import { DelegateBackendError } from "../errors/index.js";
-import { bfclAstMatch } from "../delegate/backends/bfcl-ast-match.js";
+import { DelegateBackendError } from "../errors/delegate-backend-error.js";
+import { bfclAstMatch } from "./bfcl-ast-match.js";
+import { bfclQuestion, bfclToToolSpec } from "./bfcl.js";
 import { type BfclCase, type BfclCategory, isDeclineCategory } from "./bfcl-suite.js";
 
 /** What happened to one evaluated case: the proposal, whether it is exactly right, and its scores. */
@@ -34,7 +34,11 @@ export interface EvalRecord {
  * truth by BFCL's AST rules; for irrelevance the right answer is to decline. Backend errors are recorded, not
  * thrown; a case with more tools than `maxTools` or a longer input than `maxInputChars` is `skipped`.
  */
-export async function evaluateCase(delegate: ToolCallDelegate, testCase: BfclCase): Promise<EvalRecord> {
+export async function evaluateCase(
+  delegate: ToolCallDelegate,
+  testCase: BfclCase,
+  signal?: AbortSignal,
+): Promise<EvalRecord> {
   const { category, sample, answer } = testCase;
   const tools = sample.function.map(bfclToToolSpec);
   const instruction = bfclQuestion(sample);
@@ -44,7 +48,7 @@ export async function evaluateCase(delegate: ToolCallDelegate, testCase: BfclCas
   }
   const started = performance.now();
   try {
-    const proposal = await delegate.propose({ instruction, facts: {}, tools });
+    const proposal = await delegate.propose({ instruction, facts: {}, tools, ...(signal ? { signal } : {}) });
     const record: EvalRecord = {
       ...base,
       outcome: "proposed",

@@ -1,6 +1,7 @@
-import { postJson, withTimeout } from "../delegate/backends/http-json.js";
+import { postJson } from "../delegate/backends/http-json.js";
+import { deadline } from "../runtime/deadline.js";
 import type { Proposal, ProposeRequest, ToolCallDelegate } from "../delegate/protocol.js";
-import { DelegateBackendError } from "../errors/index.js";
+import { DelegateBackendError } from "../errors/delegate-backend-error.js";
 import { parseToolCalls } from "./parse-tool-calls.js";
 
 /** Options of {@link FreeFormToolCallBaseline}. */
@@ -48,7 +49,16 @@ export class FreeFormToolCallBaseline implements ToolCallDelegate {
 
   async propose(request: ProposeRequest): Promise<Proposal> {
     const started = performance.now();
-    const signal = withTimeout(request.signal, this.#timeoutMs);
+    const limit = deadline(request.signal, this.#timeoutMs);
+    const signal = limit.signal;
+    try {
+      return await this.#propose(request, signal, started);
+    } finally {
+      limit.clear();
+    }
+  }
+
+  async #propose(request: ProposeRequest, signal: AbortSignal, started: number): Promise<Proposal> {
     const post = (path: string, body: unknown) =>
       postJson({ backend: this.name, url: this.#baseUrl + path, body, signal, retries: 2 });
     const user = Object.keys(request.facts).length

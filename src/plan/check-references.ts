@@ -2,7 +2,7 @@ import type { PlanIssue } from "../errors/plan-validation-error.js";
 import { didYouMean } from "../tools/did-you-mean.js";
 import { planIssue as issue } from "./plan-issue.js";
 import type { PlanNode } from "./plan-schema.js";
-import { compileTemplate, placeholdersIn, type Placeholder } from "./template.js";
+import { compileTemplate, placeholdersIn, type Placeholder } from "../runtime/template.js";
 
 // What templates and store_as keys refer to: which node stores which artifact, whether a node depends on the
 // node whose artifact it reads, and placeholders that cannot work where they are.

@@ -1,4 +1,6 @@
-import { DeputyError, serializeError, type SerializedError } from "../errors/deputy-error.js";
+import { serializeError, type SerializedError } from "../errors/deputy-error.js";
+import { abortedError } from "../runtime/abort.js";
+import { retryWithDeadline } from "../runtime/retry.js";
 import { ToolError } from "../errors/tool-error.js";
 import { validateValue } from "../schema/validator.js";
 import type { Tool, ToolContext } from "../tools/define-tool.js";
@@ -38,109 +40,26 @@ export async function dispatchTool(
     unit.itemIndex === undefined
       ? `${unit.runId}/${unit.nodeId}`
       : `${unit.runId}/${unit.nodeId}/${unit.itemIndex}`;
-  let lastError: SerializedError = { code: "ERROR", message: "not attempted" };
-  for (let attempt = 1; attempt <= retry.max_attempts; attempt++) {
-    if (unit.signal.aborted) return { ok: false, error: abortError(unit.signal), attempts: attempt - 1 };
-    // A timer we own rather than AbortSignal.timeout inside AbortSignal.any: the latter can be garbage-collected
-    // before it fires (nodejs/node#57736), and then a hung tool would hang the node.
-    let timer: NodeJS.Timeout | undefined;
-    let signal = unit.signal;
-    if (timeoutSeconds !== undefined) {
-      const controller = new AbortController();
-      timer = setTimeout(
-        () => controller.abort(new DOMException(`timed out after ${timeoutSeconds}s`, "TimeoutError")),
-        timeoutSeconds * 1000,
-      );
-      signal = AbortSignal.any([unit.signal, controller.signal]);
-    }
-    const ctx: ToolContext = { signal, idempotencyKey, runId: unit.runId, nodeId: unit.nodeId, attempt };
-    if (unit.itemIndex !== undefined) ctx.itemIndex = unit.itemIndex;
-    try {
-      const result = tool.run(args, ctx);
-      // A synchronous tool costs no extra turn; an async one is abandoned when the signal fires.
-      const value = isPromiseLike(result) ? await raceAbort(result, signal) : result;
-      return { ok: true, value, attempts: attempt };
-    } catch (error) {
-      lastError =
-        signal.aborted && !unit.signal.aborted
-          ? timeoutError(tool.name, timeoutSeconds!)
-          : serializeError(error);
-      if (unit.signal.aborted) return { ok: false, error: abortError(unit.signal), attempts: attempt };
-    } finally {
-      clearTimeout(timer);
-    }
-    if (attempt < retry.max_attempts && retry.backoff_seconds > 0) {
-      await sleep(retry.backoff_seconds * 1000 * 2 ** (attempt - 1), unit.signal);
-    }
-  }
-  return { ok: false, error: lastError, attempts: retry.max_attempts };
-}
-
-function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
-  return (
-    typeof value === "object" && value !== null && typeof (value as { then?: unknown }).then === "function"
+  const outcome = await retryWithDeadline(
+    {
+      attempts: retry.max_attempts,
+      backoffMs: retry.backoff_seconds * 1000,
+      timeoutMs: timeoutSeconds === undefined ? undefined : timeoutSeconds * 1000,
+      signal: unit.signal,
+      timeoutReason: () => new DOMException(`timed out after ${timeoutSeconds}s`, "TimeoutError"),
+    },
+    (attempt, signal) => {
+      const ctx: ToolContext = { signal, idempotencyKey, runId: unit.runId, nodeId: unit.nodeId, attempt };
+      if (unit.itemIndex !== undefined) ctx.itemIndex = unit.itemIndex;
+      return tool.run(args, ctx);
+    },
   );
-}
-
-// One abort listener per signal, however many dispatches wait on it: thousands of in-flight items share
-// the run's signal, and an EventTarget listener each would cost more than the items themselves.
-const waiters = new WeakMap<AbortSignal, Set<(reason: unknown) => void>>();
-
-function raceAbort<T>(promise: PromiseLike<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    promise.then(undefined, () => {}); // the tool's own rejection is expected now; never leave it unhandled
-    return Promise.reject(signal.reason);
-  }
-  let set = waiters.get(signal);
-  if (!set) {
-    const created = new Set<(reason: unknown) => void>();
-    waiters.set(signal, created);
-    signal.addEventListener(
-      "abort",
-      () => {
-        for (const reject of created) reject(signal.reason);
-        created.clear();
-      },
-      { once: true },
-    );
-    set = created;
-  }
-  const pending = set;
-  return new Promise<T>((resolve, reject) => {
-    pending.add(reject);
-    promise.then(
-      (v) => {
-        pending.delete(reject);
-        resolve(v);
-      },
-      (e) => {
-        pending.delete(reject);
-        reject(e);
-      },
-    );
-  });
+  if (outcome.ok) return outcome;
+  if (outcome.aborted) return { ok: false, error: abortedError(unit.signal), attempts: outcome.attempts };
+  const error = outcome.timedOut ? timeoutError(tool.name, timeoutSeconds!) : serializeError(outcome.error);
+  return { ok: false, error, attempts: outcome.attempts };
 }
 
 function timeoutError(tool: string, seconds: number): SerializedError {
   return { code: "TIMEOUT", message: `Tool "${tool}" did not finish within ${seconds}s.` };
-}
-
-function abortError(signal: AbortSignal): SerializedError {
-  const reason = signal.reason as unknown;
-  if (DeputyError.isInstance(reason)) return reason.toJSON();
-  return { code: "ABORTED", message: reason instanceof Error ? reason.message : "The run was aborted." };
-}
-
-/** Resolves after `ms`, or at once when `signal` aborts. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    }
-    signal?.addEventListener("abort", done, { once: true });
-  });
 }

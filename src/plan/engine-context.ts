@@ -4,7 +4,7 @@ import type { ExecutionPlan, PlanNode } from "./plan-schema.js";
 import type { Emitter } from "./run-events.js";
 import type { NodeStatus, StoredRun } from "./run-state.js";
 import { applyMutations, type RunMutation, type RunStore } from "./run-store.js";
-import { renderString, type TemplateScope } from "./template.js";
+import { renderString, type TemplateScope } from "../runtime/template.js";
 
 /** Everything one run needs while it goes; one instance per run (or resume). */
 export interface EngineContext {

@@ -2,8 +2,6 @@
  * Execution plans: validate a JSON DAG of tool, delegate and agent nodes, run it with real concurrency,
  * checkpoint every node and item, and resume after a crash or an escalation.
  */
-export { compileGuard, type CelGuard } from "./cel-guard.js";
-export { builtInExecutors, createHost } from "./create-host.js";
 export { checkToolArgs, dispatchTool, type DispatchResult } from "./dispatch-tool.js";
 export { canonicalJson, planFingerprint } from "./fingerprint.js";
 export { MemoryRunStore } from "./memory-run-store.js";
@@ -26,8 +24,9 @@ export type {
 } from "./plan-schema.js";
 export { nodeChannel, runChannel, type RunEvent } from "./run-events.js";
 export { buildManifest, type NodeManifest, type RunManifest } from "./run-manifest.js";
-export type { RunOptions } from "./run-options.js";
-export { newRunId, resumeRun, runPlan, type ResumeOptions } from "./run-plan.js";
+export type { EngineOptions, ExecutorTable } from "./run-options.js";
+export { continueRun, newRunId, startRun, type EngineResumeOptions } from "./run-plan.js";
+export { toolNodeExecutor } from "./tool-node-executor.js";
 export type {
   Escalation,
   ItemCounts,
@@ -40,7 +39,7 @@ export type {
   StoredRun,
 } from "./run-state.js";
 export { applyMutations, type RunMutation, type RunStore } from "./run-store.js";
-export { applySelectPath, parseSelectPath, type PathStep } from "./select-path.js";
+export { applySelectPath, parseSelectPath, type PathStep } from "../runtime/select-path.js";
 export { SqliteRunStore, type SqliteRunStoreOptions } from "./sqlite-run-store.js";
-export { compileTemplate, renderString, renderValue, type TemplateScope } from "./template.js";
+export { compileTemplate, renderString, renderValue, type TemplateScope } from "../runtime/template.js";
 export { parsePlan, validatePlan, type ValidateOptions, type ValidationReport } from "./validate-plan.js";

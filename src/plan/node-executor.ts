@@ -1,23 +1,17 @@
 import type { SerializedError } from "../errors/deputy-error.js";
 import type { PlanIssue } from "../errors/plan-validation-error.js";
-import type { ToolCallDelegate } from "../delegate/protocol.js";
-import type { TraceSink } from "../delegate/trace.js";
 import type { ToolRegistry } from "../tools/tool-registry.js";
 import type { ExecutionPlan, PlanNode } from "./plan-schema.js";
 import type { Escalation, NodeStatus, Resolution } from "./run-state.js";
-import type { TemplateScope } from "./template.js";
+import type { TemplateScope } from "../runtime/template.js";
 
 /**
- * What the engine offers every executor: the tools and whatever the host configured for the other node
- * types (delegate backends, trace sinks, agents, policies).
+ * What the engine offers every executor: the tools and whatever the host configured for the node types. The
+ * engine knows no node type: the parts that bring executors declare the capabilities they read by merging
+ * declarations into this interface (`delegate/host-capabilities.ts`), and the composition root fills them.
  */
 export interface ExecutionHost {
   tools: ToolRegistry;
-  /** The delegate backend chain, first to last (`retry_backend` walks it). */
-  delegates: ToolCallDelegate[];
-  traceSink: TraceSink | undefined;
-  /** The host half of the side-effect double key. Default `false`. */
-  allowDelegateSideEffects: boolean;
   /** Registered agents by name (agent nodes, `escalate_to`). */
   agents: Record<string, unknown>;
   /** Anything else a custom executor needs. */

@@ -1,5 +1,5 @@
 import { DeputyError, serializeError, type SerializedError } from "../errors/deputy-error.js";
-import { compileGuard } from "./cel-guard.js";
+import { compileGuard } from "../runtime/cel-guard.js";
 import { commit, executeUnit, makeUnit, storeKey, type EngineContext } from "./engine-context.js";
 import type { UnitOutcome } from "./node-executor.js";
 import type { PlanNode } from "./plan-schema.js";
@@ -7,7 +7,7 @@ import { buildManifest, type RunManifest } from "./run-manifest.js";
 import type { NodeRecord, NodeStatus, RunStatus } from "./run-state.js";
 import type { RunMutation } from "./run-store.js";
 import { runForEach } from "./run-for-each.js";
-import type { TemplateScope } from "./template.js";
+import type { TemplateScope } from "../runtime/template.js";
 
 const DONE: ReadonlySet<NodeStatus> = new Set(["ok", "partial", "skipped"]);
 const FAILED: ReadonlySet<NodeStatus> = new Set(["error", "blocked"]);

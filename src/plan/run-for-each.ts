@@ -2,8 +2,8 @@ import { DeputyError, serializeError, type SerializedError } from "../errors/dep
 import { commit, executeUnit, makeUnit, storeKey, type EngineContext } from "./engine-context.js";
 import type { PlanNode } from "./plan-schema.js";
 import type { ItemCounts, ItemRecord, NodeRecord } from "./run-state.js";
-import { applySelectPath, parseSelectPath } from "./select-path.js";
-import { renderString, type TemplateScope } from "./template.js";
+import { applySelectPath, parseSelectPath } from "../runtime/select-path.js";
+import { renderString, type TemplateScope } from "../runtime/template.js";
 
 /**
  * Fans a node out over a list: at most `max_concurrency` items in flight, each item committed (its record and

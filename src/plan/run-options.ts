@@ -1,30 +1,22 @@
-import type { ToolCallDelegate } from "../delegate/protocol.js";
-import type { TraceSink } from "../delegate/trace.js";
-import type { Tool } from "../tools/define-tool.js";
-import type { ToolRegistry } from "../tools/tool-registry.js";
-import type { NodeExecutor } from "./node-executor.js";
+import type { ExecutionHost, NodeExecutor } from "./node-executor.js";
 import type { PlanNode } from "./plan-schema.js";
 import type { RunEvent } from "./run-events.js";
 import type { RunStore } from "./run-store.js";
 
-/** Options of `runPlan` and `resumeRun`. */
-export interface RunOptions {
-  /** The tools the plan may call: a registry, or tools/definitions/plain objects. */
-  tools: ToolRegistry | Iterable<Tool | object>;
+/** The executor for each node type a plan may use. */
+export type ExecutorTable = Partial<Record<PlanNode["type"], NodeExecutor<any>>>;
+
+/**
+ * Options of the engine's {@link startRun} and {@link continueRun}: a composed host and executor table (the root
+ * entry's `createHost` builds both from everyday options), plus how this run goes.
+ */
+export interface EngineOptions {
+  /** What every executor is offered (tools and capabilities). */
+  host: ExecutionHost;
+  /** The executor of each node type; a node type with none fails validation. */
+  executors: ExecutorTable;
   /** Where checkpoints go. Default: a new in-memory store (no durability; the CLI uses SQLite). */
   store?: RunStore;
-  /** The delegate backend chain for delegate nodes, first to last. Default: none. */
-  delegates?: ToolCallDelegate[];
-  /** Where delegate traces go. Default: nowhere. */
-  traceSink?: TraceSink;
-  /** The host half of the side-effect double key. Default `false`. */
-  allowDelegateSideEffects?: boolean;
-  /** Agents by name, for agent nodes and `escalate_to`. */
-  agents?: Record<string, unknown>;
-  /** Executors by node type, replacing or adding to the built-in ones. */
-  executors?: Partial<Record<PlanNode["type"], NodeExecutor<any>>>;
-  /** Extra services for custom executors (`ExecutionHost.services`). */
-  services?: Record<string, unknown>;
   /** Artifacts stored before the first node runs (what `skip_existing` can find, what templates can read). */
   artifacts?: Record<string, unknown>;
   /** Values for the plan's declared `inputs` (`{inputs.x}` in templates). */

@@ -1,30 +1,25 @@
 import { randomBytes } from "node:crypto";
 import { RunError } from "../errors/run-error.js";
-import { createHost } from "./create-host.js";
+import { deadline } from "../runtime/deadline.js";
 import type { EngineContext } from "./engine-context.js";
 import { planFingerprint } from "./fingerprint.js";
 import { MemoryRunStore } from "./memory-run-store.js";
 import { createEmitter } from "./run-events.js";
 import { runEngine } from "./run-engine.js";
 import type { RunManifest } from "./run-manifest.js";
-import type { RunOptions } from "./run-options.js";
+import type { EngineOptions } from "./run-options.js";
 import type { NodeStatus, RunRecord, StoredRun } from "./run-state.js";
 import type { RunMutation, RunStore } from "./run-store.js";
 import { parsePlan } from "./validate-plan.js";
 
 /**
- * Validates and runs a plan (the JSON object as given). Resolves with the run's manifest whatever the run's
- * status; rejects only when the plan is invalid (`PlanValidationError`, listing every issue) or the store fails.
- *
- * @example
- * const manifest = await runPlan(JSON.parse(await readFile("plan.json", "utf8")), {
- *   tools: [fetchAlerts, fileTicket],
- *   store: new SqliteRunStore(".deputy/runs.db"),
- * });
- * if (manifest.status === "escalated") console.log(manifest.nodes.triage.escalations);
+ * The engine's entry: validates and runs a plan (the JSON object as given) with the executors and host given.
+ * Resolves with the run's manifest whatever the run's status; rejects only when the plan is invalid
+ * (`PlanValidationError`, listing every issue) or the store fails. Most code calls the root entry's `runPlan`,
+ * which composes the built-in executors and calls this.
  */
-export async function runPlan(input: unknown, options: RunOptions): Promise<RunManifest> {
-  const { host, executors } = createHost(options);
+export async function startRun(input: unknown, options: EngineOptions): Promise<RunManifest> {
+  const { host, executors } = options;
   const { plan } = parsePlan(input, {
     host,
     executors,
@@ -58,8 +53,8 @@ export async function runPlan(input: unknown, options: RunOptions): Promise<RunM
   return runEngine(ctx, false);
 }
 
-/** Options of {@link resumeRun}: those of a run, plus the plan to check against the stored one. */
-export interface ResumeOptions extends Omit<RunOptions, "runId" | "artifacts" | "store"> {
+/** Options of {@link continueRun}: those of a run, plus the plan to check against the stored one. */
+export interface EngineResumeOptions extends Omit<EngineOptions, "runId" | "artifacts" | "store"> {
   store: RunStore;
   /** The plan as it is now; refused when its fingerprint differs from the run's. Default: the stored plan. */
   plan?: unknown;
@@ -70,7 +65,7 @@ export interface ResumeOptions extends Omit<RunOptions, "runId" | "artifacts" | 
  * blocked nodes are retried, unfinished for_each nodes go on with the items not yet stored, and escalations
  * that were resolved (`deputy resolve`) are applied. A plan whose fingerprint changed is refused.
  */
-export async function resumeRun(runId: string, options: ResumeOptions): Promise<RunManifest> {
+export async function continueRun(runId: string, options: EngineResumeOptions): Promise<RunManifest> {
   const stored = await options.store.load(runId);
   if (!stored) throw new RunError("RUN_NOT_FOUND", `No run "${runId}" in the store.`, { runId });
   if (options.plan !== undefined && planFingerprint(options.plan) !== stored.run.fingerprint) {
@@ -80,7 +75,7 @@ export async function resumeRun(runId: string, options: ResumeOptions): Promise<
       { runId },
     );
   }
-  const { host, executors } = createHost(options);
+  const { host, executors } = options;
   const { plan } = parsePlan(stored.run.plan, {
     host,
     executors,
@@ -104,7 +99,7 @@ export async function resumeRun(runId: string, options: ResumeOptions): Promise<
 }
 
 function context(
-  options: Omit<RunOptions, "store">,
+  options: Omit<EngineOptions, "store">,
   plan: EngineContext["plan"],
   host: EngineContext["host"],
   executors: EngineContext["executors"],
@@ -113,24 +108,17 @@ function context(
   now: () => Date,
 ): EngineContext {
   const timeout = plan.metadata.execution_timeout;
-  const signals = options.signal ? [options.signal] : [];
-  if (timeout !== undefined) {
-    // Our own timer (unref'd: it never keeps the process alive) rather than AbortSignal.timeout, which can be
-    // garbage-collected inside AbortSignal.any before it fires (nodejs/node#57736).
-    const controller = new AbortController();
-    setTimeout(
-      () => controller.abort(new DOMException("execution_timeout", "TimeoutError")),
-      timeout * 1000,
-    ).unref();
-    signals.push(controller.signal);
-  }
+  const limit = deadline(options.signal, timeout === undefined ? undefined : timeout * 1000, {
+    reason: () => new DOMException("execution_timeout", "TimeoutError"),
+    unref: true, // never keeps the process alive
+  });
   return {
     plan,
     host,
     executors,
     store,
     state,
-    signal: signals.length ? AbortSignal.any(signals) : new AbortController().signal,
+    signal: limit.signal,
     inputs: options.inputs,
     now,
     emit: createEmitter(options.onEvent),

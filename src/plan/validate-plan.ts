@@ -3,10 +3,10 @@ import type { PlanIssue } from "../errors/plan-validation-error.js";
 import { PlanValidationError } from "../errors/plan-validation-error.js";
 import { schemaProperties, schemaRequired } from "../schema/json-schema.js";
 import { didYouMean } from "../tools/did-you-mean.js";
-import { compileGuard } from "./cel-guard.js";
+import { compileGuard } from "../runtime/cel-guard.js";
 import type { ExecutionHost, NodeExecutor } from "./node-executor.js";
 import { nodeSchemas, planHeaderSchema, type ExecutionPlan, type PlanNode } from "./plan-schema.js";
-import { parseSelectPath } from "./select-path.js";
+import { parseSelectPath } from "../runtime/select-path.js";
 import { checkTemplates, storeAsProducers } from "./check-references.js";
 import { planIssue as issue } from "./plan-issue.js";
 

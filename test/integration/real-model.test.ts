@@ -11,10 +11,10 @@ import {
 } from "../../src/delegate/backends/delegate-calibration.js";
 import { LlamaServerDelegate } from "../../src/delegate/backends/llama-server-delegate.js";
 import { LocalDelegate } from "../../src/delegate/backends/local-delegate.js";
-import { bfclQuestion, bfclToToolSpec } from "../../src/delegate/bfcl.js";
+import { bfclQuestion, bfclToToolSpec } from "../../src/eval/bfcl.js";
 import { buildPrompt } from "../../src/delegate/prompt.js";
 import type { Proposal } from "../../src/delegate/protocol.js";
-import { type BfclCase, loadBfclSuite } from "../../src/eval/bfcl-suite.js";
+import { type BfclCase, bfclCases, loadBfclSuite } from "../../src/eval/bfcl-suite.js";
 import { evaluateCase, type EvalRecord } from "../../src/eval/evaluate-case.js";
 import { auroc } from "../../src/eval/score-metrics.js";
 import { findLlamaServerBinary, findRealModel, startLlamaServer } from "../../src/testing/index.js";
@@ -38,7 +38,7 @@ const WRONG = [
   "multiple_10",
 ];
 
-const suite = loadBfclSuite(BFCL_DIR);
+const suite = bfclCases(loadBfclSuite(BFCL_DIR));
 const byId = new Map(suite.map((c) => [c.sample.id, c]));
 const pick = (ids: string[]): BfclCase[] => ids.map((id) => byId.get(id)!);
 const calibration = readDelegateCalibration(

@@ -1,7 +1,7 @@
 import { statSync } from "node:fs";
 import type { Command } from "commander";
 import { InvalidOptionError } from "../../errors/invalid-option-error.js";
-import { readTraces } from "../../delegate/read-traces.js";
+import { readTraces } from "../../traces/read-traces.js";
 import { saveModelFile } from "../../delegate/distilled/model-file.js";
 import { trainDistilled } from "../../delegate/distilled/train-distilled.js";
 import { examplesFromTraces, type TrainingExample } from "../../delegate/distilled/training-examples.js";

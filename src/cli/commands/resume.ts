@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import { RunError } from "../../errors/run-error.js";
-import { resumeRun } from "../../plan/run-plan.js";
+import { resumeRun } from "../../index.js";
 import type { CliContext } from "../cli-context.js";
 import { createProgress } from "../progress.js";
 import { readPlanFile } from "../read-plan-file.js";

@@ -6,8 +6,7 @@ import { createProgress } from "../progress.js";
 import { readPlanFile } from "../read-plan-file.js";
 import { exitCodeFor, renderIssues, renderManifest } from "../render-manifest.js";
 import { openStore, setupRun, type RunFlags } from "../run-setup.js";
-import { createHost } from "../../plan/create-host.js";
-import { runPlan } from "../../plan/run-plan.js";
+import { createHost, runPlan } from "../../index.js";
 import { validatePlan } from "../../plan/validate-plan.js";
 
 /** Options every command that loads tools and delegates shares. */

@@ -1,9 +1,9 @@
 import { writeFileSync } from "node:fs";
 import type { Command } from "commander";
 import { InvalidOptionError } from "../../errors/invalid-option-error.js";
-import { readTraces } from "../../delegate/read-traces.js";
-import { tracesToChat } from "../../delegate/trace-export.js";
-import { formatTraceStats, traceStats } from "../../delegate/trace-stats.js";
+import { readTraces } from "../../traces/read-traces.js";
+import { tracesToChat } from "../../traces/trace-export.js";
+import { formatTraceStats, traceStats } from "../../traces/trace-stats.js";
 import type { CliContext } from "../cli-context.js";
 
 const SOURCES = ["delegate", "agent", "person"] as const;

@@ -5,7 +5,7 @@ import { readPlanFile } from "../read-plan-file.js";
 import { renderIssues } from "../render-manifest.js";
 import { setupRun, type RunFlags } from "../run-setup.js";
 import { withRunFlags } from "./run.js";
-import { createHost } from "../../plan/create-host.js";
+import { createHost } from "../../index.js";
 import { validatePlan } from "../../plan/validate-plan.js";
 
 export function registerValidate(program: Command, ctx: CliContext): void {

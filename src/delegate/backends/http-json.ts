@@ -1,4 +1,5 @@
 import { DelegateBackendError } from "../../errors/index.js";
+import { sleep } from "../../runtime/sleep.js";
 import { abortError } from "./abort-error.js";
 
 /** Options of {@link postJson}. */
@@ -45,7 +46,7 @@ export async function postJson(options: PostJsonOptions): Promise<unknown> {
       if (signal.aborted) throw abortError(backend, signal);
       const code = connectionCode(cause);
       if (code && RETRYABLE.has(code) && attempt < options.retries) {
-        await sleep((options.backoffMs ?? 100) * 2 ** attempt, signal).catch(() => undefined);
+        await sleep((options.backoffMs ?? 100) * 2 ** attempt, signal);
         if (signal.aborted) throw abortError(backend, signal);
         continue;
       }
@@ -96,24 +97,4 @@ function connectionCode(error: unknown): string | undefined {
     e = e.cause as typeof e;
   }
   return undefined;
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener(
-      "abort",
-      () => {
-        clearTimeout(timer);
-        reject(signal.reason);
-      },
-      { once: true },
-    );
-  });
-}
-
-/** A signal that aborts when `outer` does or after `timeoutMs`. */
-export function withTimeout(outer: AbortSignal | undefined, timeoutMs: number): AbortSignal {
-  const timeout = AbortSignal.timeout(timeoutMs);
-  return outer ? AbortSignal.any([outer, timeout]) : timeout;
 }

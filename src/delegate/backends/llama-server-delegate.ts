@@ -10,7 +10,8 @@ import {
   decisionOffset,
 } from "./choice-confidence.js";
 import { LLAMA_SERVER_DIALECT, toGrammarSchema } from "./grammar-schema.js";
-import { postJson, withTimeout } from "./http-json.js";
+import { deadline } from "../../runtime/deadline.js";
+import { postJson } from "./http-json.js";
 import { parseProposal } from "./parse-proposal.js";
 
 /** Options of {@link LlamaServerDelegate}. */
@@ -121,7 +122,11 @@ export class LlamaServerDelegate implements ToolCallDelegate {
     if (this.#closed) throw new DelegateBackendError(this.name, `${this.name} is closed`);
     const controller = new AbortController();
     this.#inflight.add(controller);
-    const signal = AbortSignal.any([controller.signal, withTimeout(request.signal, this.#options.timeoutMs)]);
+    const limit = deadline(
+      request.signal ? AbortSignal.any([controller.signal, request.signal]) : controller.signal,
+      this.#options.timeoutMs,
+    );
+    const signal = limit.signal;
     try {
       const schema = request.schema ?? buildProposalSchema(request.tools);
       const { system, user } = buildPrompt(request);
@@ -170,6 +175,7 @@ export class LlamaServerDelegate implements ToolCallDelegate {
         usage,
       };
     } finally {
+      limit.clear();
       this.#inflight.delete(controller);
     }
   }

@@ -3,7 +3,8 @@ import { buildPrompt } from "../prompt.js";
 import { buildProposalSchema } from "../proposal-schema.js";
 import type { Proposal, ProposeRequest, ToolCallDelegate } from "../protocol.js";
 import { decisionOffset } from "./choice-confidence.js";
-import { postJson, withTimeout } from "./http-json.js";
+import { deadline } from "../../runtime/deadline.js";
+import { postJson } from "./http-json.js";
 import { parseProposal } from "./parse-proposal.js";
 
 /** Options of {@link OpenAICompatibleDelegate}. */
@@ -89,7 +90,11 @@ export class OpenAICompatibleDelegate implements ToolCallDelegate {
     if (this.#closed) throw new DelegateBackendError(this.name, `${this.name} is closed`);
     const controller = new AbortController();
     this.#inflight.add(controller);
-    const signal = AbortSignal.any([controller.signal, withTimeout(request.signal, this.#options.timeoutMs)]);
+    const limit = deadline(
+      request.signal ? AbortSignal.any([controller.signal, request.signal]) : controller.signal,
+      this.#options.timeoutMs,
+    );
+    const signal = limit.signal;
     try {
       const schema = request.schema ?? buildProposalSchema(request.tools);
       const { system, user } = buildPrompt(request);
@@ -141,6 +146,7 @@ export class OpenAICompatibleDelegate implements ToolCallDelegate {
       if (cached !== undefined) usage.cachedInputTokens = cached;
       return { ...parsed, confidence, backend: this.name, latencyMs: performance.now() - started, usage };
     } finally {
+      limit.clear();
       this.#inflight.delete(controller);
     }
   }

@@ -1,5 +1,5 @@
 import { fileURLToPath } from "node:url";
-import { readTraces } from "../read-traces.js";
+import { readTraces } from "../../traces/read-traces.js";
 import type { ToolSpec } from "../protocol.js";
 import { trainDistilled, type TrainDistilledResult } from "./train-distilled.js";
 import { examplesFromTraces, type TrainingExample } from "./training-examples.js";

@@ -1,4 +1,4 @@
-import { bfclGroundTruthCall, bfclQuestion, bfclToToolSpec } from "../bfcl.js";
+import { bfclGroundTruthCall, bfclQuestion, bfclToToolSpec } from "../../eval/bfcl.js";
 import { delegateBackendSuite } from "../../../test/delegate-backend-suite.js";
 import { loadBfclWithAnswers } from "../../../test/bfcl-fixtures.js";
 import { DistilledDelegate } from "./distilled-delegate.js";

@@ -12,7 +12,7 @@ import { DistilledDelegate } from "./distilled-delegate.js";
 import { saveModelFile } from "./model-file.js";
 import "./register-spec.js";
 import { exactMatch } from "./training-examples.js";
-import { bfclQuestion } from "../bfcl.js";
+import { bfclQuestion } from "../../eval/bfcl.js";
 import { loadAllBfclSamples } from "../../../test/bfcl-fixtures.js";
 
 const context = { runId: "r", nodeId: "triage_items" };

@@ -1,6 +1,6 @@
 import { sortedJson } from "../prompt.js";
 import type { ToolSpec } from "../protocol.js";
-import type { DelegateTrace } from "../trace.js";
+import type { DelegateTrace } from "../../traces/trace.js";
 
 /** A labelled input: what a node asked, and the call that was right for it (`name: null`: decline). */
 export interface TrainingExample {

@@ -1,8 +1,8 @@
-import type { UnitOutcome } from "../plan/node-executor.js";
-import { acceptGate, type GateResult } from "./accept-gate.js";
-import { dispatch, escalated, gateInput, hop, type Prepared } from "./delegate-unit.js";
+import type { UnitOutcome } from "../../plan/node-executor.js";
+import { acceptGate, type GateResult } from "../accept-gate.js";
+import { dispatch, escalated, gateInput, hop, type Prepared } from "../delegate-unit.js";
 import { ESCALATE_TO_SERVICE, type EscalateToHandler } from "./escalate-to.js";
-import type { Proposal } from "./protocol.js";
+import type { Proposal } from "../protocol.js";
 
 /**
  * The `escalate_to` hook: when the node names an agent and the agents part installed a handler, the agent's

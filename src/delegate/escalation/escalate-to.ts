@@ -1,7 +1,7 @@
-import type { JsonSchema } from "../schema/json-schema.js";
-import type { DelegateNode } from "../plan/plan-schema.js";
-import type { WorkUnit } from "../plan/node-executor.js";
-import type { Proposal, ToolSpec } from "./protocol.js";
+import type { JsonSchema } from "../../schema/json-schema.js";
+import type { DelegateNode } from "../../plan/plan-schema.js";
+import type { WorkUnit } from "../../plan/node-executor.js";
+import type { Proposal, ToolSpec } from "../protocol.js";
 
 /**
  * The `ExecutionHost.services` key under which the agents part installs its {@link EscalateToHandler}. With no

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { loadBfclWithAnswers } from "../../../test/bfcl-fixtures.js";
-import { bfclGroundTruthCall, bfclToToolSpec, type BfclAnswer } from "../bfcl.js";
+import { loadBfclWithAnswers } from "../../test/bfcl-fixtures.js";
+import { bfclGroundTruthCall, bfclToToolSpec, type BfclAnswer } from "./bfcl.js";
 import { bfclAstMatch } from "./bfcl-ast-match.js";
 
 const answer: BfclAnswer = {

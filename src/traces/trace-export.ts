@@ -1,4 +1,4 @@
-import { buildPrompt } from "./prompt.js";
+import { buildPrompt } from "../delegate/prompt.js";
 import { REDACTED } from "./redact.js";
 import type { DelegateTrace } from "./trace.js";
 

@@ -1,8 +1,8 @@
-import type { UnitOutcome } from "../plan/node-executor.js";
-import type { Resolution } from "../plan/run-state.js";
-import { acceptGate } from "./accept-gate.js";
-import { dispatch, escalated, gateInput, hop, type Prepared } from "./delegate-unit.js";
-import type { Proposal } from "./protocol.js";
+import type { UnitOutcome } from "../../plan/node-executor.js";
+import type { Resolution } from "../../plan/run-state.js";
+import { acceptGate } from "../accept-gate.js";
+import { dispatch, escalated, gateInput, hop, type Prepared } from "../delegate-unit.js";
+import type { Proposal } from "../protocol.js";
 
 /**
  * Applies a person's decision about an earlier escalation: `value` → ok with that value, `skip` → skipped,

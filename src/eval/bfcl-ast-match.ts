@@ -1,5 +1,5 @@
-import type { JsonSchema } from "../../schema/json-schema.js";
-import type { BfclAnswer } from "../bfcl.js";
+import type { JsonSchema } from "../schema/json-schema.js";
+import type { BfclAnswer } from "./bfcl.js";
 
 /** The outcome of matching one proposed call against BFCL's ground truth. */
 export interface AstMatch {

@@ -1,5 +1,5 @@
 import type { JsonSchema } from "../schema/json-schema.js";
-import type { ToolSpec } from "./protocol.js";
+import type { ToolSpec } from "../delegate/protocol.js";
 
 /** A function document as the Berkeley Function-Calling Leaderboard (BFCL) writes it. */
 export interface BfclFunction {

@@ -1,4 +1,4 @@
-import type { Proposal, ToolSpec } from "./protocol.js";
+import type { Proposal, ToolSpec } from "../delegate/protocol.js";
 
 /** One proposal hop, as written to a trace sink. Never part of a checkpoint or a manifest. */
 export interface DelegateTrace {

@@ -1,0 +1,160 @@
+import { InvalidOptionError } from "../../errors/invalid-option-error.js";
+import { RunError } from "../../errors/run-error.js";
+import type { Resolution, StoredRun } from "../../plan/run-state.js";
+import type { RunStore } from "../../plan/run-store.js";
+import type { Tool } from "../../tools/define-tool.js";
+import { ToolRegistry } from "../../tools/tool-registry.js";
+import { acceptGate } from "../accept-gate.js";
+
+/** A person's decision about an escalated node or item: exactly one of `call`, `value` or `skip`. */
+export type EscalationDecision = {
+  /** The for_each item index (required for an item's escalation). */
+  item?: number;
+  /**
+   * The tools to check a `call` against now (the same tool, schema and side-effect checks run again on
+   * resume). Default: none, and only the node's candidate list is checked now.
+   */
+  tools?: ToolRegistry | Iterable<Tool | object>;
+} & (
+  | { call: { name: string; arguments?: Record<string, unknown> }; value?: never; skip?: never }
+  | { value: unknown; call?: never; skip?: never }
+  | { skip: true; call?: never; value?: never }
+);
+
+/** What {@link resolveEscalation} recorded. */
+export interface RecordedResolution {
+  runId: string;
+  nodeId: string;
+  item?: number;
+  resolution: Resolution;
+}
+
+/**
+ * Records a person's decision about an escalated delegate node or item in the run store; resuming the run
+ * (`resumeRun`) then applies it: `value` is stored as the result, `skip` marks it skipped, and `call` goes
+ * through the accept gate's tool, schema and side-effect checks before it runs. A `call` is checked now too
+ * (against the node's candidates, and against `tools` when given) so a mistake shows at once.
+ *
+ * Throws `RunError` (`RUN_NOT_FOUND`, `RESOLUTION_INVALID`) when the run, node or item is not escalated or the
+ * call would be rejected, and `InvalidOptionError` for a decision that is not exactly one of the three.
+ *
+ * @example
+ * await resolveEscalation(store, runId, "triage", { item: 2, call: { name: "page", arguments: { id: "c" } } });
+ * await resumeRun(runId, { store, tools });
+ */
+export async function resolveEscalation(
+  store: RunStore,
+  runId: string,
+  nodeId: string,
+  decision: EscalationDecision,
+): Promise<RecordedResolution> {
+  const resolution = toResolution(decision);
+  const item = decision.item;
+  if (item !== undefined && !(Number.isInteger(item) && item >= 0)) {
+    throw new InvalidOptionError("item", "an integer ≥ 0", item);
+  }
+  const stored = await store.load(runId);
+  if (!stored) throw new RunError("RUN_NOT_FOUND", `No run "${runId}" in the store.`, { runId });
+  checkEscalated(stored, nodeId, item);
+  if (resolution.kind === "call") checkCall(stored, nodeId, resolution.call, decision.tools);
+  const at = item === undefined ? {} : { item };
+  await store.write(runId, [{ kind: "resolution", nodeId, ...at, resolution }]);
+  return { runId, nodeId, ...at, resolution };
+}
+
+function toResolution(decision: EscalationDecision): Resolution {
+  const d = decision as { call?: unknown; value?: unknown; skip?: unknown };
+  const given = [d.call !== undefined, "value" in d && d.value !== undefined, d.skip === true];
+  const count = given.filter(Boolean).length;
+  if (count !== 1) throw new InvalidOptionError("decision", "exactly one of call, value or skip", `${count}`);
+  if (d.skip === true) return { kind: "skip" };
+  if (d.call === undefined) return { kind: "value", value: d.value };
+  const call = d.call as { name?: unknown; arguments?: unknown };
+  if (typeof call !== "object" || call === null || typeof call.name !== "string" || call.name === "") {
+    throw new InvalidOptionError("call", '{"name": TOOL, "arguments": {...}}', call);
+  }
+  const args = call.arguments ?? {};
+  if (typeof args !== "object" || args === null || Array.isArray(args)) {
+    throw new InvalidOptionError("call.arguments", "a JSON object", args);
+  }
+  const extra = Object.keys(call).filter((k) => k !== "name" && k !== "arguments");
+  if (extra.length > 0) {
+    throw new InvalidOptionError("call", 'an object with only "name" and "arguments"', extra.join(", "));
+  }
+  return { kind: "call", call: { name: call.name, arguments: args as Record<string, unknown> } };
+}
+
+function checkEscalated(stored: StoredRun, nodeId: string, item: number | undefined): void {
+  const runId = stored.run.runId;
+  const node = stored.nodes[nodeId];
+  const items = Object.values(stored.items[nodeId] ?? {});
+  const escalatedItems = items.filter((i) => i.status === "escalated").map((i) => i.index);
+  if (!node && items.length === 0) {
+    const known = Object.keys(stored.nodes).join(", ") || "(none)";
+    throw new RunError("RESOLUTION_INVALID", `Run ${runId} has no node "${nodeId}" (nodes: ${known}).`, {
+      runId,
+    });
+  }
+  if (item === undefined) {
+    if (node?.status === "escalated" && node.escalation) return;
+    const hint = escalatedItems.length
+      ? ` Its escalated items: ${escalatedItems.join(", ")} (name one as the item).`
+      : "";
+    throw new RunError(
+      "RESOLUTION_INVALID",
+      `Node "${nodeId}" of run ${runId} is not escalated (it is ${node?.status ?? "not run"}).${hint}`,
+      { runId },
+    );
+  }
+  const record = stored.items[nodeId]?.[item];
+  if (record?.status === "escalated" && record.escalation) return;
+  throw new RunError(
+    "RESOLUTION_INVALID",
+    `Item ${item} of "${nodeId}" in run ${runId} is not escalated (it is ${record?.status ?? "not run"}).${escalatedItems.length ? ` Escalated items: ${escalatedItems.join(", ")}.` : ""}`,
+    { runId },
+  );
+}
+
+/**
+ * Early feedback: a call outside the node's candidates is refused at once; with `tools`, the call also goes
+ * through the gate's tool, schema and side-effect checks now, with the run's recorded host flag.
+ */
+function checkCall(
+  stored: StoredRun,
+  nodeId: string,
+  call: { name: string; arguments: Record<string, unknown> },
+  tools: ToolRegistry | Iterable<Tool | object> | undefined,
+): void {
+  const nodes =
+    (stored.run.plan as { nodes?: { id?: string; tools?: unknown; allow_side_effects?: unknown }[] }).nodes ??
+    [];
+  const node = nodes.find((n) => n.id === nodeId);
+  const candidates = Array.isArray(node?.tools) ? (node.tools as string[]) : [];
+  if (!candidates.includes(call.name)) {
+    throw new InvalidOptionError(
+      "call.name",
+      `one of the node's tools (${candidates.join(", ")})`,
+      call.name,
+    );
+  }
+  if (tools === undefined) return;
+  const registry = tools instanceof ToolRegistry ? tools : new ToolRegistry(tools);
+  const gate = acceptGate({
+    proposal: { ...call, confidence: null, backend: "person", latencyMs: 0 },
+    candidates,
+    findTool: (name) => registry.find(name),
+    allowSideEffects: {
+      node: node?.allow_side_effects === true,
+      host: stored.run.options.allowDelegateSideEffects === true,
+    },
+    skipConfidence: true,
+    skipGuard: true,
+  });
+  if (gate.verdict !== "accepted") {
+    throw new RunError(
+      "RESOLUTION_INVALID",
+      `The call would be rejected on resume (${gate.verdict}): ${gate.reason}.`,
+      { runId: stored.run.runId },
+    );
+  }
+}

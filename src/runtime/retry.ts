@@ -1,0 +1,64 @@
+import { deadline } from "./deadline.js";
+import { isPromiseLike, raceAbort } from "./race-abort.js";
+import { sleep } from "./sleep.js";
+
+/** Options of {@link retryWithDeadline}. */
+export interface RetryOptions {
+  /** Attempts in all (≥ 1). */
+  attempts: number;
+  /** Pause before the second attempt, doubled before each later one. Default 0 (none). */
+  backoffMs?: number;
+  /** Time allowed per attempt. Default: none. */
+  timeoutMs?: number;
+  /** Aborts everything: the running attempt is abandoned and no other starts. */
+  signal: AbortSignal;
+  /** The abort reason of an attempt that ran out of time. Default: a `TimeoutError` DOMException. */
+  timeoutReason?: () => unknown;
+}
+
+/** How {@link retryWithDeadline} ended. */
+export type RetryOutcome<T> =
+  | { ok: true; value: T; attempts: number }
+  | {
+      ok: false;
+      /** What the last attempt threw (the abort reason when `aborted`). */
+      error: unknown;
+      attempts: number;
+      /** The last attempt ran out of time. */
+      timedOut: boolean;
+      /** The outer signal aborted. */
+      aborted: boolean;
+    };
+
+/**
+ * Runs `attempt` up to `attempts` times with exponential backoff, each attempt under its own deadline (the
+ * attempt gets a signal that fires on its timeout or on the outer abort; an attempt that ignores it is
+ * abandoned when it fires). A synchronous result costs no extra turn. Never throws.
+ */
+export async function retryWithDeadline<T>(
+  options: RetryOptions,
+  attempt: (n: number, signal: AbortSignal) => T | PromiseLike<T>,
+): Promise<RetryOutcome<T>> {
+  const { signal } = options;
+  let last: RetryOutcome<T> = { ok: false, error: undefined, attempts: 0, timedOut: false, aborted: false };
+  for (let n = 1; n <= options.attempts; n++) {
+    if (signal.aborted) return aborted(signal, n - 1);
+    const limit = deadline(signal, options.timeoutMs, { reason: options.timeoutReason });
+    try {
+      const result = attempt(n, limit.signal);
+      const value = isPromiseLike(result) ? await raceAbort(result, limit.signal) : result;
+      return { ok: true, value: value as T, attempts: n };
+    } catch (error) {
+      if (signal.aborted) return aborted(signal, n);
+      last = { ok: false, error, attempts: n, timedOut: limit.expired(), aborted: false };
+    } finally {
+      limit.clear();
+    }
+    if (n < options.attempts && options.backoffMs) await sleep(options.backoffMs * 2 ** (n - 1), signal);
+  }
+  return last;
+}
+
+function aborted<T>(signal: AbortSignal, attempts: number): RetryOutcome<T> {
+  return { ok: false, error: signal.reason, attempts, timedOut: false, aborted: true };
+}
