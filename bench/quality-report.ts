@@ -11,6 +11,7 @@ import { basename, join } from "node:path";
 import { parseArgs } from "node:util";
 import { BFCL_CATEGORIES } from "../src/eval/bfcl-suite.js";
 import type { EvalRecord } from "../src/eval/evaluate-case.js";
+import { outOfFoldCalibratedScores } from "../src/eval/fit-calibration.js";
 import {
   auroc,
   bestThreshold,
@@ -74,13 +75,14 @@ console.log("|---|---|---|---|---|---|---|");
 for (const { backend, records } of runs) {
   const rs = records.filter((r) => r.outcome === "proposed" && r.confidence !== null);
   if (rs.length === 0) continue;
-  for (const [label, pick] of [
-    ["choice confidence", (r: EvalRecord) => r.confidence],
-    ["mean token probability", (r: EvalRecord) => r.meanTokenProbability],
+  const scored = (pick: (r: EvalRecord) => number | undefined | null) =>
+    rs.filter((r) => typeof pick(r) === "number").map((r) => ({ score: pick(r)!, correct: r.correct }));
+  const withBoth = rs.filter((r) => r.meanTokenProbability !== undefined);
+  for (const [label, outcomes] of [
+    ["choice confidence", scored((r) => r.confidence)],
+    ["mean token probability", scored((r) => r.meanTokenProbability)],
+    ["calibrated (out of fold)", withBoth.length >= 10 ? outOfFoldCalibratedScores(withBoth) : []],
   ] as const) {
-    const outcomes = rs
-      .filter((r) => typeof pick(r) === "number")
-      .map((r) => ({ score: pick(r)!, correct: r.correct }));
     if (outcomes.length === 0) continue;
     curves.push({ label: `${backend}: ${label}`, outcomes });
     const at = (target: number) => {

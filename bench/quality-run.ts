@@ -64,13 +64,15 @@ const server =
     ? await startLlamaServer({ model: values.model, threads: 1, parallel: 1, contextSize: 8192 })
     : undefined;
 const url = values.url ?? server?.baseUrl ?? "";
+// Stopping the run (kill PID) must not leave the server behind.
+process.once("SIGTERM", () => void server?.stop().finally(() => process.exit(143)));
 const common = { maxTools: 5, maxInputChars: 4000 };
 const delegate: ToolCallDelegate =
   values.backend === "local"
     ? new LocalDelegate({ model: values.model, threads: 1, seed: 1, tokenProbability: true, ...common })
     : values.backend === "llama-server"
-      ? new LlamaServerDelegate({ baseUrl: url, timeoutMs: 120_000, ...common })
-      : new FreeFormToolCallBaseline({ baseUrl: url, timeoutMs: 120_000, ...common });
+      ? new LlamaServerDelegate({ baseUrl: url, timeoutMs: 900_000, ...common })
+      : new FreeFormToolCallBaseline({ baseUrl: url, timeoutMs: 900_000, ...common });
 try {
   for (const c of cases) {
     const record = await evaluateCase(delegate, c);

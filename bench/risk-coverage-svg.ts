@@ -1,11 +1,17 @@
 import type { CoveragePoint } from "../src/eval/score-metrics.js";
 
 const COLOURS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b"];
-const DASH = ["", "6 4"];
+/** Line style by score: the choice confidence solid, the mean token probability dashed, calibrated dotted. */
+const DASH: Record<string, string> = {
+  "choice confidence": "",
+  "mean token probability": "6 4",
+  "calibrated (out of fold)": "2 3",
+};
 
 /**
  * A risk–coverage chart as a standalone SVG: x = share of proposals accepted (coverage), y = precision of the
- * accepted ones, one step line per curve, a dotted line at 95 % precision.
+ * accepted ones, one line per curve (labelled `backend: score`; colour by backend, dash by score), a dotted grey
+ * line at 95 % precision.
  */
 export function riskCoverageSvg(curves: { label: string; points: CoveragePoint[] }[]): string {
   const W = 720;
@@ -39,9 +45,15 @@ export function riskCoverageSvg(curves: { label: string; points: CoveragePoint[]
     `<text x="${m.left + pw / 2}" y="${H - 10}" text-anchor="middle">coverage (share of proposals accepted as min_confidence falls)</text>`,
     `<text transform="translate(16 ${m.top + ph / 2}) rotate(-90)" text-anchor="middle">precision of accepted proposals</text>`,
   );
+  const backends = [...new Set(curves.map((c) => c.label.split(": ")[0] ?? ""))];
+  const legendTop = m.top + ph - 14 - 18 * curves.length;
+  parts.push(
+    `<rect x="${m.left + pw - 258}" y="${legendTop}" width="250" height="${18 * curves.length + 8}" fill="white" fill-opacity="0.9" stroke="#ccc"/>`,
+  );
   curves.forEach((curve, i) => {
-    const colour = COLOURS[Math.floor(i / 2) % COLOURS.length]!;
-    const dash = DASH[i % 2]!;
+    const [backend = "", score = ""] = curve.label.split(": ");
+    const colour = COLOURS[backends.indexOf(backend) % COLOURS.length]!;
+    const dash = DASH[score] ?? "";
     let d = "";
     for (const p of curve.points)
       d += `${d ? "L" : "M"}${x(p.coverage).toFixed(1)},${y(p.precision).toFixed(1)}`;

@@ -40,11 +40,7 @@ export function fitDelegateCalibration(
 ): DelegateCalibrationFile {
   const targetPrecision = options.targetPrecision ?? 0.95;
   const folds = options.folds ?? 5;
-  const rows: CalibrationRow[] = [];
-  for (const r of records) {
-    const inputs = delegateCalibrationInputs(r);
-    if (inputs) rows.push({ inputs, correct: r.correct });
-  }
+  const rows = calibrationRows(records);
   const right = rows.filter((r) => r.correct).length;
   if (rows.length < 10 || right === 0 || right === rows.length) {
     throw new InvalidOptionError(
@@ -53,14 +49,7 @@ export function fitDelegateCalibration(
       `${rows.length} scored, ${right} right`,
     );
   }
-  const outOfFold: ScoredOutcome[] = [];
-  for (let k = 0; k < folds; k++) {
-    const train = rows.filter((_, i) => i % folds !== k);
-    const test = rows.filter((_, i) => i % folds === k);
-    if (test.length === 0) continue;
-    const fitted = Calibrator.fit(train, L2, DELEGATE_CALIBRATION_INPUTS);
-    for (const r of test) outOfFold.push({ score: fitted.confidence(r.inputs), correct: r.correct });
-  }
+  const outOfFold = crossValidate(rows, folds);
   const best = bestThreshold(outOfFold, targetPrecision);
   const calibrator = Calibrator.fit(rows, L2, DELEGATE_CALIBRATION_INPUTS);
   return {
@@ -79,4 +68,33 @@ export function fitDelegateCalibration(
       precision: best?.precision ?? null,
     },
   };
+}
+
+function calibrationRows(records: readonly LabelledProposal[]): CalibrationRow[] {
+  const rows: CalibrationRow[] = [];
+  for (const r of records) {
+    const inputs = delegateCalibrationInputs(r);
+    if (inputs) rows.push({ inputs, correct: r.correct });
+  }
+  return rows;
+}
+
+function crossValidate(rows: readonly CalibrationRow[], folds: number): ScoredOutcome[] {
+  const outOfFold: ScoredOutcome[] = [];
+  for (let k = 0; k < folds; k++) {
+    const train = rows.filter((_, i) => i % folds !== k);
+    const test = rows.filter((_, i) => i % folds === k);
+    if (test.length === 0) continue;
+    const fitted = Calibrator.fit(train, L2, DELEGATE_CALIBRATION_INPUTS);
+    for (const r of test) outOfFold.push({ score: fitted.confidence(r.inputs), correct: r.correct });
+  }
+  return outOfFold;
+}
+
+/**
+ * The calibrated score of every labelled proposal that has both scores, each from a fit that did not see it
+ * (k-fold by position): what a calibration would have scored on unseen proposals.
+ */
+export function outOfFoldCalibratedScores(records: readonly LabelledProposal[], folds = 5): ScoredOutcome[] {
+  return crossValidate(calibrationRows(records), folds);
 }
