@@ -23,7 +23,7 @@ const { positionals, values } = parseArgs({
   allowPositionals: true,
   options: { "real-min-confidence": { type: "string", default: "0.8" } },
 });
-const records = readFileSync(positionals[0] ?? "bench/results/qwen2.5-coder-0.5b/triage.jsonl", "utf8")
+const records = readFileSync(positionals[0] ?? "bench/results/alert-triage-qwen2.5-coder-0.5b.jsonl", "utf8")
   .split("\n")
   .filter(Boolean)
   .map((l) => JSON.parse(l) as TriageRecord);
