@@ -84,7 +84,8 @@ for (const { backend, records } of runs) {
     ["calibrated (out of fold)", withBoth.length >= 10 ? outOfFoldCalibratedScores(withBoth) : []],
   ] as const) {
     if (outcomes.length === 0) continue;
-    curves.push({ label: `${backend}: ${label}`, outcomes });
+    // A curve over a handful of proposals is noise: plotted from 20 on (the table shows every run).
+    if (outcomes.length >= 20) curves.push({ label: `${backend}: ${label}`, outcomes });
     const at = (target: number) => {
       const b = bestThreshold(outcomes, target);
       return b ? `${(b.coverage * 100).toFixed(0)} % (≥ ${b.threshold.toFixed(3)})` : "none";
