@@ -1,5 +1,47 @@
 import js from "@eslint/js";
+import { createTypeScriptImportResolver } from "eslint-import-resolver-typescript";
+import importX from "eslint-plugin-import-x";
 import tseslint from "typescript-eslint";
+
+/**
+ * The folder boundaries of the dependency rule (docs/architecture.md): each zone forbids `target` files to
+ * import from `from`. errors, schema and tools are the base; runtime sits on them; plan, delegate, traces and
+ * agents on runtime (delegate and agents use plan's executor seam); only src/index.ts, cli/ (and tests) compose
+ * everything.
+ */
+const src = (...folders) => folders.map((f) => `./src/${f}`);
+const top = ["plan", "delegate", "traces", "agents", "eval", "cli", "testing", "index.ts"];
+const zones = [
+  { target: src("errors"), from: src("schema", "tools", "runtime", ...top), message: "errors/ is the base." },
+  {
+    target: src("schema", "tools"),
+    from: src("runtime", ...top),
+    message: "schema/ and tools/ sit below runtime/.",
+  },
+  {
+    target: src("runtime"),
+    from: src(...top),
+    message: "runtime/ is shared by plan, delegate and agents; it imports none of them.",
+  },
+  {
+    target: src("plan"),
+    from: src("delegate", "traces", "agents", "eval", "cli", "testing", "index.ts"),
+    message: "The engine knows no node type: wire executors in the composition root (src/index.ts).",
+  },
+  {
+    target: src("delegate"),
+    from: src("agents", "eval", "cli", "index.ts"),
+    message: "delegate/ and agents/ meet only in src/index.ts.",
+  },
+  {
+    target: src("agents"),
+    from: src("delegate", "traces", "eval", "cli", "index.ts"),
+    message: "agents/ and delegate/ meet only in src/index.ts.",
+  },
+  { target: src("traces"), from: src("plan", "agents", "eval", "cli", "index.ts") },
+  { target: src("eval"), from: src("plan", "agents", "cli", "index.ts") },
+  { target: src("testing"), from: src("plan", "delegate", "traces", "agents", "eval", "cli", "index.ts") },
+];
 
 export default tseslint.config(
   { ignores: ["dist/**", "node_modules/**", "coverage/**", ".deputy/**", "**/*.cjs"] },
@@ -15,6 +57,19 @@ export default tseslint.config(
       "@typescript-eslint/no-misused-promises": "error",
       "@typescript-eslint/no-explicit-any": "off",
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+    },
+  },
+  {
+    files: ["src/**/*.ts"],
+    ignores: ["src/**/*.test.ts"],
+    plugins: { "import-x": importX },
+    settings: {
+      ...importX.flatConfigs.typescript.settings,
+      "import-x/resolver-next": [createTypeScriptImportResolver({ project: "./tsconfig.json" })],
+    },
+    rules: {
+      "import-x/no-cycle": ["error", { ignoreExternal: true }],
+      "import-x/no-restricted-paths": ["error", { basePath: import.meta.dirname, zones }],
     },
   },
   {

@@ -1,15 +1,16 @@
 // Engine benchmark: per-node overhead on a 1,000-node no-op chain, and a 10,000-item for_each at
-// max_concurrency 1, 8 and 64, with and without durable SQLite checkpoints, beside two baselines measured in
-// the same process: a bare Promise pool over the same items, and one SQLite WAL commit per item.
+// max_concurrency 1, 8 and 64, with and without durable SQLite checkpoints, beside baselines measured in the
+// same process: a bare Promise pool over the same items, and the two SQLite drivers (node:sqlite, which the
+// store uses, and better-sqlite3) committing one row per transaction and 64 rows per transaction.
 // Run: npm run bench:engine  (builds, then prints a table; nothing here is asserted). It measures the built
 // package (dist/), as users run it, not the TypeScript sources through a loader.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { runPlan } from "../dist/index.js";
 import { MemoryRunStore, SqliteRunStore, type RunStore } from "../dist/plan/index.js";
 import { defineTool } from "../dist/tools/index.js";
+import { DRIVERS, driverCommits, type DriverName } from "./sqlite-drivers.js";
 
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
 const WARMUP = Number(process.env.WARMUP ?? 3);
@@ -62,17 +63,20 @@ function fanPlan(concurrency: number) {
   };
 }
 
-async function time(fn: () => Promise<unknown>): Promise<{ ms: number; heapMb: number }> {
+/** Wall time, peak heap growth, and CPU time (user + system: on a shared machine, less noisy than wall time). */
+async function time(fn: () => Promise<unknown>): Promise<{ ms: number; heapMb: number; cpuMs: number }> {
   global.gc?.();
   const heap0 = process.memoryUsage().heapUsed;
   let peak = heap0;
   const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().heapUsed)), 5);
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   await fn();
   const ms = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
   clearInterval(sampler);
   peak = Math.max(peak, process.memoryUsage().heapUsed);
-  return { ms, heapMb: (peak - heap0) / 2 ** 20 };
+  return { ms, heapMb: (peak - heap0) / 2 ** 20, cpuMs: (cpu.user + cpu.system) / 1000 };
 }
 
 async function median(fn: () => Promise<unknown>) {
@@ -97,15 +101,12 @@ async function barePool(concurrency: number) {
   await Promise.all(Array.from({ length: concurrency }, worker));
 }
 
-function walCommits(n: number) {
-  const db = new Database(join(dir, `raw-${dbCount++}.db`));
-  db.pragma("journal_mode = WAL");
-  db.pragma("synchronous = NORMAL");
-  db.exec("CREATE TABLE t (k TEXT PRIMARY KEY, v TEXT)");
-  const put = db.prepare("INSERT OR REPLACE INTO t VALUES (?, ?)");
-  const tx = db.transaction((i: number) => put.run(`k${i}`, JSON.stringify({ i })));
-  for (let i = 0; i < n; i++) tx(i);
-  db.close();
+/** Medians of several workloads measured in alternation, round by round, so load drift falls on all of them. */
+async function sideBySide(fns: (() => Promise<unknown>)[]) {
+  for (let w = 0; w < WARMUP; w++) for (const fn of fns) await fn();
+  const runs: Awaited<ReturnType<typeof time>>[][] = fns.map(() => []);
+  for (let r = 0; r < ROUNDS; r++) for (const [i, fn] of fns.entries()) runs[i]!.push(await time(fn));
+  return runs.map((rs) => rs.sort((a, b) => a.ms - b.ms)[Math.floor(rs.length / 2)]!);
 }
 
 const rows: string[][] = [];
@@ -128,6 +129,7 @@ const run =
     "memory",
     r.ms.toFixed(1),
     `${us(r.ms, CHAIN)} µs/node`,
+    us(r.cpuMs, CHAIN),
     r.heapMb.toFixed(1),
   );
   const s = await median(run(chainPlan(CHAIN), sqlite));
@@ -136,10 +138,20 @@ const run =
     "sqlite",
     s.ms.toFixed(1),
     `${us(s.ms, CHAIN)} µs/node`,
+    us(s.cpuMs, CHAIN),
     s.heapMb.toFixed(1),
   );
 }
-const commit = await median(async () => walCommits(ITEMS));
+const drivers = Object.keys(DRIVERS) as DriverName[];
+const driverRows: ({ driver: DriverName; perTx: number } & Awaited<ReturnType<typeof time>>)[] = [];
+for (const perTx of [1, 64]) {
+  const results = await sideBySide(
+    drivers.map((d) => async () => driverCommits(d, dir, `raw-${dbCount++}`, ITEMS, perTx)),
+  );
+  results.forEach((r, i) => driverRows.push({ driver: drivers[i]!, perTx, ...r }));
+}
+// The store commits through node:sqlite: its durable for_each is compared with one node:sqlite commit per item.
+const commit = driverRows.find((r) => r.driver === "node:sqlite" && r.perTx === 1)!;
 for (const c of [1, 8, 64]) {
   const bare = await median(() => barePool(c));
   row(
@@ -147,6 +159,7 @@ for (const c of [1, 8, 64]) {
     `c=${c}`,
     bare.ms.toFixed(1),
     `${us(bare.ms, ITEMS)} µs/item`,
+    us(bare.cpuMs, ITEMS),
     bare.heapMb.toFixed(1),
   );
   const mem = await median(run(fanPlan(c), () => new MemoryRunStore()));
@@ -155,6 +168,7 @@ for (const c of [1, 8, 64]) {
     `c=${c} memory`,
     mem.ms.toFixed(1),
     `${us(mem.ms, ITEMS)} µs/item`,
+    us(mem.cpuMs, ITEMS),
     mem.heapMb.toFixed(1),
   );
   const sq = await median(run(fanPlan(c), sqlite));
@@ -163,18 +177,22 @@ for (const c of [1, 8, 64]) {
     `c=${c} sqlite`,
     sq.ms.toFixed(1),
     `${us(sq.ms, ITEMS)} µs/item (${(sq.ms / commit.ms).toFixed(2)}× one commit/item)`,
+    us(sq.cpuMs, ITEMS),
     sq.heapMb.toFixed(1),
   );
 }
-row(
-  `one SQLite WAL commit per item`,
-  `${ITEMS} commits`,
-  commit.ms.toFixed(1),
-  `${us(commit.ms, ITEMS)} µs/commit`,
-  commit.heapMb.toFixed(1),
-);
+for (const r of driverRows) {
+  row(
+    r.perTx === 1 ? "one SQLite WAL commit per row" : `SQLite WAL, ${r.perTx} rows per commit`,
+    `${r.driver}, ${ITEMS} rows`,
+    r.ms.toFixed(1),
+    `${us(r.ms, ITEMS)} µs/row`,
+    us(r.cpuMs, ITEMS),
+    r.heapMb.toFixed(1),
+  );
+}
 
-const header = ["workload", "variant", "median ms", "per unit", "peak heap Δ MB"];
+const header = ["workload", "variant", "median ms", "per unit", "CPU µs/unit", "peak heap Δ MB"];
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
 const line = (cells: string[]) => "| " + cells.map((c, i) => c.padEnd(widths[i]!)).join(" | ") + " |";
 console.log(

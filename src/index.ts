@@ -1,7 +1,32 @@
 /**
  * deputy — delegation in LLM systems.
  *
- * This root entry is the composition root: it wires the built-in executors (tool, delegate, agent) into the
+ * A short tour of the everyday names (each part also has a subpath of its own):
+ *
+ * - **Plans** (`deputy/plan`): a plan is a JSON DAG of `tool`, `delegate` and `agent` nodes. {@link runPlan}
+ *   validates and runs one (every issue listed at once, as a {@link PlanValidationError}), checkpointing every
+ *   node and item to a {@link RunStore} ({@link SqliteRunStore}, {@link MemoryRunStore}); {@link resumeRun}
+ *   continues after a crash or an escalation; {@link RunManifest} says what happened.
+ * - **Tools** (`deputy/tools`): {@link defineTool} with a zod or JSON Schema input; `delegateSafe` marks what a
+ *   delegate may call without the side-effect double key.
+ * - **Delegates** (`deputy/delegate`): a small model proposes one grammar-constrained tool call, and the
+ *   accept gate decides whether it runs. Backends: {@link LocalDelegate} (in-process llama.cpp),
+ *   {@link LlamaServerDelegate}, {@link OpenAICompatibleDelegate}, {@link ScriptedDelegate},
+ *   {@link DistilledDelegate}. A rejected proposal can escalate: a person decides with
+ *   {@link resolveEscalation}, then the run resumes.
+ * - **Traces** (`deputy/traces`): one record per proposal hop, to a {@link JsonlTraceSink} (redacted, capped,
+ *   rotated); {@link readTraces}, {@link traceStats}, {@link tracesToChat}.
+ * - **Agents** (`deputy/agents`): {@link defineAgent}, with contracts ({@link delegation}) that others call
+ *   through {@link delegateTo} — or through {@link delegateToPlan}, a plan as a tool — under budgets, with
+ *   ledgers and `node:diagnostics_channel` events.
+ * - **Evaluation** (`deputy/eval`): {@link evaluateBackend} scores a backend on BFCL-format cases.
+ * - **Errors** (`deputy/errors`): every class has a stable `code` and an `isInstance` that works across copies.
+ *
+ * @example
+ * import { defineTool, runPlan, SqliteRunStore } from "deputy";
+ * const manifest = await runPlan(plan, { tools: [fetchAlerts, fileTicket], store: new SqliteRunStore("runs.db") });
+ *
+ * This module is also the composition root: it wires the built-in executors (tool, delegate, agent) into the
  * engine, which itself knows no node type (see `docs/architecture.md`).
  *
  * @packageDocumentation
@@ -15,9 +40,9 @@ import {
 } from "./agents/delegate-to-plan.js";
 import "./delegate/host-capabilities.js";
 import { delegateNodeExecutor } from "./delegate/delegate-node-executor.js";
-import { ESCALATE_TO_SERVICE } from "./delegate/escalation/escalate-to.js";
 import type { ToolCallDelegate } from "./delegate/protocol.js";
 import { AgentDefinitionError } from "./errors/agent-definition-error.js";
+import { agentResolver, type EscalationHandler } from "./plan/host-capabilities.js";
 import type { ExecutionHost } from "./plan/node-executor.js";
 import type { RunManifest } from "./plan/run-manifest.js";
 import type { EngineOptions, ExecutorTable } from "./plan/run-options.js";
@@ -49,8 +74,11 @@ export interface HostOptions {
   agents?: Record<string, unknown>;
   /** Executors by node type, replacing or adding to the built-in ones. */
   executors?: ExecutorTable;
-  /** Extra services for custom executors (`ExecutionHost.services`). */
-  services?: Record<string, unknown>;
+  /**
+   * Who decides rejected proposals of delegate nodes with `escalate_to`. Default: the named agent (from
+   * `agents`); `false`: nobody, they pause for a person.
+   */
+  escalation?: EscalationHandler | false;
 }
 
 /** Options of {@link runPlan}: what the run is wired with, plus how it goes. */
@@ -72,9 +100,9 @@ export function createHost(options: HostOptions): { host: ExecutionHost; executo
       delegates: options.delegates ?? [],
       traceSink: options.traceSink,
       allowDelegateSideEffects: options.allowDelegateSideEffects ?? false,
-      agents: options.agents ?? {},
-      // escalate_to asks a registered agent; a user's own handler in `services` wins.
-      services: { [ESCALATE_TO_SERVICE]: escalateToAgent, ...options.services },
+      agents: agentResolver(options.agents),
+      escalation: options.escalation === false ? undefined : (options.escalation ?? escalateToAgent),
+      budget: undefined,
     },
     executors: { ...builtInExecutors, ...options.executors },
   };
@@ -138,7 +166,7 @@ export function delegateToPlan(plan: unknown, options: DelegateToPlanOptions): D
       `delegateToPlan(${typeof name === "string" ? name : "…"}) needs options with \`tools\`: the tools the plan's nodes call (and \`agents\`, \`delegates\` for its agent and delegate nodes).`,
     );
   }
-  const { tools, delegates, traceSink, allowDelegateSideEffects, agents, executors, services, ...rest } =
+  const { tools, delegates, traceSink, allowDelegateSideEffects, agents, executors, escalation, ...rest } =
     options;
   const composed = createHost({
     tools,
@@ -147,7 +175,46 @@ export function delegateToPlan(plan: unknown, options: DelegateToPlanOptions): D
     allowDelegateSideEffects,
     agents,
     executors,
-    services,
+    escalation,
   });
   return planDelegation(plan, { ...rest, ...composed });
 }
+
+// The everyday names, from the parts that define them.
+export { MemoryRunStore } from "./plan/memory-run-store.js";
+export { SqliteRunStore, type SqliteRunStoreOptions } from "./plan/sqlite-run-store.js";
+export { parsePlan, validatePlan, type ValidationReport } from "./plan/validate-plan.js";
+export type { ExecutionPlan, PlanNode } from "./plan/plan-schema.js";
+export type { RunManifest, NodeManifest } from "./plan/run-manifest.js";
+export type { RunStore } from "./plan/run-store.js";
+export type { RunEvent } from "./plan/run-events.js";
+export { defineTool, type Tool, type ToolContext, type ToolDefinition } from "./tools/define-tool.js";
+export { ToolRegistry } from "./tools/tool-registry.js";
+export type { ToolSpec } from "./tools/tool-spec.js";
+export type { Proposal, ToolCallDelegate } from "./delegate/protocol.js";
+export { ScriptedDelegate } from "./delegate/scripted-delegate.js";
+export { LocalDelegate, type LocalDelegateOptions } from "./delegate/backends/local-delegate.js";
+export {
+  LlamaServerDelegate,
+  type LlamaServerDelegateOptions,
+} from "./delegate/backends/llama-server-delegate.js";
+export {
+  OpenAICompatibleDelegate,
+  type OpenAICompatibleDelegateOptions,
+} from "./delegate/backends/openai-compatible-delegate.js";
+export { DistilledDelegate } from "./delegate/distilled/distilled-delegate.js";
+export { resolveEscalation, type EscalationDecision } from "./delegate/escalation/resolve-escalation.js";
+export { JsonlTraceSink, type JsonlTraceSinkOptions } from "./traces/jsonl-trace-sink.js";
+export { readTraces } from "./traces/read-traces.js";
+export { traceStats } from "./traces/trace-stats.js";
+export { tracesToChat } from "./traces/trace-export.js";
+export type { TraceSink, DelegateTrace } from "./traces/trace.js";
+export { defineAgent } from "./agents/define-agent.js";
+export { delegation } from "./agents/contract.js";
+export { delegateTo } from "./agents/delegate-to.js";
+export type { Budget } from "./agents/budget.js";
+export { Pricing } from "./agents/pricing.js";
+export type { Agent, AgentResult } from "./agents/types.js";
+export { evaluateBackend } from "./eval/evaluate-backend.js";
+export { loadBfclSuite } from "./eval/bfcl-suite.js";
+export * from "./errors/index.js";

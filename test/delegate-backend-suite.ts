@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DelegateBackendError } from "../src/errors/index.js";
-import { acceptGate, VERDICTS } from "../src/delegate/accept-gate.js";
+import { acceptGate } from "../src/delegate/accept-gate.js";
 import { bfclQuestion, bfclToToolSpec } from "../src/eval/bfcl.js";
 import type { Proposal, ProposeRequest, ToolCallDelegate, ToolSpec } from "../src/delegate/protocol.js";
 import { toTool, type Tool } from "../src/tools/index.js";
@@ -23,6 +23,12 @@ export interface DelegateBackendSuiteOptions {
   deterministic?: boolean;
   /** Whether a request with no candidate tools must decline (grammar-constrained backends). Default true. */
   forcedDecline?: boolean;
+  /**
+   * The largest share of the sweep's proposals that may end as `backend_error` (0–1), measured per backend: a
+   * grammar-constrained model should almost never fail, a distilled model fails on tool sets it never learned. A
+   * backend whose failures climb past its ceiling fails the suite.
+   */
+  maxBackendErrorShare: number;
   /** vitest timeout of the sweep, ms. Default 20 minutes. */
   sweepTimeoutMs?: number;
 }
@@ -124,7 +130,8 @@ export async function judge(delegate: ToolCallDelegate, c: SuiteCase) {
 
 /**
  * The conformance suite every delegate backend passes (like Hono's router suite): a BFCL sweep where every
- * proposal gets a gate verdict and nothing crashes; declines parse; aborts and timeouts end a proposal with a
+ * proposal is well formed, nothing outside the candidates is accepted and `backend_error` stays under the
+ * backend's measured ceiling; declines parse; aborts and timeouts end a proposal with a
  * `DelegateBackendError` and leave the backend usable; `close()` is idempotent and refuses later proposals;
  * concurrent proposals are safe.
  *
@@ -151,7 +158,7 @@ export function delegateBackendSuite(options: DelegateBackendSuiteOptions): void
     });
 
     it(
-      `gives every one of ${count} BFCL proposals a gate verdict and never crashes`,
+      `answers ${count} BFCL proposals well formed, accepting only candidates, backend_error under its ceiling`,
       async () => {
         const cases = buildSuiteCases(count, delegate.maxTools);
         expect(cases).toHaveLength(count);
@@ -160,18 +167,21 @@ export function delegateBackendSuite(options: DelegateBackendSuiteOptions): void
         const worker = async () => {
           for (let i = next++; i < cases.length; i = next++) {
             const result = await judge(delegate, cases[i]!);
-            expect(VERDICTS).toContain(result.verdict);
             if (result.proposal) expectWellFormed(result.proposal, delegate.name);
             if (result.proposal?.name === null) expect(result.proposal.arguments).toEqual({});
+            // A proposal that names no candidate must not pass: the gate is the only thing between it and a tool.
+            if (result.verdict === "accepted")
+              expect(cases[i]!.request.tools.map((t) => t.name)).toContain(result.proposal!.name);
             verdicts.set(result.verdict, (verdicts.get(result.verdict) ?? 0) + 1);
           }
         };
         await Promise.all(Array.from({ length: options.concurrency ?? 2 }, worker));
-        const total = [...verdicts.values()].reduce((a, b) => a + b, 0);
-        expect(total).toBe(count);
-        // A backend that only ever fails is not conforming, however politely it fails.
-        expect(verdicts.get("backend_error") ?? 0).toBeLessThan(count);
         console.info(`${options.name} verdicts over ${count} BFCL proposals:`, Object.fromEntries(verdicts));
+        // Each backend's own ceiling: a backend that fails more often than it was measured to is broken.
+        const share = (verdicts.get("backend_error") ?? 0) / count;
+        expect(share, `share of backend_error (ceiling ${options.maxBackendErrorShare})`).toBeLessThanOrEqual(
+          options.maxBackendErrorShare,
+        );
       },
       options.sweepTimeoutMs ?? 20 * 60_000,
     );
@@ -192,6 +202,10 @@ export function delegateBackendSuite(options: DelegateBackendSuiteOptions): void
 
     it("ends an aborted proposal with a DelegateBackendError and stays usable", async () => {
       const [c] = buildSuiteCases(1, delegate.maxTools);
+      const before = await judge(delegate, {
+        ...c!,
+        request: { ...c!.request, context: { runId: "suite", nodeId: "before-abort" } },
+      });
       const aborted = new AbortController();
       aborted.abort(new Error("caller gave up"));
       await expect(delegate.propose({ ...c!.request, signal: aborted.signal })).rejects.toSatisfy((e) =>
@@ -202,11 +216,14 @@ export function delegateBackendSuite(options: DelegateBackendSuiteOptions): void
       await expect(delegate.propose({ ...c!.request, signal: timeout })).rejects.toSatisfy((e) =>
         DelegateBackendError.isInstance(e),
       );
+      // Usable: the same request is answered as before the aborts (the same proposal, where deterministic).
       const again = await judge(delegate, {
         ...c!,
         request: { ...c!.request, context: { runId: "suite", nodeId: "timeout" } },
       });
-      expect(VERDICTS).toContain(again.verdict);
+      if (before.verdict !== "backend_error") expect(again.verdict).not.toBe("backend_error");
+      if (deterministic)
+        expect([again.verdict, again.proposal?.name]).toEqual([before.verdict, before.proposal?.name]);
     }, 120_000);
 
     it("handles concurrent proposals safely", async () => {
@@ -215,10 +232,7 @@ export function delegateBackendSuite(options: DelegateBackendSuiteOptions): void
         request: { ...c.request, context: { runId: "suite", nodeId: "concurrent", item: i } },
       }));
       const together = await Promise.all(cases.map((c) => judge(delegate, c)));
-      for (const r of together) {
-        expect(VERDICTS).toContain(r.verdict);
-        if (r.proposal) expectWellFormed(r.proposal, delegate.name);
-      }
+      for (const r of together) if (r.proposal) expectWellFormed(r.proposal, delegate.name);
       if (deterministic) {
         const alone = [];
         for (const c of cases) {

@@ -113,5 +113,63 @@ export function runStoreSuite(name: string, make: () => { store: RunStore; reope
       expect(loaded!.artifacts.k499).toBe(499);
       await again.close();
     });
+
+    it("knows no run it was not given: load is undefined, a write is refused with RUN_NOT_FOUND", async () => {
+      const { store } = make();
+      expect(await store.load("nobody")).toBeUndefined();
+      await expect(store.write("nobody", [{ kind: "artifact", key: "a", value: 1 }])).rejects.toMatchObject({
+        code: "RUN_NOT_FOUND",
+      });
+      await store.createRun(record("somebody", "2026-01-01T00:00:00.000Z"));
+      expect(await store.load("nobody")).toBeUndefined();
+      expect((await store.list()).map((r) => r.runId)).toEqual(["somebody"]);
+      await store.close();
+    });
+
+    it("refuses every call after close (as a rejected promise, STORE_CLOSED); close is idempotent", async () => {
+      const { store } = make();
+      await store.createRun(record("c", "2026-01-01T00:00:00.000Z"));
+      await store.close();
+      await store.close();
+      const calls: [string, () => Promise<unknown>][] = [
+        ["write", () => store.write("c", [{ kind: "artifact", key: "late", value: 1 }])],
+        ["load", () => store.load("c")],
+        ["list", () => store.list()],
+        ["createRun", () => store.createRun(record("d", "2026-01-01T00:00:00.000Z"))],
+      ];
+      for (const [name, call] of calls) {
+        let promise: Promise<unknown> | undefined;
+        expect(() => (promise = call()), `${name} throws instead of rejecting`).not.toThrow();
+        await expect(promise, name).rejects.toMatchObject({ code: "STORE_CLOSED" });
+      }
+    });
+
+    it("hands out snapshots: a loaded run is not changed by later writes, and changing it changes nothing", async () => {
+      const { store } = make();
+      await store.createRun(record("snap", "2026-01-01T00:00:00.000Z"));
+      await store.write("snap", [
+        { kind: "artifact", key: "a", value: { list: [1] } },
+        { kind: "node", nodeId: "n", record: { status: "ok", storedKeys: ["a"], attempts: 1 } },
+      ]);
+      const first = (await store.load("snap"))!;
+      await store.write("snap", [
+        { kind: "artifact", key: "b", value: 2 },
+        { kind: "node", nodeId: "n", record: { status: "error", storedKeys: [], attempts: 2 } },
+        { kind: "status", status: "failed", updatedAt: "2026-01-01T00:00:01.000Z" },
+      ]);
+      expect(first.artifacts).toEqual({ a: { list: [1] } });
+      expect(first.nodes.n!.status).toBe("ok");
+      expect(first.run.status).toBe("running");
+
+      (first.artifacts.a as { list: number[] }).list.push(99);
+      first.artifacts.injected = true;
+      first.nodes.n!.status = "skipped";
+      first.run.status = "completed";
+      const second = (await store.load("snap"))!;
+      expect(second.artifacts).toEqual({ a: { list: [1] }, b: 2 });
+      expect(second.nodes.n).toMatchObject({ status: "error", attempts: 2 });
+      expect(second.run.status).toBe("failed");
+      await store.close();
+    });
   });
 }

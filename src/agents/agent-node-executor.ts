@@ -6,6 +6,9 @@ import { dispatchTool } from "../plan/dispatch-tool.js";
 import { renderValue } from "../runtime/template.js";
 import type { Tool } from "../tools/define-tool.js";
 import { didYouMean } from "../tools/did-you-mean.js";
+import { admitInScope, noteRaised } from "./call-scope.js";
+import "./host-capabilities.js";
+import type { LedgerTotals } from "./ledger.js";
 import { runAgentAction } from "./run-agent-action.js";
 import { isAgent, type Agent } from "./types.js";
 
@@ -19,16 +22,18 @@ function actionOf(node: AgentNode, agent: Agent): string | undefined {
 /**
  * Runs `agent` nodes: renders `input`, runs the agent's action (its own tool loop, budgets and delegations)
  * with the node's retry and timeout (the timeout aborts the agent's requests), stores the answer (`data` when
- * the action declares `returns`, else the text), and keeps what it spent — calls, tokens, cost, duration — in
- * the node's (or item's) details, which the manifest sums per node.
+ * the action declares `returns`, else the text), and keeps what every attempt spent — calls, tokens, cost,
+ * duration — in the node's (or item's) details, which the manifest sums per node. Inside a delegated call (the
+ * host's budget scope) each attempt is first checked against the caller's remaining budgets, and the agent runs
+ * one level below the caller, spending from every ancestor.
  */
 export const agentNodeExecutor: NodeExecutor<AgentNode> = {
   validate(node, { host }) {
     const issues: PlanIssue[] = [];
-    const agent = host.agents[node.agent];
+    const agent = host.agents.find(node.agent);
     if (!isAgent(agent)) {
-      const hint = didYouMean(node.agent, Object.keys(host.agents));
-      const known = Object.keys(host.agents).join(", ") || "none; export `agents` from the tools module";
+      const hint = didYouMean(node.agent, host.agents.names());
+      const known = host.agents.names().join(", ") || "none; export `agents` from the tools module";
       issues.push({
         code: "unknown_agent",
         nodeId: node.id,
@@ -60,7 +65,7 @@ export const agentNodeExecutor: NodeExecutor<AgentNode> = {
   },
 
   async execute(node, unit) {
-    const agent = unit.host.agents[node.agent];
+    const agent = unit.host.agents.find(node.agent);
     if (!isAgent(agent)) {
       return {
         status: "error",
@@ -80,7 +85,9 @@ export const agentNodeExecutor: NodeExecutor<AgentNode> = {
     } catch (error) {
       return { status: "error", error: serializeError(error) };
     }
-    let spend: Record<string, number> | undefined;
+    const scope = unit.host.budgetScope;
+    // Every attempt's spend, read when the node ends: a failed or abandoned (timed out) attempt spent too.
+    const meters: (() => LedgerTotals)[] = [];
     // The agent's action, dispatched like a tool: the same retry, timeout and abort rules as every node.
     const asTool: Tool = {
       name: `agent:${node.agent}.${action}`,
@@ -90,15 +97,38 @@ export const agentNodeExecutor: NodeExecutor<AgentNode> = {
       delegateSafe: false,
       sensitive: [],
       run: async (args: unknown, ctx) => {
-        const outcome = await runAgentAction(agent, action, args, { signal: ctx.signal });
-        spend = { ...outcome.spend };
-        return outcome.value;
+        if (scope) admitInScope(scope, agent.name, action);
+        try {
+          const outcome = await runAgentAction(agent, action, args, {
+            signal: ctx.signal,
+            onMeter: (m) => meters.push(m),
+            ...(scope ? { scope } : {}),
+          });
+          return outcome.value;
+        } catch (error) {
+          if (scope) noteRaised(scope, error);
+          throw error;
+        }
       },
     };
     const result = await dispatchTool(asTool, input, unit, node.retry, node.timeout);
+    const spend = meters.length > 0 ? sumSpend(meters.map((m) => m())) : undefined;
     const details = { agent: node.agent, action, attempts: result.attempts, ...(spend ? { spend } : {}) };
     return result.ok
       ? { status: "ok", value: result.value, details }
       : { status: "error", error: result.error, details };
   },
 };
+
+function sumSpend(all: LedgerTotals[]): LedgerTotals {
+  const total = { calls: 0, tokens: 0, cost: 0, duration: 0 };
+  for (const s of all) {
+    total.calls += s.calls;
+    total.tokens += s.tokens;
+    total.cost += s.cost;
+    total.duration += s.duration;
+  }
+  total.cost = Math.round(total.cost * 1e9) / 1e9;
+  total.duration = Math.round(total.duration * 1000) / 1000;
+  return total;
+}

@@ -61,6 +61,8 @@ describe("resolveBackend", () => {
     const m = mockModel({ modelId: "mine" });
     expect(resolveBackend(m).model).toBe(m);
     expect(resolveBackend({ model: m, temperature: 0.2 }).settings).toEqual({ temperature: 0.2 });
+    // v4's reasoning effort is a call setting, not a provider option.
+    expect(resolveBackend({ model: m, reasoning: "low" }).settings).toEqual({ reasoning: "low" });
     expect(() => resolveBackend({ model: m, baseURL: "http://x" })).toThrowError(
       /configure a provider, but the backend is a model instance/,
     );

@@ -1,9 +1,9 @@
-import type { LanguageModelV3, LanguageModelV3CallOptions } from "@ai-sdk/provider";
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { AgentDefinitionError } from "../errors/agent-definition-error.js";
 import { didYouMean } from "../tools/did-you-mean.js";
+import type { CallOptions, LanguageModel } from "./language-model.js";
 import { mockModel, type MockModelOptions } from "./mock-model.js";
 
 /**
@@ -15,12 +15,12 @@ export interface BackendOptions extends CallSettings {
   /** A registered provider name: `openai-compatible`, `llama-server`, `ollama`, `openai`, `anthropic`, `mock`, or yours. */
   provider?: string;
   /** The model id, or a model instance (then only call settings apply). */
-  model?: string | LanguageModelV3;
+  model?: string | LanguageModel;
   [option: string]: unknown;
 }
 
 /** What an agent (or a call site) may give as its backend. A string is a provider name. */
-export type BackendSpec = LanguageModelV3 | string | BackendOptions;
+export type BackendSpec = LanguageModel | string | BackendOptions;
 
 /** Settings passed with every request to the model. */
 export interface CallSettings {
@@ -32,7 +32,9 @@ export interface CallSettings {
   frequencyPenalty?: number;
   seed?: number;
   stopSequences?: string[];
-  providerOptions?: LanguageModelV3CallOptions["providerOptions"];
+  /** Reasoning effort (specification v4; a v3 model ignores it). */
+  reasoning?: CallOptions["reasoning"];
+  providerOptions?: CallOptions["providerOptions"];
 }
 
 const CALL_SETTING_KEYS = [
@@ -44,17 +46,18 @@ const CALL_SETTING_KEYS = [
   "frequencyPenalty",
   "seed",
   "stopSequences",
+  "reasoning",
   "providerOptions",
 ] as const;
 
 /** A backend ready to use. */
 export interface ResolvedBackend {
-  model: LanguageModelV3;
+  model: LanguageModel;
   settings: CallSettings;
 }
 
 /** Builds a model from `{ model, ...providerOptions }` (call settings already removed). */
-export type ProviderFactory = (config: { model: string } & Record<string, unknown>) => LanguageModelV3;
+export type ProviderFactory = (config: { model: string } & Record<string, unknown>) => LanguageModel;
 
 interface ProviderEntry {
   factory: ProviderFactory;
@@ -119,13 +122,13 @@ registerProvider(
   { defaultModel: "mock-1" },
 );
 
-/** Is `value` a model instance of the provider specification (v3, or a later one of the same shape)? */
-export function isLanguageModel(value: unknown): value is LanguageModelV3 {
+/** Is `value` a model instance of the provider specification (v4 or v3)? */
+export function isLanguageModel(value: unknown): value is LanguageModel {
   return (
     typeof value === "object" &&
     value !== null &&
-    typeof (value as LanguageModelV3).doGenerate === "function" &&
-    typeof (value as LanguageModelV3).modelId === "string"
+    typeof (value as LanguageModel).doGenerate === "function" &&
+    typeof (value as LanguageModel).modelId === "string"
   );
 }
 

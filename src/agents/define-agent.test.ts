@@ -1,4 +1,4 @@
-import { MockLanguageModelV3 } from "ai/test";
+import { MockLanguageModelV3, MockLanguageModelV4 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineTool } from "../tools/define-tool.js";
@@ -28,77 +28,112 @@ const weather = defineTool({
 });
 
 describe("agent.run", () => {
-  it("runs the tool loop on a model instance of the v3 specification (bring your own)", async () => {
-    const model = new MockLanguageModelV3({
-      modelId: "byo",
-      doGenerate: [
-        {
-          content: [
-            {
-              type: "tool-call",
-              toolCallId: "1",
-              toolName: "weather",
-              input: '{"city":"Lisbon","invented":true}',
+  // The current specification, and the previous major's instances (a user's own AI SDK 6 providers).
+  const specifications = [
+    { version: "v4", Mock: MockLanguageModelV4 },
+    { version: "v3", Mock: MockLanguageModelV3 },
+  ] as const;
+  it.each(specifications)(
+    "runs the tool loop on a model instance of the $version specification (bring your own)",
+    async ({ version, Mock }) => {
+      const model = new Mock({
+        modelId: "byo",
+        doGenerate: [
+          {
+            content: [
+              {
+                type: "tool-call",
+                toolCallId: "1",
+                toolName: "weather",
+                input: '{"city":"Lisbon","invented":true}',
+              },
+            ],
+            finishReason: { unified: "tool-calls", raw: undefined },
+            usage: {
+              inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
+              outputTokens: { total: 5, text: 5, reasoning: 0 },
             },
-          ],
-          finishReason: { unified: "tool-calls", raw: undefined },
-          usage: {
-            inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
-            outputTokens: { total: 5, text: 5, reasoning: 0 },
+            warnings: [],
           },
-          warnings: [],
-        },
-        {
-          content: [{ type: "text", text: "It is 21 in Lisbon." }],
-          finishReason: { unified: "stop", raw: undefined },
-          usage: {
-            inputTokens: { total: 20, noCache: 20, cacheRead: 0, cacheWrite: 0 },
-            outputTokens: { total: 7, text: 7, reasoning: 0 },
+          {
+            content: [{ type: "text", text: "It is 21 in Lisbon." }],
+            finishReason: { unified: "stop", raw: undefined },
+            usage: {
+              inputTokens: { total: 20, noCache: 20, cacheRead: 0, cacheWrite: 0 },
+              outputTokens: { total: 7, text: 7, reasoning: 0 },
+            },
+            warnings: [],
           },
-          warnings: [],
-        },
-      ],
-    });
-    const agent = defineAgent({
-      name: "Weather",
-      backend: model,
-      instructions: "Be brief.",
-      tools: [weather],
-      actions: { ask: ({ q }: { q: string }) => q },
-    });
-    const r = await agent.run("ask", { q: "Weather in Lisbon?" });
-    expect(r.text).toBe("It is 21 in Lisbon.");
-    expect(r.usage).toEqual({ inputTokens: 30, outputTokens: 12, totalTokens: 42 });
-    expect(r.steps[0]!.toolResults[0]!.output).toEqual({ city: "Lisbon", temp: 21 }); // the invented key was dropped
-    expect(r.model).toBe("mock-provider:byo");
-    const [first, second] = model.doGenerateCalls;
-    expect(first!.prompt[0]).toEqual({ role: "system", content: "Be brief." });
-    expect(first!.tools).toEqual([
-      {
-        type: "function",
-        name: "weather",
-        description: "Weather in a city",
-        inputSchema: weather.parameters,
-      },
-    ]);
-    expect(second!.prompt.at(-1)).toEqual({
-      role: "tool",
-      content: [
+        ],
+      });
+      const agent = defineAgent({
+        name: "Weather",
+        backend: model,
+        instructions: "Be brief.",
+        tools: [weather],
+        actions: { ask: ({ q }: { q: string }) => q },
+      });
+      const r = await agent.run("ask", { q: "Weather in Lisbon?" });
+      expect(r.text).toBe("It is 21 in Lisbon.");
+      expect(r.usage).toEqual({ inputTokens: 30, outputTokens: 12, totalTokens: 42 });
+      expect(r.steps[0]!.toolResults[0]!.output).toEqual({ city: "Lisbon", temp: 21 }); // the invented key was dropped
+      expect(r.model).toBe("mock-provider:byo");
+      expect(model.specificationVersion).toBe(version);
+      const [first, second] = model.doGenerateCalls;
+      expect(first!.prompt[0]).toEqual({ role: "system", content: "Be brief." });
+      expect(first!.tools).toEqual([
         {
-          type: "tool-result",
-          toolCallId: "1",
-          toolName: "weather",
-          output: { type: "json", value: { city: "Lisbon", temp: 21 } },
+          type: "function",
+          name: "weather",
+          description: "Weather in a city",
+          inputSchema: weather.parameters,
         },
-      ],
-    });
-  });
+      ]);
+      expect(second!.prompt.at(-1)).toEqual({
+        role: "tool",
+        content: [
+          {
+            type: "tool-result",
+            toolCallId: "1",
+            toolName: "weather",
+            output: { type: "json", value: { city: "Lisbon", temp: 21 } },
+          },
+        ],
+      });
+    },
+  );
 
   it("returns parsed data when the action's contract declares `returns`, requesting it as structured output", async () => {
     const r = await sub.run("classify", { body: "A bug in the app" });
     expect(r.data).toEqual({ category: "bug" });
     const model = (await import("./backend.js")).resolveBackend(sub.backend).model;
     expect(model.modelId).toBe("mock-1");
+  });
+
+  it("parses the v4 answer's structuredOutputText, not the drafts before it, as the structured result", async () => {
+    const model = new MockLanguageModelV4({
+      doGenerate: {
+        content: [
+          { type: "text", text: 'Draft: {"n":1}' },
+          { type: "text", text: '{"n":2}' },
+        ],
+        structuredOutputText: '{"n":2}',
+        finishReason: { unified: "stop", raw: undefined },
+        usage: {
+          inputTokens: { total: 3, noCache: 3, cacheRead: 0, cacheWrite: 0 },
+          outputTokens: { total: 4, text: 4, reasoning: 0 },
+        },
+        warnings: [],
+      },
+    });
+    const agent = defineAgent({
+      name: "Drafter",
+      backend: model,
+      actions: { a: () => ({ prompt: "x", returns: z.object({ n: z.number() }) }) },
+    });
+    const r = await agent.run("a");
+    expect(r.data).toEqual({ n: 2 });
+    expect(model.doGenerateCalls[0]!.responseFormat).toMatchObject({ type: "json" });
   });
 
   it("throws InvalidResultError on a direct run whose answer does not fit `returns`", async () => {

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { AgentDefinitionError } from "../errors/agent-definition-error.js";
 import { toTool, type Tool } from "../tools/define-tool.js";
+import type { ToolSpec } from "../tools/tool-spec.js";
 import { mergeBackends, resolveBackend } from "./backend.js";
 import { normalizeBudget } from "./budget.js";
 import { isContract, type Contract } from "./contract.js";
@@ -14,8 +15,7 @@ import type {
   AgentDefinition,
   AgentResult,
   DelegatedFunction,
-  RunOptions,
-  ToolSpec,
+  AgentRunOptions,
 } from "./types.js";
 
 /**
@@ -122,7 +122,7 @@ export function defineAgent<Actions extends Record<string, Action>>(
   return Object.freeze(agent);
 }
 
-function setupFor(options: RunOptions | undefined) {
+function setupFor(options: AgentRunOptions | undefined) {
   return {
     signal: options?.signal ?? new AbortController().signal,
     traceId: options?.traceId ?? randomUUID(),
@@ -136,7 +136,7 @@ async function runTopLevel(
   agent: Agent,
   action: string,
   input: unknown,
-  options: RunOptions | undefined,
+  options: AgentRunOptions | undefined,
 ): Promise<AgentResult> {
   const s = setupFor(options);
   const backend = resolveBackend(mergeBackends(agent.backend, options?.backend), agent.name);
@@ -156,7 +156,7 @@ function callDirectly(
   agent: Agent,
   binding: AnyBinding,
   args: Record<string, unknown>,
-  options: Omit<RunOptions, "backend"> | undefined,
+  options: Omit<AgentRunOptions, "backend"> | undefined,
 ): Promise<unknown> {
   const s = setupFor(options);
   const frame = new Frame(

@@ -288,9 +288,12 @@ describe("delegateToPlan: budgets", () => {
       limit: "max_tokens",
     });
     expect(listed).toEqual(["a"]);
-    expect(events.refused.map((e) => `${e.limit}/${e.scope}/${e.budgetOwner}`)).toEqual([
-      "max_calls/delegation/Lead",
-      "max_tokens/agent/Lead",
+    // The ceiling also stops the first call's plan: its third ticket and its summary would spend past it.
+    expect(events.refused.map((e) => `${e.limit}/${e.scope}/${e.budgetOwner}:${e.delegate}`)).toEqual([
+      "max_calls/delegation/Lead:triage-queue",
+      "max_tokens/agent/Lead:Classifier",
+      "max_tokens/agent/Lead:Summarizer",
+      "max_tokens/agent/Lead:triage-queue",
     ]);
   });
 

@@ -56,6 +56,7 @@ export type AnyBinding = DelegationBinding | PlanBinding;
 export interface DelegateToPlanSpec {
   readonly kind: "deputy.delegate-to";
   readonly target: PlanTarget;
+  /** @internal */
   readonly bindings: readonly PlanBinding[];
 }
 

@@ -54,6 +54,7 @@ export interface DelegationBinding extends FrameBinding {
 export interface DelegateToSpec {
   readonly kind: "deputy.delegate-to";
   readonly target: Agent;
+  /** @internal */
   readonly bindings: readonly DelegationBinding[];
 }
 

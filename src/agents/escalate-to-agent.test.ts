@@ -5,7 +5,7 @@ import { ScriptedDelegate } from "../delegate/scripted-delegate.js";
 import { runPlan } from "../index.js";
 import { defineTool } from "../tools/define-tool.js";
 import { defineAgent } from "./define-agent.js";
-import { mockModel, type MockRequest } from "./mock-model.js";
+import { mockModel, type MockReply, type MockRequest } from "./mock-model.js";
 
 const sent: string[] = [];
 const tools = [
@@ -42,9 +42,7 @@ const plan = {
   ],
 };
 
-function teacher(
-  respond: (r: MockRequest) => { toolCalls?: { toolName: string; input: unknown }[]; text?: string },
-) {
+function teacher(respond: (r: MockRequest) => MockReply) {
   return defineAgent({
     name: "Teacher",
     backend: mockModel({ respond }),
@@ -95,6 +93,43 @@ describe("escalate_to an agent", () => {
     const m2 = await runPlan(plan, { tools, delegates: [unsure()], agents: { teacher: invents } });
     expect(m2.status).toBe("escalated");
     expect(m2.nodes.route!.escalations[0]!.reason).toContain("invalid_args");
+    expect(sent).toEqual([]);
+  });
+
+  it("traces an answer outside the candidates as that proposal, unknown_tool, and says so in the escalation", async () => {
+    sent.length = 0;
+    const traceSink = new MemoryTraceSink();
+    const outside = teacher(() => ({ toolCalls: [{ toolName: "drop_tables", input: { all: true } }] }));
+    const m = await runPlan(plan, { tools, delegates: [unsure()], agents: { teacher: outside }, traceSink });
+    expect(m.status).toBe("escalated");
+    const hop = traceSink.traces[1]!;
+    expect(hop).toMatchObject({ source: "agent", verdict: "unknown_tool" });
+    expect(hop.proposal).toMatchObject({ name: "drop_tables", arguments: { all: true } });
+    expect(m.nodes.route!.escalations[0]!.reason).toContain(
+      'did not resolve it (unknown_tool: tool "drop_tables" is not one of page, ticket)',
+    );
+    expect(sent).toEqual([]);
+  });
+
+  it("traces arguments that are not a JSON object as invalid_args, with what the agent wrote", async () => {
+    sent.length = 0;
+    const traceSink = new MemoryTraceSink();
+    for (const rawInput of ["{service: checkout", '"checkout"', "[1]"]) {
+      const garbled = teacher(() => ({ toolCalls: [{ toolName: "page", rawInput }] }));
+      traceSink.traces.length = 0;
+      const m = await runPlan(plan, {
+        tools,
+        delegates: [unsure()],
+        agents: { teacher: garbled },
+        traceSink,
+      });
+      expect(m.status).toBe("escalated");
+      expect(traceSink.traces[1]).toMatchObject({ source: "agent", verdict: "invalid_args" });
+      expect(traceSink.traces[1]!.proposal).toMatchObject({ name: "page" });
+      const reason = m.nodes.route!.escalations[0]!.reason;
+      expect(reason).toContain("did not resolve it (invalid_args");
+      expect(reason).toContain("not a JSON object");
+    }
     expect(sent).toEqual([]);
   });
 });

@@ -2,7 +2,7 @@ import type { BudgetViolation } from "../errors/budget-exceeded-error.js";
 import { checkBudget, type Budget, type OnExceeded, type Spent } from "./budget.js";
 import { Ledger } from "./ledger.js";
 import type { Rates } from "./pricing.js";
-import { addUsage, type Usage } from "./usage.js";
+import { addUsage, emptyUsage, type Usage } from "./usage.js";
 
 /** What a frame needs to know about the delegation that created it. */
 export interface FrameBinding {
@@ -33,6 +33,9 @@ export class Frame {
   readonly ledgers = new Map<string, Ledger>();
   /** Start time (ms) of the delegated call in flight; calls of one frame run one at a time. */
   inflightSince: number | undefined;
+  /** Tokens and USD of this frame's own model requests (its delegations' are in `ledger`). */
+  ownUsage: Usage = emptyUsage();
+  ownCost = 0;
 
   constructor(
     readonly agent: string,
@@ -59,8 +62,13 @@ export class Frame {
     return out;
   }
 
-  /** A model step of this frame spent tokens: it rolls up into every ancestor's agent-wide and delegation ledger. */
+  /**
+   * A model step of this frame spent tokens: kept as the frame's own, and rolled up into every ancestor's
+   * agent-wide and delegation ledger.
+   */
   recordUsage(usage: Usage, cost: number): void {
+    this.ownUsage = addUsage(this.ownUsage, usage);
+    this.ownCost += cost;
     const tokens = usage.totalTokens;
     for (const link of this.ancestors()) {
       link.usage = addUsage(link.usage, usage);
@@ -111,8 +119,6 @@ export interface Refusal {
  */
 export function findRefusal(frame: Frame, binding: FrameBinding): Refusal | undefined {
   const tool = binding.tool;
-  const policyOf = (budget: Budget, owner: Frame): OnExceeded =>
-    budget.onExceeded ?? owner.budget.onExceeded ?? "stop";
   const frames = [frame, ...frame.ancestors().map((l) => l.frame)];
   for (const owner of frames) {
     const below = frame.depth - owner.depth;
@@ -143,7 +149,15 @@ export function findRefusal(frame: Frame, binding: FrameBinding): Refusal | unde
     tool,
   });
   if (ceiling) return { violation: ceiling, budgetOwner: frame.agent, policy: policyOf(frame.budget, frame) };
-  for (const link of frame.ancestors()) {
+  return findAncestorRefusal(frame.ancestors(), tool);
+}
+
+/**
+ * Checks the limits of the delegated calls `links` run inside and of their callers' ceilings, nearest first: each
+ * call's delegation limit (its call count aside: that call is the one in flight), then the caller's ceiling.
+ */
+export function findAncestorRefusal(links: readonly ParentLink[], tool: string): Refusal | undefined {
+  for (const link of links) {
     const a = link.frame;
     const { maxCalls: _inflight, ...rest } = link.binding.budget;
     const viaDelegation = checkBudget(rest, a.spent(a.ledgerFor(link.binding.tool)), {
@@ -157,6 +171,10 @@ export function findRefusal(frame: Frame, binding: FrameBinding): Refusal | unde
     if (viaCeiling) return { violation: viaCeiling, budgetOwner: a.agent, policy: policyOf(a.budget, a) };
   }
   return undefined;
+}
+
+function policyOf(budget: Budget, owner: Frame): OnExceeded {
+  return budget.onExceeded ?? owner.budget.onExceeded ?? "stop";
 }
 
 /** The answer a calling model gets for a refused call (`onExceeded: "stop"`). */

@@ -2,7 +2,8 @@
  * `deputy/agents` — agent-to-agent delegation. A sub-agent declares what it does as a contract
  * ({@link delegation}); a parent hands work to it as a tool ({@link delegateTo}), under budgets, with ledgers,
  * on a backend chosen at the call site, observable through `node:diagnostics_channel` events. The tool loop is
- * owned step by step on top of the AI SDK provider specification (v3), so any provider instance works.
+ * owned step by step on top of the AI SDK provider specification (v4, and v3 instances of AI SDK 6), so any
+ * provider instance works.
  *
  * @packageDocumentation
  */
@@ -58,6 +59,7 @@ export { enableOpenTelemetry, type OpenTelemetryBridgeOptions } from "./otel-bri
 export { runAgentAction, type AgentActionOutcome } from "./run-agent-action.js";
 export { checkResult, type InvalidResult } from "./result.js";
 export { normalizeUsage, type Usage } from "./usage.js";
+export type { LanguageModel } from "./language-model.js";
 export type { StepRecord, ToolChoice } from "./tool-loop.js";
 export {
   isAgent,
@@ -69,8 +71,7 @@ export {
   type AgentResult,
   type DelegatedFunction,
   type PromptMessage,
-  type RunOptions,
-  type ToolSpec,
+  type AgentRunOptions,
 } from "./types.js";
 export {
   BudgetExceededError,

@@ -87,7 +87,7 @@ describe("mockModel", () => {
     ]);
     await expect(
       scripted.doGenerate({ prompt: [user("x"), { role: "assistant", content: [] }] }),
-    ).rejects.toThrow(/no scripted reply for step 1/);
+    ).rejects.toThrow(/a scripted reply for step 1 of mock model/);
     const responder = mockModel({ respond: ({ userText }) => userText.toUpperCase() });
     expect((await responder.doGenerate({ prompt: [user("hi")] })).content).toEqual([
       { type: "text", text: "HI" },

@@ -1,30 +1,32 @@
 import type {
-  LanguageModelV3,
-  LanguageModelV3CallOptions,
-  LanguageModelV3Content,
-  LanguageModelV3FunctionTool,
-  LanguageModelV3GenerateResult,
-  LanguageModelV3StreamPart,
+  LanguageModelV4,
+  LanguageModelV4CallOptions,
+  LanguageModelV4Content,
+  LanguageModelV4FunctionTool,
+  LanguageModelV4GenerateResult,
+  LanguageModelV4StreamPart,
 } from "@ai-sdk/provider";
 import type { JsonSchema } from "../schema/json-schema.js";
 import { synthesizeValue } from "./synthesize-value.js";
+import { InvalidOptionError } from "../errors/invalid-option-error.js";
 
 /** One scripted answer of the mock model. */
 export interface MockReply {
   text?: string;
-  toolCalls?: { toolName: string; input: unknown }[];
+  /** Tool calls; `rawInput` sends the arguments exactly as written (say, text that is not JSON) instead of `input`. */
+  toolCalls?: { toolName: string; input?: unknown; rawInput?: string }[];
 }
 
 /** What a mock responder sees of a request. */
 export interface MockRequest {
-  options: LanguageModelV3CallOptions;
+  options: LanguageModelV4CallOptions;
   /** How many assistant turns the conversation already has (0 on the first step). */
   step: number;
   /** The text of the last user message. */
   userText: string;
   /** Results of the tool calls of the previous step. */
   toolResults: { toolName: string; output: unknown }[];
-  tools: LanguageModelV3FunctionTool[];
+  tools: LanguageModelV4FunctionTool[];
 }
 
 /** Options of {@link mockModel}. */
@@ -39,9 +41,9 @@ export interface MockModelOptions {
   latencyMs?: number;
 }
 
-/** A {@link LanguageModelV3} that runs offline; `calls` records every request it received. */
-export interface MockModel extends LanguageModelV3 {
-  readonly calls: LanguageModelV3CallOptions[];
+/** A {@link LanguageModelV4} that runs offline; `calls` records every request it received. */
+export interface MockModel extends LanguageModelV4 {
+  readonly calls: LanguageModelV4CallOptions[];
 }
 
 /**
@@ -56,9 +58,9 @@ export interface MockModel extends LanguageModelV3 {
  * the answer.
  */
 export function mockModel(options: MockModelOptions = {}): MockModel {
-  const calls: LanguageModelV3CallOptions[] = [];
+  const calls: LanguageModelV4CallOptions[] = [];
   const modelId = options.modelId ?? "mock-1";
-  const generate = async (call: LanguageModelV3CallOptions): Promise<LanguageModelV3GenerateResult> => {
+  const generate = async (call: LanguageModelV4CallOptions): Promise<LanguageModelV4GenerateResult> => {
     calls.push(call);
     if (options.latencyMs) await sleep(options.latencyMs, call.abortSignal);
     call.abortSignal?.throwIfAborted();
@@ -68,24 +70,30 @@ export function mockModel(options: MockModelOptions = {}): MockModel {
     else if (options.replies) {
       const scripted = options.replies[request.step];
       if (scripted === undefined)
-        throw new Error(`mock model "${modelId}" has no scripted reply for step ${request.step}`);
+        throw new InvalidOptionError(
+          "replies",
+          `a scripted reply for step ${request.step} of mock model "${modelId}"`,
+          undefined,
+        );
       reply = scripted;
     } else reply = defaultReply(request);
     const normalized: MockReply = typeof reply === "string" ? { text: reply } : reply;
-    const content: LanguageModelV3Content[] = [];
+    const content: LanguageModelV4Content[] = [];
     if (normalized.text) content.push({ type: "text", text: normalized.text });
     (normalized.toolCalls ?? []).forEach((tc, i) =>
       content.push({
         type: "tool-call",
         toolCallId: `call_${request.step}_${i}`,
         toolName: tc.toolName,
-        input: JSON.stringify(tc.input ?? {}),
+        input: tc.rawInput ?? JSON.stringify(tc.input ?? {}),
       }),
     );
     const inputTokens = countTokens(promptText(call));
     const outputTokens = countTokens(
       (normalized.text ?? "") +
-        (normalized.toolCalls ?? []).map((tc) => tc.toolName + JSON.stringify(tc.input ?? {})).join(""),
+        (normalized.toolCalls ?? [])
+          .map((tc) => tc.toolName + (tc.rawInput ?? JSON.stringify(tc.input ?? {})))
+          .join(""),
     );
     const hasCalls = (normalized.toolCalls ?? []).length > 0;
     return {
@@ -100,7 +108,7 @@ export function mockModel(options: MockModelOptions = {}): MockModel {
     };
   };
   return {
-    specificationVersion: "v3",
+    specificationVersion: "v4",
     provider: "mock",
     modelId,
     supportedUrls: {},
@@ -108,7 +116,7 @@ export function mockModel(options: MockModelOptions = {}): MockModel {
     doGenerate: generate,
     async doStream(call) {
       const result = await generate(call);
-      const parts: LanguageModelV3StreamPart[] = [{ type: "stream-start", warnings: [] }];
+      const parts: LanguageModelV4StreamPart[] = [{ type: "stream-start", warnings: [] }];
       for (const part of result.content) {
         if (part.type === "text") {
           parts.push(
@@ -161,7 +169,7 @@ function defaultReply(request: MockRequest): MockReply {
   return { text: pigLatin(request.userText) };
 }
 
-function toRequest(options: LanguageModelV3CallOptions): MockRequest {
+function toRequest(options: LanguageModelV4CallOptions): MockRequest {
   const prompt = options.prompt;
   const step = prompt.filter((m) => m.role === "assistant").length;
   let userText = "";
@@ -178,11 +186,11 @@ function toRequest(options: LanguageModelV3CallOptions): MockRequest {
         });
     }
   }
-  const tools = (options.tools ?? []).filter((t): t is LanguageModelV3FunctionTool => t.type === "function");
+  const tools = (options.tools ?? []).filter((t): t is LanguageModelV4FunctionTool => t.type === "function");
   return { options, step, userText, toolResults, tools };
 }
 
-function promptText(options: LanguageModelV3CallOptions): string {
+function promptText(options: LanguageModelV4CallOptions): string {
   const pieces: string[] = [];
   for (const m of options.prompt) {
     if (m.role === "system") pieces.push(m.content);

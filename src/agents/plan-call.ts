@@ -6,7 +6,9 @@ import { startCallTimer } from "./call-timer.js";
 import type { CallContext } from "./delegated-call.js";
 import type { PlanBinding } from "./delegate-to-plan.js";
 import { publishDelegateStart, type DelegateEvent } from "./events.js";
-import { Frame, type ParentLink } from "./frame.js";
+import { callScope } from "./call-scope.js";
+import "./host-capabilities.js";
+import type { Frame, ParentLink } from "./frame.js";
 import { emptyUsage } from "./usage.js";
 
 /** The `provider` of a plan delegation's events (the plan's name is the `model`). */
@@ -15,9 +17,9 @@ export const PLAN_PROVIDER = "plan";
 /**
  * One call of a plan delegation, in the same order as a call to an agent: drop invented keys and check the
  * arguments (`invalid_arguments`), check every budget that applies (`budget_exceeded`, or throw on `"raise"`),
- * record the call, run the plan with the arguments as its inputs under the call's timeout (`timeout`), record
- * duration and what the plan's nodes spent (tokens and cost, from the manifest's per-node `spend`), publish the
- * events. Answers with the artifact the plan `returns`, or `plan_failed` / `plan_escalated`.
+ * record the call, run the plan with the arguments as its inputs under the call's timeout (`timeout`) and its
+ * budget scope (the plan's agents spend from this call and every ancestor as they run), record duration, publish
+ * the events. Answers with the artifact the plan `returns`, or `plan_failed` / `plan_escalated`.
  *
  * @internal
  */
@@ -46,6 +48,9 @@ export async function callPlan(
     runId,
   });
 
+  // The plan's agents (agent nodes, escalate_to agents) run under this call: they spend from it and from every
+  // ancestor as they go, and count toward maxDepth.
+  const scope = callScope(link, binding.budget.rates ?? frame.budget.rates, ctx.now, ctx.newId);
   const timer = startCallTimer(frame, binding);
   let elapsed = 0;
   const ended = (status: DelegateEvent["status"], issues?: string[]) =>
@@ -69,6 +74,7 @@ export async function callPlan(
       inputs: args.value,
       signal: AbortSignal.any([ctx.signal, timer.signal]),
       runId,
+      host: { ...binding.run.host, budgetScope: scope },
     });
   } catch (error) {
     // The plan no longer validates against its tools, or the store failed.
@@ -82,13 +88,13 @@ export async function callPlan(
     timer.clear();
   }
   elapsed = (ctx.now() - started) / 1000;
-  // What the plan's agent nodes (and delegate escalations) spent rolls up like a sub-agent's model steps.
-  const spent = planSpend(manifest);
-  new Frame(binding.target.name, {}, 0, frame.traceId, frame.depth + 1, link, ctx.now, undefined).recordUsage(
-    { inputTokens: 0, outputTokens: 0, totalTokens: spent.tokens },
-    spent.cost,
-  );
   frame.recordCallEnd(binding.tool, elapsed);
+
+  if (scope.raised) {
+    // A budget with onExceeded "raise" ran out inside the plan: the caller's generation ends, as for a sub-agent.
+    ended("error", [scope.raised.message]);
+    throw scope.raised;
+  }
 
   if (ctx.signal.aborted) {
     ended("error", ["aborted"]);

@@ -1,4 +1,4 @@
-import type { LanguageModelV3Message } from "@ai-sdk/provider";
+import type { LanguageModelV4Message } from "@ai-sdk/provider";
 import { AgentDefinitionError } from "../errors/agent-definition-error.js";
 import { InvalidResultError } from "../errors/invalid-result-error.js";
 import { toJsonSchema, type JsonSchema } from "../schema/json-schema.js";
@@ -28,6 +28,8 @@ export interface RunSetup {
   rates: Rates | undefined;
   /** Structured output to request (a delegation's `returns`), and whether to parse and validate it here. */
   returns: { schema: JsonSchema; name: string; validate: boolean } | undefined;
+  /** Called with the run's frame once it exists, so a caller can read its spend even if the run fails. */
+  onFrame?: (frame: Frame) => void;
 }
 
 /** Runs `action` of `agent` in a new frame: builds the prompt, offers the scoped tools, runs the loop. @internal */
@@ -76,6 +78,7 @@ export async function runAction(
     setup.now,
     setup.rates,
   );
+  setup.onFrame?.(frame);
   const tools = offeredTools(agent, action, spec, frame, setup, { ...ctx, input });
   const prompt = buildPrompt(agent, spec, ctx);
   const returns = setup.returns ?? actionReturns(agent, action, spec);
@@ -130,13 +133,13 @@ function actionReturns(agent: Agent, action: string, spec: ActionPrompt): RunSet
   return schema ? { schema, name: `${action}_result`, validate: true } : undefined;
 }
 
-function buildPrompt(agent: Agent, spec: ActionPrompt, ctx: ActionContext): LanguageModelV3Message[] {
+function buildPrompt(agent: Agent, spec: ActionPrompt, ctx: ActionContext): LanguageModelV4Message[] {
   const instructions =
     typeof agent.instructions === "function" ? agent.instructions(ctx) : agent.instructions;
   const system = [instructions, spec.system]
     .filter((s): s is string => typeof s === "string" && s.trim() !== "")
     .join("\n\n");
-  const messages: LanguageModelV3Message[] = system ? [{ role: "system", content: system }] : [];
+  const messages: LanguageModelV4Message[] = system ? [{ role: "system", content: system }] : [];
   for (const m of spec.messages ?? [])
     messages.push({ role: m.role, content: [{ type: "text", text: m.content }] });
   if (spec.prompt !== undefined)

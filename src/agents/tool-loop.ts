@@ -1,13 +1,13 @@
 import type {
   JSONValue,
-  LanguageModelV3CallOptions,
-  LanguageModelV3FunctionTool,
-  LanguageModelV3Message,
-  LanguageModelV3ToolCallPart,
-  LanguageModelV3ToolResultPart,
+  LanguageModelV4FunctionTool,
+  LanguageModelV4Message,
+  LanguageModelV4ToolCallPart,
+  LanguageModelV4ToolResultPart,
 } from "@ai-sdk/provider";
 import type { JsonSchema } from "../schema/json-schema.js";
 import type { ResolvedBackend } from "./backend.js";
+import { generate, type CallOptions } from "./language-model.js";
 import { normalizeUsage, type Usage } from "./usage.js";
 
 /** A tool choice for one step: the provider specification's values. */
@@ -34,13 +34,13 @@ export interface StepRecord {
 /** Options of {@link runToolLoop}. */
 export interface ToolLoopOptions {
   backend: ResolvedBackend;
-  prompt: LanguageModelV3Message[];
+  prompt: LanguageModelV4Message[];
   tools: LoopTool[];
   /** A choice for every step, or a function of the step number. Default `"auto"`. */
   toolChoice?: ToolChoice | ((step: { stepNumber: number }) => ToolChoice);
   /** Model requests at most (the tool calls of the last one still run). */
   maxSteps: number;
-  responseFormat?: LanguageModelV3CallOptions["responseFormat"];
+  responseFormat?: CallOptions["responseFormat"];
   signal: AbortSignal;
   /** Called after each model request, before its tool calls run (ledgers must see the spend first). */
   onStepUsage(usage: Usage): void;
@@ -63,11 +63,11 @@ export interface ToolLoopResult {
 export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopResult> {
   const { backend, tools, signal } = options;
   const byName = new Map(tools.map((t) => [t.name, t]));
-  const specs: LanguageModelV3FunctionTool[] = tools.map((t) => ({
+  const specs: LanguageModelV4FunctionTool[] = tools.map((t) => ({
     type: "function",
     name: t.name,
     description: t.description,
-    inputSchema: t.parameters as LanguageModelV3FunctionTool["inputSchema"],
+    inputSchema: t.parameters as LanguageModelV4FunctionTool["inputSchema"],
   }));
   const prompt = [...options.prompt];
   const steps: StepRecord[] = [];
@@ -78,7 +78,7 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
       typeof options.toolChoice === "function"
         ? options.toolChoice({ stepNumber })
         : (options.toolChoice ?? "auto");
-    const call: LanguageModelV3CallOptions = {
+    const call: CallOptions = {
       ...backend.settings,
       prompt: [...prompt],
       abortSignal: signal,
@@ -87,14 +87,14 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
         ? { tools: specs, toolChoice: typeof choice === "string" ? { type: choice } : choice }
         : {}),
     };
-    const result = await backend.model.doGenerate(call);
+    const result = await generate(backend.model, call);
     const usage = normalizeUsage(result.usage);
     total.inputTokens += usage.inputTokens;
     total.outputTokens += usage.outputTokens;
     total.totalTokens += usage.totalTokens;
     options.onStepUsage(usage);
     const text = result.content.map((p) => (p.type === "text" ? p.text : "")).join("");
-    const calls: LanguageModelV3ToolCallPart[] = [];
+    const calls: LanguageModelV4ToolCallPart[] = [];
     for (const part of result.content) {
       if (part.type === "tool-call" && !part.providerExecuted) {
         calls.push({
@@ -119,12 +119,16 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
       finishReason,
     };
     steps.push(record);
-    if (calls.length === 0) return { text, steps, usage: total, finishReason };
+    if (calls.length === 0) {
+      // v4: a provider that drafts before its final answer names the text to parse as structured output.
+      const structured = options.responseFormat?.type === "json" ? result.structuredOutputText : undefined;
+      return { text: structured ?? text, steps, usage: total, finishReason };
+    }
     prompt.push({
       role: "assistant",
       content: [...(text ? [{ type: "text" as const, text }] : []), ...plain],
     });
-    const results: LanguageModelV3ToolResultPart[] = [];
+    const results: LanguageModelV4ToolResultPart[] = [];
     for (const tc of calls) {
       const output = await executeCall(byName, tc, signal);
       record.toolResults.push({ toolCallId: tc.toolCallId, toolName: tc.toolName, output });
@@ -145,7 +149,7 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
 
 async function executeCall(
   byName: Map<string, LoopTool>,
-  call: LanguageModelV3ToolCallPart,
+  call: LanguageModelV4ToolCallPart,
   signal: AbortSignal,
 ): Promise<unknown> {
   const tool = byName.get(call.toolName);

@@ -1,4 +1,5 @@
-import type { SchemaInput, JsonSchema } from "../schema/json-schema.js";
+import type { ToolSpec } from "../tools/tool-spec.js";
+import type { SchemaInput } from "../schema/json-schema.js";
 import type { Tool, ToolDefinition } from "../tools/define-tool.js";
 import type { BackendSpec, CallSettings } from "./backend.js";
 import type { Budget } from "./budget.js";
@@ -57,7 +58,7 @@ export type Action<Input = any> = (
 ) => string | ActionPrompt | Promise<string | ActionPrompt>;
 
 /** Options of `agent.run`. */
-export interface RunOptions {
+export interface AgentRunOptions {
   params?: Record<string, unknown>;
   signal?: AbortSignal;
   /** Use this backend for this run (merged like a call site's `backend`). */
@@ -89,13 +90,6 @@ export interface AgentResult<Data = unknown> {
   model: string;
 }
 
-/** A tool as a calling model sees it. */
-export interface ToolSpec {
-  name: string;
-  description: string;
-  parameters: JsonSchema;
-}
-
 /** Options of `defineAgent`. */
 export interface AgentDefinition<Actions extends Record<string, Action> = Record<string, Action>> {
   /** Used in events, ledgers and error messages. */
@@ -122,7 +116,7 @@ export interface AgentDefinition<Actions extends Record<string, Action> = Record
 /** A delegated tool called directly (no model in the loop): returns exactly what a calling model would read. */
 export type DelegatedFunction = (
   args: Record<string, unknown>,
-  options?: Omit<RunOptions, "backend">,
+  options?: Omit<AgentRunOptions, "backend">,
 ) => Promise<unknown>;
 
 /** An agent made by `defineAgent`. */
@@ -146,7 +140,7 @@ export interface Agent<Actions extends Record<string, Action> = Record<string, A
   run<A extends keyof Actions & string>(
     action: A,
     input?: Parameters<Actions[A]>[0],
-    options?: RunOptions,
+    options?: AgentRunOptions,
   ): Promise<AgentResult>;
   /** The tools (own and delegated) a model sees on an action that offers all delegations. */
   toolSpecs(): ToolSpec[];

@@ -1,4 +1,4 @@
-import type { LanguageModelV3Usage } from "@ai-sdk/provider";
+import type { LanguageModelV4Usage } from "@ai-sdk/provider";
 
 /** Token usage of one or more model calls, flattened. */
 export interface Usage {
@@ -22,10 +22,10 @@ export function addUsage(a: Usage, b: Usage): Usage {
 }
 
 /**
- * Reads a provider's usage: the v3 specification's nested `{ inputTokens: { total }, outputTokens: { total } }`
+ * Reads a provider's usage: the nested shape of the v4 and v3 specifications, `{ inputTokens: { total }, outputTokens: { total } }`
  * and the flat numbers of the v2 shape (and of providers that report them that way). Unknown counts are 0.
  */
-export function normalizeUsage(usage: LanguageModelV3Usage | Record<string, unknown> | undefined): Usage {
+export function normalizeUsage(usage: LanguageModelV4Usage | Record<string, unknown> | undefined): Usage {
   if (!usage || typeof usage !== "object") return emptyUsage();
   const read = (value: unknown): number => {
     if (typeof value === "number" && Number.isFinite(value)) return value;

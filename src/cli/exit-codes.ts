@@ -1,3 +1,16 @@
+import {
+  AgentDefinitionError,
+  DistilledModelError,
+  ExpressionError,
+  InputFileError,
+  InvalidOptionError,
+  ModelFetchError,
+  PlanValidationError,
+  RunError,
+  ToolError,
+  type RunErrorCode,
+} from "../errors/index.js";
+
 /** Exit codes of the `deputy` command, by outcome. */
 export const EXIT = {
   completed: 0,
@@ -6,3 +19,34 @@ export const EXIT = {
   partial: 3,
   escalated: 4,
 } as const;
+
+/** Which run errors are the user's input (a run id, a plan, a resolution) rather than a failure. */
+const RUN_ERROR_EXIT: Record<RunErrorCode, number> = {
+  RUN_NOT_FOUND: EXIT.invalid,
+  PLAN_FINGERPRINT_CHANGED: EXIT.invalid,
+  RESOLUTION_INVALID: EXIT.invalid,
+  RUN_EXISTS: EXIT.failed,
+  STORE_CLOSED: EXIT.failed,
+  SQLITE_UNAVAILABLE: EXIT.failed,
+};
+
+/**
+ * The exit code for an error that ended a command, by its class: bad input (an option, a plan, a file, a tool,
+ * an expression, an agent or model definition, a model to fetch, a run id or resolution that does not fit) exits 2, anything else 1.
+ */
+export function exitCodeOf(error: unknown): number {
+  if (
+    InvalidOptionError.isInstance(error) ||
+    PlanValidationError.isInstance(error) ||
+    InputFileError.isInstance(error) ||
+    AgentDefinitionError.isInstance(error) ||
+    DistilledModelError.isInstance(error) ||
+    ModelFetchError.isInstance(error) || // a model that cannot be fetched: unknown, or no network
+    ExpressionError.isInstance(error) ||
+    ToolError.isInstance(error) // thrown while setting up: an unknown or duplicate tool, arguments that do not fit
+  ) {
+    return EXIT.invalid;
+  }
+  if (RunError.isInstance(error)) return RUN_ERROR_EXIT[error.code] ?? EXIT.failed;
+  return EXIT.failed;
+}

@@ -1,7 +1,7 @@
 import { Command, CommanderError } from "commander";
 import { DeputyError } from "../errors/deputy-error.js";
 import type { CliContext, RegisterCommand } from "./cli-context.js";
-import { EXIT } from "./exit-codes.js";
+import { EXIT, exitCodeOf } from "./exit-codes.js";
 import { registerResume } from "./commands/resume.js";
 import { registerRun } from "./commands/run.js";
 import { registerRuns } from "./commands/runs.js";
@@ -54,9 +54,7 @@ export async function main(argv: string[], io: Partial<CliContext> = {}): Promis
     const debug = argv.includes("--debug");
     if (debug && error instanceof Error) ctx.stderr(`${error.stack}\n`);
     else ctx.stderr(`deputy: ${oneLine(error)}\n`);
-    return DeputyError.isInstance(error) && /INVALID|NOT_FOUND|FINGERPRINT/.test(error.code)
-      ? EXIT.invalid
-      : EXIT.failed;
+    return exitCodeOf(error);
   }
 }
 

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { DeputyError } from "../errors/deputy-error.js";
+import { InputFileError } from "../errors/input-file-error.js";
 
 /** Reads and parses a plan file; a missing file or bad JSON is one clear error. */
 export function readPlanFile(path: string): unknown {
@@ -7,12 +7,12 @@ export function readPlanFile(path: string): unknown {
   try {
     text = readFileSync(path, "utf8");
   } catch {
-    throw new DeputyError("PLAN_NOT_FOUND", `Plan file not found: ${path}`);
+    throw new InputFileError("PLAN_NOT_FOUND", `Plan file not found: ${path}`);
   }
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    throw new DeputyError(
+    throw new InputFileError(
       "PLAN_INVALID_JSON",
       `Plan file ${path} is not valid JSON: ${(error as Error).message}`,
     );

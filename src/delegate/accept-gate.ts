@@ -45,6 +45,11 @@ export interface GateInput {
   /** What `accept_when` sees besides `ctx.proposal`. */
   guardContext?: { facts?: unknown; artifacts?: unknown; status?: unknown; errors?: unknown };
   /**
+   * The proposal's arguments as the model wrote them, when they are not a JSON object (a model answering outside a
+   * grammar): judged `invalid_args` once the tool is known.
+   */
+  unparsedArguments?: string;
+  /**
    * Skip the `unscored`/`low_confidence` checks (and the guard with `skipGuard`): used for calls that do not come
    * from a scored model — an `escalate_to` agent's answer, a person's resolution.
    */
@@ -104,6 +109,14 @@ export function acceptGate(input: GateInput): GateResult {
       ? "is not registered"
       : `is not one of ${input.candidates.join(", ")}`;
     return { verdict: "unknown_tool", reason: `tool "${name}" ${why}` };
+  }
+  if (input.unparsedArguments !== undefined) {
+    const issue = `(root): the arguments are not a JSON object: ${input.unparsedArguments.slice(0, 200)}`;
+    return {
+      verdict: "invalid_args",
+      reason: `arguments for "${name}" do not fit its schema: ${issue}`,
+      issues: [issue],
+    };
   }
   const args = proposal.arguments ?? {};
   const checked = validateValue(strictSchema(tool.parameters), args);

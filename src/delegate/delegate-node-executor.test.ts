@@ -5,7 +5,7 @@ import { MemoryRunStore } from "../plan/memory-run-store.js";
 import { createHost, resumeRun, runPlan } from "../index.js";
 import { validatePlan } from "../plan/validate-plan.js";
 import { defineTool } from "../tools/define-tool.js";
-import { ESCALATE_TO_SERVICE, type EscalateToHandler } from "./escalation/escalate-to.js";
+import type { EscalationHandler } from "../plan/host-capabilities.js";
 import type { Proposal, ProposeRequest, ToolCallDelegate } from "./protocol.js";
 import { ScriptedDelegate, type ScriptedEntry } from "./scripted-delegate.js";
 import type { DelegateTrace, TraceSink } from "../traces/trace.js";
@@ -328,7 +328,7 @@ describe("delegateNodeExecutor", () => {
 
   it("escalate_to: an installed handler's answer goes through the gate without confidence checks", async () => {
     const seen: string[] = [];
-    const handler: EscalateToHandler = async (req) => {
+    const handler: EscalationHandler = async (req) => {
       seen.push(`${req.agent}:${req.verdict}`);
       return {
         name: "ignore_alert",
@@ -340,7 +340,7 @@ describe("delegateNodeExecutor", () => {
       { on_reject: "escalate", escalate_to: "planner", min_confidence: 0.99 },
       [ok("ignore_alert", { reason: "x" }, 0.5)],
       {
-        services: { [ESCALATE_TO_SERVICE]: handler },
+        escalation: handler,
       },
     );
     expect(seen).toEqual(["planner:low_confidence"]);
@@ -352,9 +352,9 @@ describe("delegateNodeExecutor", () => {
       "agent:accepted",
     ]);
 
-    const refusing: EscalateToHandler = async () => ({ name: null });
+    const refusing: EscalationHandler = async () => ({ name: null });
     const paused = await run({ on_reject: "escalate", escalate_to: "planner" }, [ok(null)], {
-      services: { [ESCALATE_TO_SERVICE]: refusing },
+      escalation: refusing,
     });
     expect(paused.manifest.status).toBe("escalated");
     expect(paused.manifest.nodes.d!.escalations[0]!.reason).toContain(
@@ -453,7 +453,7 @@ describe("delegate node validation", () => {
     const { host, executors } = createHost({
       tools,
       delegates: [picky],
-      services: { [ESCALATE_TO_SERVICE]: undefined },
+      escalation: false,
     });
     const codes = validatePlan(
       plan({ tools: ["ignore_alert"], on_reject: "escalate", escalate_to: "planner" }),

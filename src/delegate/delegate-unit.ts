@@ -27,7 +27,7 @@ export interface HopSummary {
   latencyMs: number;
 }
 
-/** Everything one unit's proposals share. @internal */
+/** Everything one unit's proposals share (not exported from the package's entries). */
 export interface Prepared {
   node: DelegateNode;
   unit: WorkUnit;

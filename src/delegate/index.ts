@@ -23,11 +23,6 @@ export { acceptGate, VERDICTS, type GateInput, type GateResult, type Verdict } f
 export { delegateNodeExecutor, toolSpec, type HopSummary } from "./delegate-node-executor.js";
 export { validateDelegateNode } from "./validate-delegate-node.js";
 export {
-  ESCALATE_TO_SERVICE,
-  type EscalateToHandler,
-  type EscalateToRequest,
-} from "./escalation/escalate-to.js";
-export {
   resolveEscalation,
   type EscalationDecision,
   type RecordedResolution,
@@ -67,15 +62,6 @@ export {
   type TraceExport,
   type TraceExportOptions,
 } from "../traces/trace-export.js";
-export {
-  bfclGroundTruthCall,
-  bfclQuestion,
-  bfclSchemaToJsonSchema,
-  bfclToToolSpec,
-  type BfclAnswer,
-  type BfclFunction,
-  type BfclSample,
-} from "../eval/bfcl.js";
 export { routerTool, type RouterToolOptions } from "./router-tool.js";
 export * from "./backends/index.js";
 export * from "./distilled/index.js";

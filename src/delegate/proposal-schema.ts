@@ -46,7 +46,12 @@ export function buildProposalSchema(tools: ToolSpec[]): JsonSchema {
   }));
   branches.push({
     type: "object",
-    properties: { name: { type: "null" }, arguments: { type: "object", maxProperties: 0 } },
+    // additionalProperties as well as maxProperties: servers that compile the schema to a grammar (llama-server's
+    // /v1 response_format) ignore maxProperties, and a model then fills the decline's arguments until max_tokens.
+    properties: {
+      name: { type: "null" },
+      arguments: { type: "object", properties: {}, maxProperties: 0, additionalProperties: false },
+    },
     required: ["name"],
     additionalProperties: false,
   });

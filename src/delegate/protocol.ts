@@ -1,15 +1,8 @@
 import type { JsonSchema } from "../schema/json-schema.js";
 
-/** A candidate tool as a delegate model sees it. */
-export interface ToolSpec {
-  name: string;
-  /** The tool's `delegateDescription` when it has one, else its `description`. */
-  description: string;
-  /** JSON Schema of the tool's arguments. */
-  parameters: JsonSchema;
-  /** Argument names whose values traces redact (the tool's `sensitive`). Never shown to the model. */
-  sensitive?: readonly string[];
-}
+import type { ToolSpec } from "../tools/tool-spec.js";
+
+export type { ToolSpec };
 
 /** Token usage of one proposal, when the backend reports it. */
 export interface ProposalUsage {

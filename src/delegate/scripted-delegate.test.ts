@@ -42,7 +42,7 @@ describe("ScriptedDelegate", () => {
     const d = new ScriptedDelegate({ entries: [{ node: "n", proposal: { name: null } }] });
     await expect(d.propose({ instruction: "", facts: {}, tools: [] })).rejects.toThrow(/context/);
     await expect(d.propose(ask("n", undefined, AbortSignal.abort()))).rejects.toMatchObject({
-      code: "ABORTED",
+      code: "DELEGATE_ABORTED",
     });
     expect(d.remaining).toBe(1);
     expect(() => new ScriptedDelegate({ entries: [{ node: 3 } as never] })).toThrow(/entries\[0\]/);

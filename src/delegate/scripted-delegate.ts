@@ -41,6 +41,7 @@ export class ScriptedDelegate implements ToolCallDelegate {
   readonly maxTools: number;
   readonly maxInputChars: number;
   readonly #queues = new Map<string, ScriptedEntry[]>();
+  #closed = false;
   /** Requests received, in order (for tests). */
   readonly requests: ProposeRequest[] = [];
 
@@ -62,11 +63,13 @@ export class ScriptedDelegate implements ToolCallDelegate {
   }
 
   async propose(request: ProposeRequest): Promise<Proposal> {
+    if (this.#closed) throw new DelegateBackendError(this.name, `${this.name} is closed`, { code: "DELEGATE_CLOSED" });
     this.requests.push(request);
     const context = request.context;
     if (!context)
       throw new DelegateBackendError(this.name, "ScriptedDelegate needs request.context to know the node.");
-    if (request.signal?.aborted) throw new DelegateBackendError(this.name, "aborted", { code: "ABORTED" });
+    if (request.signal?.aborted)
+      throw new DelegateBackendError(this.name, "aborted", { code: "DELEGATE_ABORTED" });
     const entry =
       (context.item === undefined
         ? undefined
@@ -91,7 +94,10 @@ export class ScriptedDelegate implements ToolCallDelegate {
     return n;
   }
 
-  async close(): Promise<void> {}
+  /** Refuses later proposals (like every backend). Idempotent. */
+  async close(): Promise<void> {
+    this.#closed = true;
+  }
 }
 
 function queueKey(node: string, item: number | undefined): string {

@@ -5,7 +5,6 @@ import type { DelegateNode } from "../plan/plan-schema.js";
 import { compileSchema } from "../schema/validator.js";
 import type { Tool } from "../tools/define-tool.js";
 import { didYouMean } from "../tools/did-you-mean.js";
-import { ESCALATE_TO_SERVICE } from "./escalation/escalate-to.js";
 import { buildProposalSchema } from "./proposal-schema.js";
 import type { ToolSpec } from "./protocol.js";
 
@@ -88,15 +87,15 @@ export function validateDelegateNode(node: DelegateNode, ctx: ValidationContext)
       "escalate_to",
       "warning",
     );
-  } else if (node.escalate_to && typeof host.services[ESCALATE_TO_SERVICE] !== "function") {
+  } else if (node.escalate_to && !host.escalation) {
     add(
       "escalate_to_unavailable",
       `escalate_to "${node.escalate_to}" cannot be served (no escalate_to handler is installed); escalations will pause for a person`,
       "escalate_to",
       "warning",
     );
-  } else if (node.escalate_to && !(node.escalate_to in host.agents)) {
-    const hint = didYouMean(node.escalate_to, Object.keys(host.agents));
+  } else if (node.escalate_to && host.agents.find(node.escalate_to) === undefined) {
+    const hint = didYouMean(node.escalate_to, host.agents.names());
     add(
       "escalate_to_unknown_agent",
       `escalate_to names "${node.escalate_to}", which is not a registered agent${hint ? ` (did you mean "${hint}"?)` : ""}; escalations will pause for a person`,

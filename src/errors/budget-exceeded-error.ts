@@ -1,4 +1,9 @@
-import { DeputyError } from "./deputy-error.js";
+import { DeputyError, isMarked, markError } from "./deputy-error.js";
+
+const marker = Symbol.for("deputy.error.BudgetExceededError");
+
+/** The codes of {@link BudgetExceededError}. */
+export type BudgetExceededErrorCode = "BUDGET_EXCEEDED";
 
 /** Which limit a delegated call ran into (snake_case: the same names the calling model reads). */
 export type BudgetLimit = "max_calls" | "max_tokens" | "max_cost" | "max_duration" | "timeout" | "max_depth";
@@ -22,7 +27,7 @@ export interface BudgetViolation {
  * A delegated call ran into a budget whose `onExceeded` is `"raise"`: the generation is aborted. With the
  * default `"stop"` the calling model gets `{ error: "budget_exceeded", … }` instead and nothing is thrown.
  */
-export class BudgetExceededError extends DeputyError {
+export class BudgetExceededError extends DeputyError<BudgetExceededErrorCode> {
   readonly violation: BudgetViolation;
 
   constructor(violation: BudgetViolation, message?: string) {
@@ -32,7 +37,13 @@ export class BudgetExceededError extends DeputyError {
         `Delegation budget exhausted for \`${violation.tool}\` (${violation.scope} ${violation.limit}: ` +
           `${violation.used} of ${violation.allowed} used).`,
     );
+    markError(this, marker);
     this.violation = violation;
+  }
+
+  /** True for a BudgetExceededError from this copy of the package or another. */
+  static override isInstance(error: unknown): error is BudgetExceededError {
+    return isMarked(error, marker);
   }
 
   override toJSON() {

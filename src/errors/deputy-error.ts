@@ -8,27 +8,47 @@ export interface SerializedError {
 }
 
 /**
- * Base of every error deputy throws. `code` is stable across releases; `isInstance` works across
- * duplicate copies of the package (it checks a global symbol, not the prototype chain).
+ * Base of every error deputy throws. `code` is stable across releases (each subclass lists its codes as a
+ * union type); `isInstance` works across duplicate copies of the package (it checks a global symbol, not the
+ * prototype chain), and each subclass has its own.
+ *
+ * @example
+ * try { await runPlan(plan, options); }
+ * catch (error) { if (PlanValidationError.isInstance(error)) console.error(error.issues); else throw error; }
  */
-export class DeputyError extends Error {
-  readonly [marker] = true;
-  readonly code: string;
+export class DeputyError<Code extends string = string> extends Error {
+  readonly code: Code;
 
-  constructor(code: string, message: string, options?: { cause?: unknown }) {
+  constructor(code: Code, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = new.target.name;
     this.code = code;
+    markError(this, marker);
   }
 
+  /** True for any deputy error, from this copy of the package or another. */
   static isInstance(error: unknown): error is DeputyError {
-    return typeof error === "object" && error !== null && (error as Record<symbol, unknown>)[marker] === true;
+    return isMarked(error, marker);
   }
 
   /** The error as plain data; subclasses add their typed context to `details`. */
   toJSON(): SerializedError {
     return { code: this.code, message: this.message };
   }
+}
+
+/**
+ * Brands an error with a global symbol (non-enumerable), so `isInstance` recognises it across copies.
+ *
+ * @internal
+ */
+export function markError(error: object, symbol: symbol): void {
+  Object.defineProperty(error, symbol, { value: true, enumerable: false });
+}
+
+/** @internal */
+export function isMarked(error: unknown, symbol: symbol): boolean {
+  return typeof error === "object" && error !== null && (error as Record<symbol, unknown>)[symbol] === true;
 }
 
 /** Turns anything thrown into plain data (never throws itself). */
@@ -38,5 +58,20 @@ export function serializeError(error: unknown): SerializedError {
     const code = error.name === "AbortError" || error.name === "TimeoutError" ? "ABORTED" : "ERROR";
     return { code, message: error.message || error.name };
   }
-  return { code: "ERROR", message: typeof error === "string" ? error : JSON.stringify(error) };
+  return { code: "ERROR", message: typeof error === "string" ? error : describeThrown(error) };
+}
+
+/** A one-line description of a thrown non-Error (JSON when it can be, never throwing). */
+function describeThrown(value: unknown): string {
+  try {
+    const json = JSON.stringify(value);
+    if (typeof json === "string") return json;
+  } catch {
+    // circular, BigInt, a throwing toJSON: fall through
+  }
+  try {
+    return String(value);
+  } catch {
+    return Object.prototype.toString.call(value);
+  }
 }

@@ -1,7 +1,12 @@
-import { DeputyError } from "./deputy-error.js";
+import { DeputyError, isMarked, markError } from "./deputy-error.js";
+
+const marker = Symbol.for("deputy.error.DistilledModelError");
+
+/** The codes of {@link DistilledModelError}. */
+export type DistilledModelErrorCode = "DISTILLED_MODEL_INVALID";
 
 /** A distilled delegate's model file is missing, not JSON, of another format or version, or malformed. */
-export class DistilledModelError extends DeputyError {
+export class DistilledModelError extends DeputyError<DistilledModelErrorCode> {
   /** The file (or `"<object>"` for a model passed in memory). */
   readonly path: string;
   /** What is wrong, one line each (`weights.toolHead: expected 4 numbers, got 3`). */
@@ -13,8 +18,14 @@ export class DistilledModelError extends DeputyError {
       `Distilled model ${path} is not valid: ${problems.slice(0, 5).join("; ")}${problems.length > 5 ? `; and ${problems.length - 5} more` : ""}.`,
       options,
     );
+    markError(this, marker);
     this.path = path;
     this.problems = problems;
+  }
+
+  /** True for a DistilledModelError from this copy of the package or another. */
+  static override isInstance(error: unknown): error is DistilledModelError {
+    return isMarked(error, marker);
   }
 
   override toJSON() {

@@ -1,4 +1,9 @@
-import { DeputyError } from "./deputy-error.js";
+import { DeputyError, isMarked, markError } from "./deputy-error.js";
+
+const marker = Symbol.for("deputy.error.PlanValidationError");
+
+/** The codes of {@link PlanValidationError}. */
+export type PlanValidationErrorCode = "PLAN_INVALID";
 
 /** One problem found in a plan. `nodeId` is set whenever the problem belongs to a node. */
 export interface PlanIssue {
@@ -11,7 +16,7 @@ export interface PlanIssue {
 }
 
 /** A plan failed validation; `issues` lists every problem found in one pass. */
-export class PlanValidationError extends DeputyError {
+export class PlanValidationError extends DeputyError<PlanValidationErrorCode> {
   readonly issues: PlanIssue[];
 
   constructor(issues: PlanIssue[]) {
@@ -21,7 +26,13 @@ export class PlanValidationError extends DeputyError {
       `Plan is invalid (${errors.length} issue${errors.length === 1 ? "" : "s"}):\n` +
         errors.map((i) => `  ${i.code}${i.nodeId ? ` [${i.nodeId}]` : ""}: ${i.message}`).join("\n"),
     );
+    markError(this, marker);
     this.issues = issues;
+  }
+
+  /** True for a PlanValidationError from this copy of the package or another. */
+  static override isInstance(error: unknown): error is PlanValidationError {
+    return isMarked(error, marker);
   }
 
   override toJSON() {

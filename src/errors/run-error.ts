@@ -1,12 +1,29 @@
-import { DeputyError } from "./deputy-error.js";
+import { DeputyError, isMarked, markError } from "./deputy-error.js";
+
+const marker = Symbol.for("deputy.error.RunError");
+
+/** The codes of {@link RunError}. */
+export type RunErrorCode =
+  | "RUN_NOT_FOUND"
+  | "RUN_EXISTS"
+  | "PLAN_FINGERPRINT_CHANGED"
+  | "RESOLUTION_INVALID"
+  | "STORE_CLOSED"
+  | "SQLITE_UNAVAILABLE";
 
 /** A run cannot be started or resumed (unknown run id, changed plan, resolution that does not fit). */
-export class RunError extends DeputyError {
+export class RunError extends DeputyError<RunErrorCode> {
   readonly runId: string | undefined;
 
-  constructor(code: string, message: string, options?: { runId?: string; cause?: unknown }) {
+  constructor(code: RunErrorCode, message: string, options?: { runId?: string; cause?: unknown }) {
     super(code, message, options);
+    markError(this, marker);
     this.runId = options?.runId;
+  }
+
+  /** True for a RunError from this copy of the package or another. */
+  static override isInstance(error: unknown): error is RunError {
+    return isMarked(error, marker);
   }
 
   override toJSON() {

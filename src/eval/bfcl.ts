@@ -1,5 +1,6 @@
 import type { JsonSchema } from "../schema/json-schema.js";
-import type { ToolSpec } from "../delegate/protocol.js";
+import type { ToolSpec } from "../tools/tool-spec.js";
+import { InvalidOptionError } from "../errors/invalid-option-error.js";
 
 /** A function document as the Berkeley Function-Calling Leaderboard (BFCL) writes it. */
 export interface BfclFunction {
@@ -90,7 +91,8 @@ export function bfclGroundTruthCall(
   tools: ToolSpec[] = [],
 ): { name: string; arguments: Record<string, unknown> } {
   const first = answer.ground_truth[0];
-  if (!first) throw new Error(`BFCL answer ${answer.id} has no ground truth.`);
+  if (!first)
+    throw new InvalidOptionError("answer", `a BFCL answer with a ground truth (${answer.id})`, first);
   const [name, params] = Object.entries(first)[0]!;
   const schema = tools.find((t) => t.name === name)?.parameters;
   return { name, arguments: decodeAllowed(params, schema) };

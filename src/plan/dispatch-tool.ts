@@ -44,9 +44,13 @@ export async function dispatchTool(
     {
       attempts: retry.max_attempts,
       backoffMs: retry.backoff_seconds * 1000,
-      timeoutMs: timeoutSeconds === undefined ? undefined : timeoutSeconds * 1000,
       signal: unit.signal,
-      timeoutReason: () => new DOMException(`timed out after ${timeoutSeconds}s`, "TimeoutError"),
+      ...(timeoutSeconds === undefined
+        ? {}
+        : {
+            timeoutMs: timeoutSeconds * 1000,
+            timeoutReason: () => new DOMException(`timed out after ${timeoutSeconds}s`, "TimeoutError"),
+          }),
     },
     (attempt, signal) => {
       const ctx: ToolContext = { signal, idempotencyKey, runId: unit.runId, nodeId: unit.nodeId, attempt };

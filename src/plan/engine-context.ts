@@ -1,4 +1,5 @@
-import { DeputyError, serializeError, type SerializedError } from "../errors/deputy-error.js";
+import { serializeError, type SerializedError } from "../errors/deputy-error.js";
+import { NodeError } from "../errors/node-error.js";
 import type { ExecutionHost, NodeExecutor, UnitOutcome, WorkUnit } from "./node-executor.js";
 import type { ExecutionPlan, PlanNode } from "./plan-schema.js";
 import type { Emitter } from "./run-events.js";
@@ -69,7 +70,7 @@ export function makeUnit(
 export function storeKey(node: PlanNode, scope: TemplateScope): string {
   const key = renderString(node.store_as, scope);
   if (typeof key !== "string" || key === "") {
-    throw new DeputyError(
+    throw new NodeError(
       "STORE_AS_INVALID",
       `store_as "${node.store_as}" rendered to ${JSON.stringify(key)}, not a key.`,
     );

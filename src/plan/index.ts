@@ -5,6 +5,15 @@
 export { checkToolArgs, dispatchTool, type DispatchResult } from "./dispatch-tool.js";
 export { canonicalJson, planFingerprint } from "./fingerprint.js";
 export { MemoryRunStore } from "./memory-run-store.js";
+export {
+  agentResolver,
+  type AgentResolver,
+  type BudgetScope,
+  type EscalationAnswer,
+  type EscalationHandler,
+  type EscalationRequest,
+  type ProposedCall,
+} from "./host-capabilities.js";
 export type {
   ExecutionHost,
   NodeExecutor,

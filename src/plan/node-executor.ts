@@ -1,6 +1,7 @@
 import type { SerializedError } from "../errors/deputy-error.js";
 import type { PlanIssue } from "../errors/plan-validation-error.js";
 import type { ToolRegistry } from "../tools/tool-registry.js";
+import type { AgentResolver, BudgetScope, EscalationHandler } from "./host-capabilities.js";
 import type { ExecutionPlan, PlanNode } from "./plan-schema.js";
 import type { Escalation, NodeStatus, Resolution } from "./run-state.js";
 import type { TemplateScope } from "../runtime/template.js";
@@ -13,9 +14,11 @@ import type { TemplateScope } from "../runtime/template.js";
 export interface ExecutionHost {
   tools: ToolRegistry;
   /** Registered agents by name (agent nodes, `escalate_to`). */
-  agents: Record<string, unknown>;
-  /** Anything else a custom executor needs. */
-  services: Record<string, unknown>;
+  agents: AgentResolver;
+  /** Decides rejected delegate proposals for nodes with `escalate_to`; none: they pause for a person. */
+  escalation: EscalationHandler | undefined;
+  /** The budget this run spends from when an agent delegated to it; none at top level. */
+  budget: BudgetScope | undefined;
 }
 
 /** One unit of work: a node, or one item of a for_each node. */

@@ -1,4 +1,5 @@
-import { DeputyError, serializeError, type SerializedError } from "../errors/deputy-error.js";
+import { serializeError, type SerializedError } from "../errors/deputy-error.js";
+import { NodeError } from "../errors/node-error.js";
 import { commit, executeUnit, makeUnit, storeKey, type EngineContext } from "./engine-context.js";
 import type { PlanNode } from "./plan-schema.js";
 import type { ItemCounts, ItemRecord, NodeRecord } from "./run-state.js";
@@ -20,13 +21,13 @@ export async function runForEach(
     ? applySelectPath(source, parseSelectPath(fe.select), fe.source.slice(1, -1))
     : source;
   if (!Array.isArray(list)) {
-    throw new DeputyError(
+    throw new NodeError(
       "FOR_EACH_NOT_A_LIST",
       `for_each needs a list; ${fe.source}${fe.select ? ` with select "${fe.select}"` : ""} is ${list === null ? "null" : typeof list}.`,
     );
   }
   if (list.length > fe.max_items) {
-    throw new DeputyError(
+    throw new NodeError(
       "FOR_EACH_TOO_MANY",
       `for_each has ${list.length} items, more than max_items (${fe.max_items}); raise max_items or narrow the source.`,
     );
@@ -35,9 +36,14 @@ export async function runForEach(
   const counts: ItemCounts = { total: list.length, ok: 0, error: 0, skipped: 0, escalated: 0, reused: 0 };
   const keys: (string | undefined)[] = new Array(list.length);
 
-  // `on_item_error: "fail"` stops the node at the first failure and aborts the items in flight.
+  // `on_item_error: "fail"` stops the node at the first failure and aborts the items in flight; so does the run's
+  // abort, forwarded once. One plain signal, not AbortSignal.any: every item reads `aborted` several times, and a
+  // composite signal recomputes it from its sources on each read.
   const stop = new AbortController();
-  const signal = AbortSignal.any([ctx.signal, stop.signal]);
+  const signal = stop.signal;
+  const forward = () => stop.abort(ctx.signal.reason);
+  if (ctx.signal.aborted) forward();
+  else ctx.signal.addEventListener("abort", forward, { once: true });
   let firstFailure: { index: number; error: SerializedError } | undefined;
   let next = 0;
   let done = 0;
@@ -52,7 +58,7 @@ export async function runForEach(
     } catch (error) {
       return finish(index, { index, status: "error", error: serializeError(error) });
     }
-    if (prev?.status === "ok" || (fe.skip_existing && key in ctx.state.artifacts)) {
+    if (prev?.status === "ok" || (fe.skip_existing && Object.hasOwn(ctx.state.artifacts, key))) {
       counts.reused++;
       counts.ok++;
       keys[index] = key;
@@ -105,7 +111,7 @@ export async function runForEach(
     counts[item.status]++;
     if (item.status === "error" && fe.on_item_error === "fail" && !firstFailure) {
       firstFailure = { index, error: item.error! };
-      stop.abort(new DeputyError("ITEM_FAILED", `Item ${index} failed; on_item_error is "fail".`));
+      stop.abort(new NodeError("ITEM_FAILED", `Item ${index} failed; on_item_error is "fail".`));
     }
     await commit(ctx, [
       value.length
@@ -133,6 +139,7 @@ export async function runForEach(
     while (next < list.length && !signal.aborted) await runItem(next++);
   };
   await Promise.all(Array.from({ length: Math.min(fe.max_concurrency, list.length) }, worker));
+  ctx.signal.removeEventListener("abort", forward);
 
   const storedKeys = keys.filter((k): k is string => k !== undefined);
   if (firstFailure) {

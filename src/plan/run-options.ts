@@ -2,6 +2,7 @@ import type { ExecutionHost, NodeExecutor } from "./node-executor.js";
 import type { PlanNode } from "./plan-schema.js";
 import type { RunEvent } from "./run-events.js";
 import type { RunStore } from "./run-store.js";
+import type { ValidationReport } from "./validate-plan.js";
 
 /** The executor for each node type a plan may use. */
 export type ExecutorTable = Partial<Record<PlanNode["type"], NodeExecutor<any>>>;
@@ -29,6 +30,13 @@ export interface EngineOptions {
   runId?: string;
   /** Facts about how the run was started, kept with it (the CLI stores the tools module path). */
   meta?: Record<string, unknown>;
+  /**
+   * A report from `validatePlan` of this same input with the same host and executors (the CLI validates first,
+   * to print every issue before it opens a store): the plan is not validated a second time.
+   *
+   * @internal
+   */
+  validated?: ValidationReport;
   /** @internal Deterministic clock and ids for tests. */
   _internal?: { now?: () => Date; newRunId?: () => string };
 }

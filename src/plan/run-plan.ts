@@ -20,11 +20,10 @@ import { parsePlan } from "./validate-plan.js";
  */
 export async function startRun(input: unknown, options: EngineOptions): Promise<RunManifest> {
   const { host, executors } = options;
-  const { plan } = parsePlan(input, {
-    host,
-    executors,
-    knownArtifacts: Object.keys(options.artifacts ?? {}),
-  });
+  const plan =
+    options.validated?.ok && options.validated.plan
+      ? options.validated.plan
+      : parsePlan(input, { host, executors, knownArtifacts: Object.keys(options.artifacts ?? {}) }).plan;
   const now = options._internal?.now ?? (() => new Date());
   const store = options.store ?? new MemoryRunStore();
   const runId = options.runId ?? options._internal?.newRunId?.() ?? newRunId(now());

@@ -155,12 +155,13 @@ describe("validatePlan", () => {
   });
 
   it("parses the seed's delegate node unchanged", () => {
-    const seed = readFileSync(
-      new URL("../../../shared/seeds/tool-call-delegate.txt", import.meta.url),
+    // The seed's example, copied verbatim into the repository's fixtures (tests read only the repository's files).
+    const json = readFileSync(
+      new URL("../../test/fixtures/seeds/delegate-node.json", import.meta.url),
       "utf8",
     );
-    const json = seed.slice(seed.indexOf('{\n  "id": "triage_items"'), seed.indexOf("}\n}\n") + 3);
     const node = JSON.parse(json) as Record<string, unknown>;
+    expect(node).toMatchObject({ id: "triage_items", type: "delegate", for_each: { select: "alerts[]" } });
     const report = check({
       name: "seed",
       nodes: [

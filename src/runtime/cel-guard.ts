@@ -1,5 +1,5 @@
 import { Environment } from "@marcbachmann/cel-js";
-import { DeputyError } from "../errors/deputy-error.js";
+import { ExpressionError } from "../errors/expression-error.js";
 
 const env = new Environment({ unlistedVariablesAreDyn: true, homogeneousAggregateLiterals: false });
 const cache = new Map<string, (vars: Record<string, unknown>) => unknown>();
@@ -14,7 +14,7 @@ export function compileGuard(expression: string): CelGuard {
     try {
       fn = env.parse(expression) as unknown as (vars: Record<string, unknown>) => unknown;
     } catch (cause) {
-      throw new DeputyError("CEL_INVALID", `Invalid CEL "${expression}": ${firstLine(cause)}`, { cause });
+      throw new ExpressionError("CEL_INVALID", `Invalid CEL "${expression}": ${firstLine(cause)}`, { cause });
     }
     cache.set(expression, fn);
   }
@@ -24,10 +24,10 @@ export function compileGuard(expression: string): CelGuard {
     try {
       result = compiled({ ctx });
     } catch (cause) {
-      throw new DeputyError("CEL_EVAL", `CEL "${expression}" failed: ${firstLine(cause)}`, { cause });
+      throw new ExpressionError("CEL_EVAL", `CEL "${expression}" failed: ${firstLine(cause)}`, { cause });
     }
     if (typeof result !== "boolean") {
-      throw new DeputyError("CEL_EVAL", `CEL "${expression}" gave ${typeof result}, not a boolean.`);
+      throw new ExpressionError("CEL_EVAL", `CEL "${expression}" gave ${typeof result}, not a boolean.`);
     }
     return result;
   };

@@ -40,6 +40,8 @@ export async function retryWithDeadline<T>(
   attempt: (n: number, signal: AbortSignal) => T | PromiseLike<T>,
 ): Promise<RetryOutcome<T>> {
   const { signal } = options;
+  // The common case (one attempt, no timeout) needs no deadline: the outer signal is the attempt's.
+  if (options.attempts === 1 && options.timeoutMs === undefined) return once(signal, attempt);
   let last: RetryOutcome<T> = { ok: false, error: undefined, attempts: 0, timedOut: false, aborted: false };
   for (let n = 1; n <= options.attempts; n++) {
     if (signal.aborted) return aborted(signal, n - 1);
@@ -57,6 +59,21 @@ export async function retryWithDeadline<T>(
     if (n < options.attempts && options.backoffMs) await sleep(options.backoffMs * 2 ** (n - 1), signal);
   }
   return last;
+}
+
+async function once<T>(
+  signal: AbortSignal,
+  attempt: (n: number, signal: AbortSignal) => T | PromiseLike<T>,
+): Promise<RetryOutcome<T>> {
+  if (signal.aborted) return aborted(signal, 0);
+  try {
+    const result = attempt(1, signal);
+    const value = isPromiseLike(result) ? await raceAbort(result, signal) : result;
+    return { ok: true, value: value as T, attempts: 1 };
+  } catch (error) {
+    if (signal.aborted) return aborted(signal, 1);
+    return { ok: false, error, attempts: 1, timedOut: false, aborted: false };
+  }
 }
 
 function aborted<T>(signal: AbortSignal, attempts: number): RetryOutcome<T> {

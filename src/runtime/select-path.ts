@@ -1,4 +1,4 @@
-import { DeputyError } from "../errors/deputy-error.js";
+import { ExpressionError } from "../errors/expression-error.js";
 
 /** One step of a select path: a key, `[]` (flatten), or `[n]` (index). */
 export type PathStep = { key: string } | { flatten: true } | { index: number };
@@ -15,7 +15,7 @@ export function parseSelectPath(path: string): PathStep[] {
   for (const part of path.split(".")) {
     const m = STEP.exec(part);
     if (!m) {
-      throw new DeputyError(
+      throw new ExpressionError(
         "SELECT_INVALID",
         `Select path "${path}": "${part}" is not a key, \`key[]\` or \`key[n]\` (keys hold letters, digits, _ and -).`,
       );
@@ -38,19 +38,19 @@ export function applySelectPath(value: unknown, steps: PathStep[], label = "valu
   let where = label;
   const one = (v: unknown, step: PathStep): unknown => {
     if ("key" in step) {
-      if (typeof v !== "object" || v === null || Array.isArray(v) || !(step.key in v)) {
-        throw new DeputyError("SELECT_MISSING", `${where} has no key "${step.key}".`);
+      if (typeof v !== "object" || v === null || Array.isArray(v) || !Object.hasOwn(v, step.key)) {
+        throw new ExpressionError("SELECT_MISSING", `${where} has no key "${step.key}".`);
       }
       return (v as Record<string, unknown>)[step.key];
     }
     if ("index" in step) {
       if (!Array.isArray(v) || step.index >= v.length) {
-        throw new DeputyError("SELECT_MISSING", `${where} has no element [${step.index}].`);
+        throw new ExpressionError("SELECT_MISSING", `${where} has no element [${step.index}].`);
       }
       return v[step.index];
     }
     if (!Array.isArray(v))
-      throw new DeputyError("SELECT_MISSING", `${where} is not a list, so it cannot be flattened.`);
+      throw new ExpressionError("SELECT_MISSING", `${where} is not a list, so it cannot be flattened.`);
     return v;
   };
   for (const step of steps) {

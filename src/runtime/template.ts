@@ -1,4 +1,4 @@
-import { DeputyError } from "../errors/deputy-error.js";
+import { ExpressionError } from "../errors/expression-error.js";
 import { applySelectPath, type PathStep } from "./select-path.js";
 
 /** A placeholder: its root (`artifacts`, the for_each alias, `index`, `inputs`) and the steps below it. */
@@ -91,13 +91,13 @@ function resolve(ref: Placeholder, scope: TemplateScope): unknown {
   if (ref.root === "artifacts") {
     const artifact = ref.artifact;
     if (!artifact) {
-      throw new DeputyError(
+      throw new ExpressionError(
         "TEMPLATE_INVALID",
         `${ref.text}: name an artifact, as in {artifacts.fetch_alerts}.`,
       );
     }
-    if (!(artifact.key in scope.artifacts)) {
-      throw new DeputyError("TEMPLATE_MISSING", `${ref.text}: no artifact "${artifact.key}" is stored.`);
+    if (!Object.hasOwn(scope.artifacts, artifact.key)) {
+      throw new ExpressionError("TEMPLATE_MISSING", `${ref.text}: no artifact "${artifact.key}" is stored.`);
     }
     const value = scope.artifacts[artifact.key];
     return artifact.rest.length === 0
@@ -118,7 +118,10 @@ function stringify(value: unknown): string {
 
 /** Renders one template string: a whole placeholder yields the structured value, otherwise text. */
 export function renderString(text: string, scope: TemplateScope): unknown {
-  const c = compileTemplate(text);
+  return renderCompiled(compileTemplate(text), scope);
+}
+
+function renderCompiled(c: CompiledTemplate, scope: TemplateScope): unknown {
   if (c.kind === "literal") return c.value;
   if (c.kind === "whole") return knows(scope, c.ref.root) ? resolve(c.ref, scope) : c.ref.text;
   let out = "";
@@ -127,14 +130,50 @@ export function renderString(text: string, scope: TemplateScope): unknown {
   return out;
 }
 
+/** A value compiled for rendering: call it with a scope. */
+export type ValueRenderer = (scope: TemplateScope) => unknown;
+
+const renderers = new WeakMap<object, ValueRenderer>();
+
+/**
+ * Compiles a value once (cached per object, so a node's `args` under for_each is walked once, not per item):
+ * strings become their compiled templates, objects and arrays renderers that build fresh copies.
+ */
+export function compileValue(value: unknown): ValueRenderer {
+  if (typeof value === "string") {
+    const c = compileTemplate(value);
+    return c.kind === "literal" ? () => c.value : (scope) => renderCompiled(c, scope);
+  }
+  if (typeof value !== "object" || value === null) return () => value;
+  const cached = renderers.get(value);
+  if (cached) return cached;
+  let renderer: ValueRenderer;
+  if (Array.isArray(value)) {
+    const items = value.map(compileValue);
+    renderer = (scope) => items.map((render) => render(scope));
+  } else {
+    const entries = Object.entries(value).map(([k, v]) => [k, compileValue(v)] as const);
+    renderer = (scope) => {
+      const out: Record<string, unknown> = {};
+      for (const [k, render] of entries) {
+        // A key named __proto__ (plans and tool outputs are JSON) is data, not the prototype.
+        if (k === "__proto__")
+          Object.defineProperty(out, k, {
+            value: render(scope),
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
+        else out[k] = render(scope);
+      }
+      return out;
+    };
+  }
+  renderers.set(value, renderer);
+  return renderer;
+}
+
 /** Renders every string inside a value (objects and arrays are copied, never mutated). */
 export function renderValue(value: unknown, scope: TemplateScope): unknown {
-  if (typeof value === "string") return renderString(value, scope);
-  if (Array.isArray(value)) return value.map((v) => renderValue(v, scope));
-  if (typeof value === "object" && value !== null) {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = renderValue(v, scope);
-    return out;
-  }
-  return value;
+  return compileValue(value)(scope);
 }

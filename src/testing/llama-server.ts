@@ -4,6 +4,7 @@ import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
+import { LlamaServerError } from "../errors/llama-server-error.js";
 
 /** Options of {@link startLlamaServer}. */
 export interface StartLlamaServerOptions {
@@ -101,7 +102,7 @@ const MISSING =
  */
 export async function startLlamaServer(options: StartLlamaServerOptions): Promise<LlamaServerProcess> {
   const binary = options.binary ?? findLlamaServerBinary();
-  if (!binary) throw new Error(MISSING);
+  if (!binary) throw new LlamaServerError("LLAMA_SERVER_NOT_FOUND", MISSING);
   const port = options.port ?? (await freePort());
   const args = [
     ["--model", options.model],
@@ -136,7 +137,10 @@ export async function startLlamaServer(options: StartLlamaServerOptions): Promis
     await waitHealthy(baseUrl, exited, options.startTimeoutMs ?? 60_000);
   } catch (error) {
     await handle.stop();
-    throw new Error(`${(error as Error).message}\nllama-server log:\n${handle.logTail()}`, { cause: error });
+    const code = LlamaServerError.isInstance(error) ? error.code : "LLAMA_SERVER_UNHEALTHY";
+    throw new LlamaServerError(code, `${(error as Error).message}\nllama-server log:\n${handle.logTail()}`, {
+      cause: error,
+    });
   }
   return handle;
 }
@@ -186,7 +190,11 @@ async function waitHealthy(
   });
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (hasExited) throw new Error(`llama-server exited during startup (${String(gone)})`);
+    if (hasExited)
+      throw new LlamaServerError(
+        "LLAMA_SERVER_EXITED",
+        `llama-server exited during startup (${String(gone)})`,
+      );
     try {
       const res = await fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(2000) });
       if (res.ok) return;
@@ -195,5 +203,8 @@ async function waitHealthy(
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`llama-server did not become healthy within ${timeoutMs} ms`);
+  throw new LlamaServerError(
+    "LLAMA_SERVER_UNHEALTHY",
+    `llama-server did not become healthy within ${timeoutMs} ms`,
+  );
 }

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { DeputyError } from "../errors/deputy-error.js";
+import { InputFileError } from "../errors/input-file-error.js";
 import { toTool, type Tool } from "./define-tool.js";
 
 /** What a tools module for the CLI provides. Later parts (agents, delegates) read more exports from it. */
@@ -19,7 +19,7 @@ export interface ToolsModule {
 export async function loadToolsModule(path: string): Promise<ToolsModule> {
   const absolute = resolve(path);
   if (!existsSync(absolute))
-    throw new DeputyError("TOOLS_MODULE_NOT_FOUND", `Tools module not found: ${path}`);
+    throw new InputFileError("TOOLS_MODULE_NOT_FOUND", `Tools module not found: ${path}`);
   let mod: Record<string, unknown>;
   try {
     if (/\.[cm]?ts$/.test(absolute)) {
@@ -29,7 +29,7 @@ export async function loadToolsModule(path: string): Promise<ToolsModule> {
       mod = (await import(pathToFileURL(absolute).href)) as Record<string, unknown>;
     }
   } catch (cause) {
-    throw new DeputyError(
+    throw new InputFileError(
       "TOOLS_MODULE_INVALID",
       `Could not import tools module ${path}: ${(cause as Error).message}`,
       { cause },
@@ -37,14 +37,14 @@ export async function loadToolsModule(path: string): Promise<ToolsModule> {
   }
   const raw = mod.tools ?? mod.default;
   if (raw === undefined) {
-    throw new DeputyError(
+    throw new InputFileError(
       "TOOLS_MODULE_INVALID",
       `Tools module ${path} exports no tools: export them as \`tools\` or as the default export.`,
     );
   }
   const list = Array.isArray(raw) ? raw : typeof raw === "object" && raw !== null ? Object.values(raw) : null;
   if (!list) {
-    throw new DeputyError(
+    throw new InputFileError(
       "TOOLS_MODULE_INVALID",
       `Tools module ${path}: \`tools\` must be an array or an object.`,
     );
@@ -52,7 +52,7 @@ export async function loadToolsModule(path: string): Promise<ToolsModule> {
   try {
     return { tools: list.map((t) => toTool(t)), exports: mod, path: absolute };
   } catch (cause) {
-    throw new DeputyError("TOOLS_MODULE_INVALID", `Tools module ${path}: ${(cause as Error).message}`, {
+    throw new InputFileError("TOOLS_MODULE_INVALID", `Tools module ${path}: ${(cause as Error).message}`, {
       cause,
     });
   }

@@ -16,6 +16,9 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 delegateBackendSuite({
   name: "LocalDelegate (tiny model, poolSize 2)",
   create: () => new LocalDelegate({ model, poolSize: 2, threads: 1 }),
+  // Grammar-constrained, so answers parse; the tiny random model still runs out of tokens now and then.
+  // Measured here: 10 of 200 (0.05).
+  maxBackendErrorShare: 0.1,
 });
 
 describe("LocalDelegate on the tiny model", () => {

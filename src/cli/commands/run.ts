@@ -32,6 +32,7 @@ export function registerRun(program: Command, ctx: CliContext): void {
       const { options, close } = await setupRun(flags);
       try {
         const { host, executors } = createHost(options);
+        // Validated once: the report is handed to the run, which does not validate again.
         const report = validatePlan(input, { host, executors });
         if (!report.ok) {
           (flags.json ? ctx.stdout : ctx.stderr)(
@@ -49,6 +50,7 @@ export function registerRun(program: Command, ctx: CliContext): void {
           const manifest = await runPlan(input, {
             ...options,
             store,
+            validated: report,
             meta: { ...options.meta, plan: resolve(planPath) },
             ...(progress ? { onEvent: progress.onEvent } : {}),
           });

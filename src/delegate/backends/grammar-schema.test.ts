@@ -76,9 +76,14 @@ describe("toGrammarSchema", () => {
     expect(out.oneOf[0]).toEqual((schema.oneOf as unknown[])[0]);
     expect(out.oneOf[1].properties.arguments).toEqual({
       type: "object",
+      properties: {},
       maxProperties: 0,
       additionalProperties: false,
     });
-    expect((schema.oneOf as any[])[1].properties.arguments.additionalProperties).toBeUndefined(); // input untouched
+    // A hand-written schema with only maxProperties: 0 is closed too, and the input is left untouched.
+    const bare = { type: "object", properties: { a: { type: "object", maxProperties: 0 } } };
+    const closed = toGrammarSchema(bare, LLAMA_SERVER_DIALECT).schema as Record<string, any>;
+    expect(closed.properties.a).toEqual({ type: "object", maxProperties: 0, additionalProperties: false });
+    expect((bare.properties.a as Record<string, unknown>).additionalProperties).toBeUndefined();
   });
 });

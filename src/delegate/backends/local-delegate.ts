@@ -20,12 +20,12 @@ import {
 import { NODE_LLAMA_CPP_DIALECT, toGrammarSchema } from "./grammar-schema.js";
 import {
   acquireModel,
-  type GpuOption,
   importNodeLlamaCpp,
   type NodeLlamaCpp,
   releaseModel,
   resolveModelPath,
 } from "./node-llama-cpp-loader.js";
+import type { GpuOption } from "./gpu-option.js";
 import { parseProposal } from "./parse-proposal.js";
 import { SequencePool } from "./sequence-pool.js";
 import { abortError } from "./abort-error.js";

@@ -1,10 +1,12 @@
 import type { Llama, LlamaModel } from "node-llama-cpp";
+import { DelegateBackendError } from "../../errors/delegate-backend-error.js";
 
 /** The node-llama-cpp module, loaded on first use (it is an optional peer dependency). */
 export type NodeLlamaCpp = typeof import("node-llama-cpp");
 
-/** GPU selection passed to node-llama-cpp's `getLlama`. */
-export type GpuOption = false | "auto" | "cuda" | "vulkan" | "metal";
+import type { GpuOption } from "./gpu-option.js";
+
+export type { GpuOption };
 
 let modulePromise: Promise<NodeLlamaCpp> | undefined;
 
@@ -19,7 +21,10 @@ export function importNodeLlamaCpp(): Promise<NodeLlamaCpp> {
       code === "ERR_MODULE_NOT_FOUND"
         ? "it is not installed. Install the optional peer dependency with `npm i -E node-llama-cpp@3.21.1`."
         : `importing it failed: ${(cause as Error).message}`;
-    throw new Error(`LocalDelegate needs the package node-llama-cpp, but ${hint}`, { cause });
+    throw new DelegateBackendError("local", `LocalDelegate needs the package node-llama-cpp, but ${hint}`, {
+      cause,
+      code: "DELEGATE_UNAVAILABLE",
+    });
   });
   return modulePromise;
 }

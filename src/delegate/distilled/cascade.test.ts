@@ -7,7 +7,7 @@ import { runPlan } from "../../index.js";
 import { loadToolsModule } from "../../tools/index.js";
 import { MemoryTraceSink } from "../../traces/memory-trace-sink.js";
 import { ScriptedDelegate } from "../scripted-delegate.js";
-import { alertTriageModel } from "./alert-triage-fixture.js";
+import { alertTriageModel } from "./alert-triage.fixture.js";
 import { DistilledDelegate } from "./distilled-delegate.js";
 
 const example = (file: string) =>

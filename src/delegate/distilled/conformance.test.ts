@@ -27,5 +27,7 @@ delegateBackendSuite({
   create: () => new DistilledDelegate({ model }),
   proposals: 200,
   concurrency: 2,
+  // 60 of 200 measured: the sweep offers tool sets the model never learned, which must fail, never guess.
+  maxBackendErrorShare: 0.35,
   sweepTimeoutMs: 60_000,
 });

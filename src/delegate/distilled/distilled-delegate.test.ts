@@ -7,7 +7,7 @@ import { toTool } from "../../tools/index.js";
 import { acceptGate } from "../accept-gate.js";
 import { createDelegateFromSpec } from "../delegate-spec.js";
 import type { ToolSpec } from "../protocol.js";
-import { alertTriageExamples, alertTriageModel, alertTriageTools } from "./alert-triage-fixture.js";
+import { alertTriageExamples, alertTriageModel, alertTriageTools } from "./alert-triage.fixture.js";
 import { DistilledDelegate } from "./distilled-delegate.js";
 import { saveModelFile } from "./model-file.js";
 import "./register-spec.js";

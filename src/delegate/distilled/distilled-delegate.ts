@@ -56,9 +56,14 @@ export class DistilledDelegate implements ToolCallDelegate {
   async propose(request: ProposeRequest): Promise<Proposal> {
     const started = performance.now();
     if (this.#closed)
-      throw new DelegateBackendError(this.name, "the distilled delegate is closed", { code: "CLOSED" });
+      throw new DelegateBackendError(this.name, "the distilled delegate is closed", {
+        code: "DELEGATE_CLOSED",
+      });
     if (request.signal?.aborted)
-      throw new DelegateBackendError(this.name, "aborted", { code: "ABORTED", cause: request.signal.reason });
+      throw new DelegateBackendError(this.name, "aborted", {
+        code: "DELEGATE_ABORTED",
+        cause: request.signal.reason,
+      });
     if (request.tools.length === 0) {
       return {
         name: null,

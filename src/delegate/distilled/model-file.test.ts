@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { DistilledModelError } from "../../errors/index.js";
-import { alertTriageModel } from "./alert-triage-fixture.js";
+import { alertTriageModel } from "./alert-triage.fixture.js";
 import { loadModelFile, saveModelFile, validateModel, type DistilledModelData } from "./model-file.js";
 
 const model = () => structuredClone(alertTriageModel().model) as DistilledModelData & Record<string, unknown>;

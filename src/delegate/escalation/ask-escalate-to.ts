@@ -1,11 +1,10 @@
 import type { UnitOutcome } from "../../plan/node-executor.js";
 import { acceptGate, type GateResult } from "../accept-gate.js";
 import { dispatch, escalated, gateInput, hop, type Prepared } from "../delegate-unit.js";
-import { ESCALATE_TO_SERVICE, type EscalateToHandler } from "./escalate-to.js";
 import type { Proposal } from "../protocol.js";
 
 /**
- * The `escalate_to` hook: when the node names an agent and the agents part installed a handler, the agent's
+ * The `escalate_to` hook: when the node names an agent and the host has an escalation handler, the agent's
  * answer goes through the gate (minus the confidence checks) and runs if accepted; otherwise (no handler, the
  * agent declined, failed or was rejected) the unit pauses for a person.
  */
@@ -15,11 +14,12 @@ export async function askAgent(
   proposal: Proposal | undefined,
 ): Promise<UnitOutcome | undefined> {
   const { node, unit } = p;
-  const handler = unit.host.services[ESCALATE_TO_SERVICE] as EscalateToHandler | undefined;
-  if (!node.escalate_to || typeof handler !== "function") return undefined;
+  const handler = unit.host.escalation;
+  if (!node.escalate_to || !handler) return undefined;
   const started = performance.now();
   const backend = `agent:${node.escalate_to}`;
   let agentProposal: Proposal | undefined;
+  let unparsedArguments: string | undefined;
   let agentError: unknown;
   try {
     const answer = await handler({
@@ -37,12 +37,14 @@ export async function askAgent(
     });
     const latencyMs = Math.round(performance.now() - started);
     if (answer.spend) p.spend = answer.spend;
+    unparsedArguments = answer.unparsedArguments;
     agentProposal = {
       name: answer.name,
       arguments: answer.arguments ?? {},
       confidence: null,
       backend: answer.backend ?? backend,
       latencyMs,
+      ...(unparsedArguments !== undefined ? { raw: unparsedArguments } : {}),
     };
   } catch (error) {
     agentError = error;
@@ -51,6 +53,7 @@ export async function askAgent(
     ...gateInput(p),
     proposal: agentProposal,
     ...(agentError === undefined ? {} : { backendError: agentError }),
+    ...(unparsedArguments === undefined ? {} : { unparsedArguments }),
     skipConfidence: true,
   });
   await hop(

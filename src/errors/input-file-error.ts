@@ -1,0 +1,20 @@
+import { DeputyError, isMarked, markError } from "./deputy-error.js";
+
+const marker = Symbol.for("deputy.error.InputFileError");
+
+/** The codes of {@link InputFileError}. */
+export type InputFileErrorCode =
+  "PLAN_NOT_FOUND" | "PLAN_INVALID_JSON" | "TOOLS_MODULE_NOT_FOUND" | "TOOLS_MODULE_INVALID";
+
+/** A file given as input (a plan file, a tools module) is missing or cannot be read as one. */
+export class InputFileError extends DeputyError<InputFileErrorCode> {
+  constructor(code: InputFileErrorCode, message: string, options?: { cause?: unknown }) {
+    super(code, message, options);
+    markError(this, marker);
+  }
+
+  /** True for a InputFileError from this copy of the package or another. */
+  static override isInstance(error: unknown): error is InputFileError {
+    return isMarked(error, marker);
+  }
+}

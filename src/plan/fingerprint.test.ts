@@ -1,0 +1,51 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { canonicalJson, planFingerprint } from "./fingerprint.js";
+
+/** The same object with its keys inserted in reverse order, at every level. */
+function reversed(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(reversed);
+  if (typeof value === "object" && value !== null) {
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(value).reverse()) {
+      const v = reversed((value as Record<string, unknown>)[k]);
+      Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+    }
+    return out;
+  }
+  return value;
+}
+
+describe("plan fingerprints", () => {
+  it("do not depend on key order, and canonical JSON is stable through a parse", () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        expect(planFingerprint(reversed(value))).toBe(planFingerprint(value));
+        const text = canonicalJson(value);
+        expect(canonicalJson(JSON.parse(text))).toBe(text);
+      }),
+    );
+  });
+
+  it("change with any change that matters: a value, array order, a key", () => {
+    const plan = {
+      name: "p",
+      nodes: [
+        { id: "a", tool: "t", args: { x: 1 } },
+        { id: "b", tool: "t" },
+      ],
+    };
+    const base = planFingerprint(plan);
+    expect(base).toMatch(/^[0-9a-f]{32}$/);
+    expect(planFingerprint({ ...plan, name: "q" })).not.toBe(base);
+    expect(planFingerprint({ ...plan, nodes: [...plan.nodes].reverse() })).not.toBe(base);
+    expect(
+      planFingerprint({ ...plan, nodes: [{ ...plan.nodes[0], args: { x: 2 } }, plan.nodes[1]] }),
+    ).not.toBe(base);
+    expect(planFingerprint({ ...plan, metadata: {} })).not.toBe(base);
+  });
+
+  it("treat an undefined field as absent (as JSON does)", () => {
+    expect(planFingerprint({ name: "p", when: undefined })).toBe(planFingerprint({ name: "p" }));
+  });
+});

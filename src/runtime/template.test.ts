@@ -1,0 +1,117 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { compileTemplate, compileValue, renderString, renderValue, type TemplateScope } from "./template.js";
+
+const scope: TemplateScope = {
+  artifacts: {
+    alerts: {
+      list: [
+        { id: 1, tags: ["a"] },
+        { id: 2, tags: [] },
+      ],
+    },
+    count: 2,
+    name: "disk",
+  },
+  alias: "alert",
+  item: { id: 7, host: { name: "db-1" } },
+  index: 3,
+  inputs: { queue: "billing" },
+};
+
+/** Every string value inside `v` (not the keys: templates render values only). */
+function stringsIn(v: unknown): string[] {
+  if (typeof v === "string") return [v];
+  if (Array.isArray(v)) return v.flatMap(stringsIn);
+  if (typeof v === "object" && v !== null) return Object.values(v).flatMap(stringsIn);
+  return [];
+}
+
+describe("templates", () => {
+  it("a value that is exactly one placeholder yields the structured value", () => {
+    expect(renderString("{artifacts.alerts}", scope)).toBe(scope.artifacts.alerts);
+    expect(renderString("{artifacts.alerts.list[1]}", scope)).toEqual({ id: 2, tags: [] });
+    expect(renderString("{alert.host}", scope)).toEqual({ name: "db-1" });
+    expect(renderString("{index}", scope)).toBe(3);
+    expect(renderString("{inputs.queue}", scope)).toBe("billing");
+  });
+
+  it("interpolates inside text: objects as JSON, numbers as text, the alias honoured", () => {
+    expect(renderString("host {alert.host.name} #{index} of {artifacts.count}", scope)).toBe(
+      "host db-1 #3 of 2",
+    );
+    expect(renderString("tags: {artifacts.alerts.list[0].tags}", scope)).toBe('tags: ["a"]');
+    expect(renderString("r_{index}_{alert.id}", scope)).toBe("r_3_7");
+  });
+
+  it("keeps placeholders whose root the scope does not know (no alias, another alias, no index)", () => {
+    const plain: TemplateScope = { artifacts: {} };
+    expect(renderString("{item.id}", plain)).toBe("{item.id}");
+    expect(renderString("{item.id}", scope)).toBe("{item.id}"); // the alias is "alert", not "item"
+    expect(renderString("n={index}", plain)).toBe("n={index}");
+  });
+
+  it("fails clearly on a missing artifact or path, and never reads inherited properties", () => {
+    expect(() => renderString("{artifacts.nope}", scope)).toThrow(
+      expect.objectContaining({ code: "TEMPLATE_MISSING" }),
+    );
+    for (const key of ["constructor", "toString", "__proto__", "hasOwnProperty"]) {
+      expect(() => renderString(`{artifacts.${key}}`, scope)).toThrow(
+        expect.objectContaining({ code: "TEMPLATE_MISSING" }),
+      );
+      expect(() => renderString(`{alert.${key}}`, scope)).toThrow(
+        expect.objectContaining({ code: "SELECT_MISSING" }),
+      );
+    }
+    expect(() => renderString("{artifacts.alerts.list[5]}", scope)).toThrow(/no element \[5\]/);
+  });
+
+  it("renders values deeply into fresh copies and never mutates the template", () => {
+    const args = { a: "{index}", nested: { list: ["{alert.id}", "x", 5, null, true] } };
+    const frozen = structuredClone(args);
+    const out = renderValue(args, scope) as typeof args;
+    expect(out).toEqual({ a: 3, nested: { list: [7, "x", 5, null, true] } });
+    expect(args).toEqual(frozen);
+    expect(out.nested).not.toBe(args.nested);
+    expect(renderValue(args, { ...scope, index: 4 })).toMatchObject({ a: 4 });
+  });
+
+  it("compiles once per template and per value object", () => {
+    expect(compileTemplate("x {index}")).toBe(compileTemplate("x {index}"));
+    const args = { i: "{alert.id}" };
+    expect(compileValue(args)).toBe(compileValue(args));
+  });
+
+  it("leaves any text without a placeholder unchanged, and renders any JSON without braces to an equal copy", () => {
+    fc.assert(
+      fc.property(
+        fc.string().filter((s) => !s.includes("{")),
+        (text) => {
+          expect(renderString(text, scope)).toBe(text);
+        },
+      ),
+    );
+    fc.assert(
+      fc.property(
+        fc.jsonValue().filter((v) => !stringsIn(v).some((t) => t.includes("{"))),
+        (value) => {
+          const out = renderValue(value, scope);
+          expect(out).toEqual(value);
+        },
+      ),
+    );
+  });
+
+  it("never throws anything but a DeputyError on a hostile template (a plan file is user input)", () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 60 }), (text) => {
+        try {
+          renderString(text, scope);
+        } catch (error) {
+          expect((error as { code?: unknown }).code).toMatch(/^(TEMPLATE|SELECT)_/);
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
