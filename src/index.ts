@@ -51,6 +51,7 @@ import type { RunStore } from "./plan/run-store.js";
 import { toolNodeExecutor } from "./plan/tool-node-executor.js";
 import type { Tool } from "./tools/define-tool.js";
 import { ToolRegistry } from "./tools/tool-registry.js";
+import { redactRecord } from "./traces/redact.js";
 import type { TraceSink } from "./traces/trace.js";
 
 /** The built-in executors, one per node type. */
@@ -121,7 +122,7 @@ export function createHost(options: HostOptions): { host: ExecutionHost; executo
  * if (manifest.status === "escalated") console.log(manifest.nodes.triage.escalations);
  */
 export function runPlan(input: unknown, options: RunOptions): Promise<RunManifest> {
-  return startRun(input, { ...options, ...createHost(options) });
+  return startRun(input, { redact: redactRecord, ...options, ...createHost(options) });
 }
 
 /**
@@ -130,7 +131,7 @@ export function runPlan(input: unknown, options: RunOptions): Promise<RunManifes
  * that were resolved are applied. A plan whose fingerprint changed is refused.
  */
 export function resumeRun(runId: string, options: ResumeOptions): Promise<RunManifest> {
-  return continueRun(runId, { ...options, ...createHost(options) });
+  return continueRun(runId, { redact: redactRecord, ...options, ...createHost(options) });
 }
 
 /** Options of {@link delegateToPlan}: the plan's wiring (as for {@link runPlan}) and how callers see it. */

@@ -2,6 +2,7 @@ import { channel } from "node:diagnostics_channel";
 import type { BudgetLimit } from "../errors/budget-exceeded-error.js";
 import type { LedgerTotals } from "./ledger.js";
 import type { Usage } from "./usage.js";
+import { redactText } from "../traces/redact.js";
 
 /** How a delegated call ended. */
 export type DelegateStatus =
@@ -91,7 +92,9 @@ export function publishDelegateStart(event: DelegateStartEvent): void {
 
 /** @internal */
 export function publishDelegate(event: DelegateEvent): void {
-  if (delegateChannel.hasSubscribers) delegateChannel.publish(event);
+  if (!delegateChannel.hasSubscribers) return;
+  // `issues` quote what a model or a provider wrote (an error body may echo a key): scrubbed like every output.
+  delegateChannel.publish(event.issues ? { ...event, issues: event.issues.map(redactText) } : event);
 }
 
 /** @internal */

@@ -18,6 +18,8 @@ export const EXIT = {
   invalid: 2,
   partial: 3,
   escalated: 4,
+  /** Stopped by SIGINT/SIGTERM and committed; `deputy resume` continues it (128 + SIGINT, as shells expect). */
+  interrupted: 130,
 } as const;
 
 /** Which run errors are the user's input (a run id, a plan, a resolution) rather than a failure. */
@@ -28,6 +30,8 @@ const RUN_ERROR_EXIT: Record<RunErrorCode, number> = {
   RUN_EXISTS: EXIT.failed,
   STORE_CLOSED: EXIT.failed,
   SQLITE_UNAVAILABLE: EXIT.failed,
+  // A store locked by another process or read-only: the user named a store that cannot be used now.
+  STORE_UNAVAILABLE: EXIT.invalid,
 };
 
 /**

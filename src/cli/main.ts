@@ -2,6 +2,8 @@ import { Command, CommanderError } from "commander";
 import { DeputyError } from "../errors/deputy-error.js";
 import type { CliContext, RegisterCommand } from "./cli-context.js";
 import { EXIT, exitCodeOf } from "./exit-codes.js";
+import { redactText } from "../traces/redact.js";
+import { neutralizeTerminal } from "../traces/terminal-text.js";
 import { registerResume } from "./commands/resume.js";
 import { registerRun } from "./commands/run.js";
 import { registerRuns } from "./commands/runs.js";
@@ -30,9 +32,14 @@ const commands: RegisterCommand[] = [
 /** Runs the `deputy` command line; resolves to the process exit code. */
 export async function main(argv: string[], io: Partial<CliContext> = {}): Promise<number> {
   let exitCode = 0;
+  const stdout = io.stdout ?? ((t: string) => process.stdout.write(t));
+  const stderr = io.stderr ?? ((t: string) => process.stderr.write(t));
+  // One gate for everything the CLI prints: no secret, and nothing a model wrote can drive the terminal.
+  const safe = (text: string) => neutralizeTerminal(redactText(text));
   const ctx: CliContext = {
-    stdout: io.stdout ?? ((t) => process.stdout.write(t)),
-    stderr: io.stderr ?? ((t) => process.stderr.write(t)),
+    stdout: (t) => stdout(safe(t)),
+    stderr: (t) => stderr(safe(t)),
+    rawStderr: io.rawStderr ?? stderr,
     isTTY: io.isTTY ?? Boolean(process.stderr.isTTY),
     setExitCode: (code) => {
       exitCode = code;

@@ -12,13 +12,18 @@ export function exitCodeFor(status: RunStatus): number {
       return EXIT.partial;
     case "escalated":
       return EXIT.escalated;
+    case "interrupted":
+      return EXIT.interrupted;
     default:
       return EXIT.failed;
   }
 }
 
-/** A short human summary of a manifest. */
-export function renderManifest(m: RunManifest, storePath?: string): string {
+/**
+ * A short human summary of a manifest. `storePath`: the store to name in the resume hints; `false` when the run
+ * was kept in memory (`--no-store`), so there is nothing to resume and no hint is printed.
+ */
+export function renderManifest(m: RunManifest, storePath?: string | false): string {
   const lines = [`run ${m.runId} (${m.plan}): ${m.status}`];
   for (const [id, n] of Object.entries(m.nodes)) {
     const items = n.items
@@ -43,12 +48,15 @@ export function renderManifest(m: RunManifest, storePath?: string): string {
   }
   if (m.error) lines.push(`  ${m.error.code}: ${m.error.message}`);
   const store = storePath ? ` --store ${storePath}` : "";
+  if (storePath === false) return lines.join("\n") + "\n";
   if (m.status === "escalated") {
     const node = Object.entries(m.nodes).find(([, n]) => n.escalations.length > 0)?.[0] ?? "NODE";
     lines.push(
       `decide each escalation with: deputy resolve ${m.runId} ${node} [--item N] (--call JSON | --value JSON | --skip)${store}`,
       `then continue with:          deputy resume ${m.runId}${store}`,
     );
+  } else if (m.status === "interrupted") {
+    lines.push(`continue where it stopped: deputy resume ${m.runId}${store}`);
   } else if (m.status === "failed" || m.status === "cancelled") {
     lines.push(`retry what did not complete: deputy resume ${m.runId}${store}`);
   }

@@ -9,8 +9,9 @@ import type { ToolCallDelegate } from "../delegate/protocol.js";
 import { MemoryRunStore } from "../plan/memory-run-store.js";
 import type { RunOptions } from "../index.js";
 import type { RunStore } from "../plan/run-store.js";
-import { SqliteRunStore } from "../plan/sqlite-run-store.js";
 import { loadToolsModule } from "../tools/load-tools-module.js";
+import { openStoreFile } from "./open-store-file.js";
+import { checkTracePath } from "../traces/check-trace-path.js";
 
 /** The flags shared by `run`, `resume` and `validate`. */
 export interface RunFlags {
@@ -39,9 +40,15 @@ function absoluteSpec(spec: string): string {
 /** The default store file. */
 export const DEFAULT_STORE = ".deputy/runs.db";
 
-/** Opens the run store named by `--store` (default `.deputy/runs.db`; `--no-store` keeps runs in memory). */
-export function openStore(store: string | false | undefined): RunStore {
-  return store === false ? new MemoryRunStore() : new SqliteRunStore(store ?? DEFAULT_STORE);
+/**
+ * Opens the run store named by `--store` (default `.deputy/runs.db`; `--no-store` keeps runs in memory).
+ * `mustExist`: the command reads runs, so a missing store is an error and nothing is created.
+ */
+export function openStore(
+  store: string | false | undefined,
+  options: { mustExist?: boolean } = {},
+): RunStore {
+  return store === false ? new MemoryRunStore() : openStoreFile(store ?? DEFAULT_STORE, options);
 }
 
 /** Loads the tools module and builds the delegate chain: the run options without the store. */
@@ -64,7 +71,10 @@ export async function setupRun(
     }
     for (const spec of flags.delegate ?? []) delegates.push(await createDelegateFromSpec(spec));
     options.delegates = delegates;
-    if (flags.traces) options.traceSink = new JsonlTraceSink(flags.traces);
+    if (flags.traces) {
+      checkTracePath(flags.traces);
+      options.traceSink = new JsonlTraceSink(flags.traces);
+    }
     options.allowDelegateSideEffects = flags.allowDelegateSideEffects === true;
     // What `deputy resume` needs to rebuild the same run; specs name files and URLs, never secrets.
     options.meta = {

@@ -1,3 +1,4 @@
+import { InputFileError } from "../errors/input-file-error.js";
 import { readFileSync } from "node:fs";
 import { DelegateBackendError } from "../errors/delegate-backend-error.js";
 import { InvalidOptionError } from "../errors/invalid-option-error.js";
@@ -63,7 +64,8 @@ export class ScriptedDelegate implements ToolCallDelegate {
   }
 
   async propose(request: ProposeRequest): Promise<Proposal> {
-    if (this.#closed) throw new DelegateBackendError(this.name, `${this.name} is closed`, { code: "DELEGATE_CLOSED" });
+    if (this.#closed)
+      throw new DelegateBackendError(this.name, `${this.name} is closed`, { code: "DELEGATE_CLOSED" });
     this.requests.push(request);
     const context = request.context;
     if (!context)
@@ -105,7 +107,13 @@ function queueKey(node: string, item: number | undefined): string {
 }
 
 function readEntries(path: string): ScriptedEntry[] {
-  const text = readFileSync(path, "utf8");
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (cause) {
+    const why = (cause as { code?: string }).code === "EISDIR" ? "is a directory" : "not found";
+    throw new InputFileError("SCRIPTED_FILE_NOT_FOUND", `Scripted proposals file ${why}: ${path}`, { cause });
+  }
   const entries: ScriptedEntry[] = [];
   text.split("\n").forEach((line, i) => {
     if (line.trim() === "" || line.trimStart().startsWith("//")) return;

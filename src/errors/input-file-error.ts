@@ -4,9 +4,20 @@ const marker = Symbol.for("deputy.error.InputFileError");
 
 /** The codes of {@link InputFileError}. */
 export type InputFileErrorCode =
-  "PLAN_NOT_FOUND" | "PLAN_INVALID_JSON" | "TOOLS_MODULE_NOT_FOUND" | "TOOLS_MODULE_INVALID";
+  | "PLAN_NOT_FOUND"
+  | "PLAN_INVALID_FILE"
+  | "PLAN_INVALID_JSON"
+  | "TOOLS_MODULE_NOT_FOUND"
+  | "TOOLS_MODULE_INVALID"
+  | "STORE_NOT_FOUND"
+  | "STORE_INVALID"
+  | "TRACES_INVALID"
+  | "SCRIPTED_FILE_NOT_FOUND";
 
-/** A file given as input (a plan file, a tools module) is missing or cannot be read as one. */
+/**
+ * A file given as input (a plan file, a tools module, a run store, a trace file, a scripted proposals file) is
+ * missing or cannot be used as one.
+ */
 export class InputFileError extends DeputyError<InputFileErrorCode> {
   constructor(code: InputFileErrorCode, message: string, options?: { cause?: unknown }) {
     super(code, message, options);

@@ -9,7 +9,8 @@ export type RunErrorCode =
   | "PLAN_FINGERPRINT_CHANGED"
   | "RESOLUTION_INVALID"
   | "STORE_CLOSED"
-  | "SQLITE_UNAVAILABLE";
+  | "SQLITE_UNAVAILABLE"
+  | "STORE_UNAVAILABLE";
 
 /** A run cannot be started or resumed (unknown run id, changed plan, resolution that does not fit). */
 export class RunError extends DeputyError<RunErrorCode> {

@@ -3,6 +3,7 @@ import { didYouMean } from "../tools/did-you-mean.js";
 import { planIssue as issue } from "./plan-issue.js";
 import type { PlanNode } from "./plan-schema.js";
 import { compileTemplate, placeholdersIn, type Placeholder } from "../runtime/template.js";
+import { RESERVED_KEYS } from "../runtime/own.js";
 
 // What templates and store_as keys refer to: which node stores which artifact, whether a node depends on the
 // node whose artifact it reads, and placeholders that cannot work where they are.
@@ -34,7 +35,16 @@ export function storeAsProducers(nodes: PlanNode[], issues: PlanIssue[]): Produc
       );
     }
     if (c.kind === "literal") {
-      if (!/^[A-Za-z0-9_-]+$/.test(node.store_as)) {
+      if (RESERVED_KEYS.has(node.store_as)) {
+        issues.push(
+          issue(
+            "invalid_store_as",
+            `store_as "${node.store_as}" is reserved (it names the prototype of every object)`,
+            node.id,
+            "store_as",
+          ),
+        );
+      } else if (!/^[A-Za-z0-9_-]+$/.test(node.store_as)) {
         issues.push(
           issue(
             "invalid_store_as",

@@ -1,11 +1,13 @@
 import { serializeError, type SerializedError } from "../errors/deputy-error.js";
 import { NodeError } from "../errors/node-error.js";
+import { checkJsonValue } from "../schema/json-value.js";
 import type { ExecutionHost, NodeExecutor, UnitOutcome, WorkUnit } from "./node-executor.js";
 import type { ExecutionPlan, PlanNode } from "./plan-schema.js";
 import type { Emitter } from "./run-events.js";
 import type { NodeStatus, StoredRun } from "./run-state.js";
 import { applyMutations, type RunMutation, type RunStore } from "./run-store.js";
 import { renderString, type TemplateScope } from "../runtime/template.js";
+import { RESERVED_KEYS } from "../runtime/own.js";
 
 /** Everything one run needs while it goes; one instance per run (or resume). */
 export interface EngineContext {
@@ -16,15 +18,20 @@ export interface EngineContext {
   /** The run's state, kept in step with what was written to the store. */
   state: StoredRun;
   signal: AbortSignal;
+  /** Stop taking new work (graceful stop); see `RunOptions.stop`. */
+  stop: AbortSignal;
   inputs: Record<string, unknown> | undefined;
   now: () => Date;
+  /** Scrubs records before they are committed (see `EngineOptions.redact`). */
+  redact: ((value: unknown) => unknown) | undefined;
   emit: Emitter;
   statuses: Record<string, NodeStatus>;
   errors: Record<string, SerializedError>;
 }
 
 /** Writes a batch durably (when the plan checkpoints) and applies it to the in-memory state. */
-export async function commit(ctx: EngineContext, batch: RunMutation[]): Promise<void> {
+export async function commit(ctx: EngineContext, input: RunMutation[]): Promise<void> {
+  const batch = ctx.redact ? input.map((m) => scrubMutation(m, ctx.redact!)) : input;
   applyMutations(ctx.state, batch);
   if (ctx.plan.metadata.checkpoint) await ctx.store.write(ctx.state.run.runId, batch);
 }
@@ -38,11 +45,27 @@ export async function executeUnit(ctx: EngineContext, node: PlanNode, unit: Work
       error: { code: "NO_EXECUTOR", message: `No executor for ${node.type} nodes.` },
     };
   }
+  let outcome: UnitOutcome;
   try {
-    return await executor.execute(node, unit);
+    outcome = await executor.execute(node, unit);
   } catch (error) {
     return { status: "error", error: serializeError(error) };
   }
+  // The boundary: what a tool, a model or an agent produced becomes run state only if it is JSON data.
+  if (outcome.status === "ok") {
+    const problem = checkJsonValue(outcome.value);
+    if (problem) {
+      return {
+        status: "error",
+        error: {
+          code: "RESULT_NOT_JSON",
+          message: `Node "${node.id}"${unit.itemIndex === undefined ? "" : ` item ${unit.itemIndex}`} produced a result that is not JSON data: ${problem.reason} at ${problem.path}.`,
+        },
+        ...(outcome.details ? { details: outcome.details } : {}),
+      };
+    }
+  }
+  return outcome;
 }
 
 /** Makes the unit an executor receives. */
@@ -69,11 +92,40 @@ export function makeUnit(
 /** Renders a node's `store_as` for a scope; the result must be a non-empty string key. */
 export function storeKey(node: PlanNode, scope: TemplateScope): string {
   const key = renderString(node.store_as, scope);
-  if (typeof key !== "string" || key === "") {
+  if (typeof key !== "string" || key === "" || RESERVED_KEYS.has(key)) {
     throw new NodeError(
       "STORE_AS_INVALID",
       `store_as "${node.store_as}" rendered to ${JSON.stringify(key)}, not a key.`,
     );
   }
   return key;
+}
+
+/**
+ * A mutation with its records scrubbed: errors, escalations (reason and proposal) and details are what a backend,
+ * a model or a tool wrote in free text, and may carry a secret. Artifacts and item values are the run's data and
+ * pass unchanged; so do resolutions (a person's decision, needed as given).
+ */
+function scrubMutation(m: RunMutation, redact: (value: unknown) => unknown): RunMutation {
+  switch (m.kind) {
+    case "node":
+      return { ...m, record: scrubRecord(m.record, redact) };
+    case "item":
+      return { ...m, item: scrubRecord(m.item, redact) };
+    case "status":
+      return m.error ? { ...m, error: redact(m.error) as typeof m.error } : m;
+    default:
+      return m;
+  }
+}
+
+function scrubRecord<R extends { error?: unknown; escalation?: unknown; details?: unknown }>(
+  record: R,
+  redact: (value: unknown) => unknown,
+): R {
+  const out = { ...record };
+  if (out.error !== undefined) out.error = redact(out.error) as R["error"];
+  if (out.escalation !== undefined) out.escalation = redact(out.escalation) as R["escalation"];
+  if (out.details !== undefined) out.details = redact(out.details) as R["details"];
+  return out;
 }

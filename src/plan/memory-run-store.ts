@@ -1,6 +1,7 @@
 import { applyMutations, type RunMutation, type RunStore } from "./run-store.js";
 import type { RunRecord, StoredRun } from "./run-state.js";
 import { RunError } from "../errors/run-error.js";
+import { dataMap } from "../runtime/own.js";
 
 /** Keeps runs in memory: for tests and for runs that need no durability (`--no-store`). */
 export class MemoryRunStore implements RunStore {
@@ -10,7 +11,7 @@ export class MemoryRunStore implements RunStore {
   async createRun(run: RunRecord): Promise<void> {
     this.#assertOpen();
     if (this.#runs.has(run.runId)) throw new RunError("RUN_EXISTS", `Run ${run.runId} already exists.`);
-    this.#runs.set(run.runId, { run, artifacts: {}, nodes: {}, items: {} });
+    this.#runs.set(run.runId, { run, artifacts: dataMap(), nodes: dataMap(), items: dataMap() });
   }
 
   async write(runId: string, batch: RunMutation[]): Promise<void> {

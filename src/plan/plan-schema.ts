@@ -3,6 +3,13 @@ import { z } from "zod";
 /** Node ids: a letter, then letters, digits, `_` or `-`. */
 export const NODE_ID = /^[A-Za-z][A-Za-z0-9_-]*$/;
 
+/**
+ * Longest timeout a plan may set, in seconds: Node's timers hold at most 2^31−1 ms (about 24.8 days) and fire
+ * after 1 ms when given more, so a longer timeout would end the work at once instead of never.
+ */
+export const MAX_TIMEOUT_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
+const TIMEOUT_MESSAGE = `must be at most ${MAX_TIMEOUT_SECONDS} seconds (about 24 days; Node's timer limit)`;
+
 const retrySchema = z.strictObject({
   max_attempts: z.int().min(1).max(10).default(1),
   backoff_seconds: z.number().min(0).max(60).default(0),
@@ -27,7 +34,7 @@ const baseShape = {
   store_as: z.string().min(1),
   when: z.string().min(1).optional(),
   for_each: forEachSchema.optional(),
-  timeout: z.number().positive().optional(),
+  timeout: z.number().positive().max(MAX_TIMEOUT_SECONDS, TIMEOUT_MESSAGE).optional(),
   retry: retrySchema.default({ max_attempts: 1, backoff_seconds: 0 }),
   description: z.string().optional(),
 };
@@ -65,7 +72,7 @@ export const agentNodeSchema = z.strictObject({
 
 export const planMetadataSchema = z.strictObject({
   max_parallel_tasks: z.int().min(1).max(128).default(10),
-  execution_timeout: z.number().positive().optional(),
+  execution_timeout: z.number().positive().max(MAX_TIMEOUT_SECONDS, TIMEOUT_MESSAGE).optional(),
   checkpoint: z.boolean().default(true),
 });
 

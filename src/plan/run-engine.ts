@@ -42,34 +42,56 @@ export async function runEngine(ctx: EngineContext, resumed: boolean): Promise<R
 
   const max = plan.metadata.max_parallel_tasks;
   let running = 0;
+  // A failure outside any node (the store cannot commit) stops the run: no new nodes, in-flight ones finish,
+  // then it is thrown to the caller instead of crashing the process from a floating promise.
+  let fatal: { error: unknown } | undefined;
   await new Promise<void>((resolve) => {
     const pump = () => {
-      while (running < max && ready.length > 0 && !ctx.signal.aborted) {
+      while (running < max && ready.length > 0 && !ctx.signal.aborted && !ctx.stop.aborted && !fatal) {
         const node = ready.shift()!;
         running++;
-        void runNode(ctx, node).then(async (status) => {
-          const blockedBatch: RunMutation[] = [];
-          if (DONE.has(status)) {
-            for (const id of dependents.get(node.id)!) {
-              const left = waitingOn.get(id)! - 1;
-              waitingOn.set(id, left);
-              if (left === 0 && ctx.statuses[id] !== "blocked") ready.push(byId.get(id)!);
+        void runNode(ctx, node)
+          .then(async (status) => {
+            const blockedBatch: RunMutation[] = [];
+            if (DONE.has(status)) {
+              for (const id of dependents.get(node.id)!) {
+                const left = waitingOn.get(id)! - 1;
+                waitingOn.set(id, left);
+                if (left === 0 && ctx.statuses[id] !== "blocked") ready.push(byId.get(id)!);
+              }
+            } else if (FAILED.has(status) && !ctx.stop.aborted) {
+              // (After a stop, dependents stay pending: the failure may be the stop's own doing.)
+              block(ctx, node.id, dependents, blockedBatch);
             }
-          } else if (FAILED.has(status)) {
-            block(ctx, node.id, dependents, blockedBatch);
-          }
-          if (blockedBatch.length) await commit(ctx, blockedBatch);
-          running--;
-          pump();
-        });
+            if (blockedBatch.length) await commit(ctx, blockedBatch);
+          })
+          .catch((error: unknown) => {
+            fatal ??= { error };
+          })
+          .finally(() => {
+            running--;
+            pump();
+          });
       }
-      if (running === 0 && (ready.length === 0 || ctx.signal.aborted)) resolve();
+      if (running === 0 && (ready.length === 0 || ctx.signal.aborted || ctx.stop.aborted || fatal)) resolve();
     };
     pump();
   });
+  if (fatal) {
+    const error = serializeError(fatal.error);
+    await commit(ctx, [
+      { kind: "status", status: "failed", updatedAt: ctx.now().toISOString(), error },
+    ]).catch(() => undefined);
+    throw fatal.error;
+  }
 
   const status = runStatus(ctx);
-  const error = ctx.signal.aborted ? abortReason(ctx.signal) : undefined;
+  const error =
+    status === "interrupted"
+      ? interruptReason(ctx.stop)
+      : ctx.signal.aborted
+        ? abortReason(ctx.signal)
+        : undefined;
   await commit(ctx, [
     { kind: "status", status, updatedAt: ctx.now().toISOString(), ...(error ? { error } : {}) },
   ]);
@@ -100,12 +122,23 @@ function block(
 }
 
 function runStatus(ctx: EngineContext): RunStatus {
-  if (ctx.signal.aborted) return "cancelled";
   const all = Object.values(ctx.statuses);
+  const finished = all.every((s) => DONE.has(s) || s === "escalated");
+  if (ctx.stop.aborted && !finished) return "interrupted";
+  if (ctx.signal.aborted) return "cancelled";
   if (all.some((s) => FAILED.has(s))) return "failed";
   if (all.some((s) => s === "escalated" || s === "pending")) return "escalated";
   if (all.some((s) => s === "partial")) return "partial";
   return "completed";
+}
+
+function interruptReason(stop: AbortSignal): SerializedError {
+  const reason = stop.reason as unknown;
+  const why = reason instanceof Error && reason.name !== "AbortError" ? ` (${reason.message})` : "";
+  return {
+    code: "INTERRUPTED",
+    message: `The run was stopped before it finished${why}; resume it to go on.`,
+  };
 }
 
 function abortReason(signal: AbortSignal): SerializedError {

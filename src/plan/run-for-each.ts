@@ -136,7 +136,7 @@ export async function runForEach(
   };
 
   const worker = async () => {
-    while (next < list.length && !signal.aborted) await runItem(next++);
+    while (next < list.length && !signal.aborted && !ctx.stop.aborted) await runItem(next++);
   };
   await Promise.all(Array.from({ length: Math.min(fe.max_concurrency, list.length) }, worker));
   ctx.signal.removeEventListener("abort", forward);
@@ -153,6 +153,15 @@ export async function runForEach(
         message: `Item ${firstFailure.index} failed: ${firstFailure.error.message}`,
         details: { item: firstFailure.index },
       },
+    };
+  }
+  if (ctx.stop.aborted && done < list.length) {
+    return {
+      status: "error",
+      storedKeys,
+      attempts: 1,
+      items: counts,
+      error: { code: "INTERRUPTED", message: `Stopped after ${done} of ${list.length} items.` },
     };
   }
   if (ctx.signal.aborted && done < list.length) {

@@ -24,6 +24,18 @@ export interface EngineOptions {
   inputs?: Record<string, unknown>;
   /** Aborts the run: in-flight work gets the signal, nothing new starts, the run ends `cancelled`. */
   signal?: AbortSignal;
+  /**
+   * Stops the run gracefully: nothing new starts (no node, no for_each item), work in flight goes on to its end
+   * and is committed, and the run ends `interrupted` (resumable). Abort `signal` too, after a grace period, to
+   * cut in-flight work short; the run still ends `interrupted`.
+   */
+  stop?: AbortSignal;
+  /**
+   * Scrubs secrets from what the run records besides its artifacts — errors, escalation reasons and proposals,
+   * executor details — before they are stored, returned in the manifest or printed. The root entry's `runPlan`
+   * passes deputy's one redactor; default: nothing is scrubbed.
+   */
+  redact?: (value: unknown) => unknown;
   /** Called for every run, node and item event (also published on diagnostics_channel). */
   onEvent?: (event: RunEvent) => void;
   /** The run's id. Default: a new one (time-ordered, unique). */

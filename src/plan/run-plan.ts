@@ -11,6 +11,7 @@ import type { EngineOptions } from "./run-options.js";
 import type { NodeStatus, RunRecord, StoredRun } from "./run-state.js";
 import type { RunMutation, RunStore } from "./run-store.js";
 import { parsePlan } from "./validate-plan.js";
+import { dataMap, setOwn, toDataMap } from "../runtime/own.js";
 
 /**
  * The engine's entry: validates and runs a plan (the JSON object as given) with the executors and host given.
@@ -38,7 +39,7 @@ export async function startRun(input: unknown, options: EngineOptions): Promise<
     options: { ...options.meta, ...(options.inputs ? { inputs: options.inputs } : {}) },
   };
   await store.createRun(run);
-  const state: StoredRun = { run, artifacts: {}, nodes: {}, items: {} };
+  const state: StoredRun = { run, artifacts: dataMap(), nodes: dataMap(), items: dataMap() };
   const ctx = context(options, plan, host, executors, store, state, now);
   const initial: RunMutation[] = Object.entries(options.artifacts ?? {}).map(([key, value]) => ({
     kind: "artifact",
@@ -47,7 +48,7 @@ export async function startRun(input: unknown, options: EngineOptions): Promise<
   }));
   if (initial.length) {
     await ctx.store.write(runId, initial);
-    for (const m of initial) if (m.kind === "artifact") state.artifacts[m.key] = m.value;
+    for (const m of initial) if (m.kind === "artifact") setOwn(state.artifacts, m.key, m.value);
   }
   return runEngine(ctx, false);
 }
@@ -65,8 +66,15 @@ export interface EngineResumeOptions extends Omit<EngineOptions, "runId" | "arti
  * that were resolved (`deputy resolve`) are applied. A plan whose fingerprint changed is refused.
  */
 export async function continueRun(runId: string, options: EngineResumeOptions): Promise<RunManifest> {
-  const stored = await options.store.load(runId);
-  if (!stored) throw new RunError("RUN_NOT_FOUND", `No run "${runId}" in the store.`, { runId });
+  const loaded = await options.store.load(runId);
+  if (!loaded) throw new RunError("RUN_NOT_FOUND", `No run "${runId}" in the store.`, { runId });
+  // Whatever the store returns (a structured clone has Object.prototype again), keys are data from here on.
+  const stored: StoredRun = {
+    run: loaded.run,
+    artifacts: toDataMap(loaded.artifacts),
+    nodes: toDataMap(loaded.nodes),
+    items: toDataMap(loaded.items),
+  };
   if (options.plan !== undefined && planFingerprint(options.plan) !== stored.run.fingerprint) {
     throw new RunError(
       "PLAN_FINGERPRINT_CHANGED",
@@ -118,11 +126,13 @@ function context(
     store,
     state,
     signal: limit.signal,
+    stop: options.stop ?? new AbortController().signal,
     inputs: options.inputs,
     now,
+    redact: options.redact,
     emit: createEmitter(options.onEvent),
-    statuses: {},
-    errors: {},
+    statuses: dataMap(),
+    errors: dataMap(),
   };
 }
 

@@ -4,8 +4,12 @@ import type { SerializedError } from "../errors/deputy-error.js";
 export type NodeStatus =
   "pending" | "running" | "ok" | "partial" | "skipped" | "error" | "blocked" | "escalated";
 
-/** How a run ended (or `running` while it goes on). */
-export type RunStatus = "running" | "completed" | "partial" | "failed" | "escalated" | "cancelled";
+/**
+ * How a run ended (or `running` while it goes on). `interrupted`: stopped gracefully (SIGINT/SIGTERM, or the
+ * `stop` option) before it finished; `deputy resume` continues it.
+ */
+export type RunStatus =
+  "running" | "completed" | "partial" | "failed" | "escalated" | "cancelled" | "interrupted";
 
 /** What a person (or an agent) decided about an escalation. */
 export type Resolution =

@@ -1,5 +1,6 @@
 import type { ItemRecord, NodeRecord, Resolution, RunRecord, RunStatus, StoredRun } from "./run-state.js";
 import type { SerializedError } from "../errors/deputy-error.js";
+import { dataMap, setOwn } from "../runtime/own.js";
 
 /** One change to a run's durable state. A store applies a batch of them atomically. */
 export type RunMutation =
@@ -30,14 +31,14 @@ export function applyMutations(state: StoredRun, batch: RunMutation[]): void {
   for (const m of batch) {
     switch (m.kind) {
       case "artifact":
-        state.artifacts[m.key] = m.value;
+        setOwn(state.artifacts, m.key, m.value);
         break;
       case "node":
         state.nodes[m.nodeId] = m.record;
         break;
       case "item":
-        (state.items[m.nodeId] ??= {})[m.item.index] = m.item;
-        if ("value" in m && m.item.key !== undefined) state.artifacts[m.item.key] = m.value;
+        (state.items[m.nodeId] ??= dataMap())[m.item.index] = m.item;
+        if ("value" in m && m.item.key !== undefined) setOwn(state.artifacts, m.item.key, m.value);
         break;
       case "status":
         state.run = { ...state.run, status: m.status, updatedAt: m.updatedAt, error: m.error };

@@ -5,6 +5,7 @@ import { nodeSqlite } from "./node-sqlite.js";
 import type { RunMutation, RunStore } from "./run-store.js";
 import type { ItemRecord, NodeRecord, RunRecord, StoredRun } from "./run-state.js";
 import { RunError } from "../errors/run-error.js";
+import { dataMap, setOwn } from "../runtime/own.js";
 
 /** Options of {@link SqliteRunStore}. */
 export interface SqliteRunStoreOptions {
@@ -107,7 +108,15 @@ export class SqliteRunStore implements RunStore {
       });
       this.#known.add(run.runId);
     } catch (cause) {
-      throw new RunError("RUN_EXISTS", `Run ${run.runId} already exists in ${this.path}.`, { cause });
+      const code = (cause as { code?: string }).code ?? "";
+      if (code.startsWith("SQLITE_CONSTRAINT"))
+        throw new RunError("RUN_EXISTS", `Run ${run.runId} already exists in ${this.path}.`, { cause });
+      // A lock held by another process, a read-only file: say so, not "already exists".
+      throw new RunError(
+        "STORE_UNAVAILABLE",
+        `Cannot write run ${run.runId} to ${this.path}: ${/BUSY|LOCKED/.test(code) ? "the store is locked by another process" : (cause as Error).message}.`,
+        { runId: run.runId, cause },
+      );
     }
   }
 
@@ -205,15 +214,16 @@ export class SqliteRunStore implements RunStore {
     this.#assertOpen();
     const row = this.#stmts.getRun.get(runId) as Record<string, string> | undefined;
     if (!row) return undefined;
-    const artifacts: Record<string, unknown> = {};
+    // Keys are data (`store_as: "{item.id}"`): null-prototype maps, so no key is found that was not stored.
+    const artifacts = dataMap<unknown>();
     for (const a of this.#stmts.artifacts.iterate(runId) as Iterable<{ key: string; value: string }>) {
-      artifacts[a.key] = JSON.parse(a.value);
+      setOwn(artifacts, a.key, JSON.parse(a.value));
     }
-    const nodes: Record<string, NodeRecord> = {};
+    const nodes = dataMap<NodeRecord>();
     for (const n of this.#stmts.nodes.iterate(runId) as Iterable<{ node_id: string; record: string }>) {
       nodes[n.node_id] = JSON.parse(n.record) as NodeRecord;
     }
-    const items: StoredRun["items"] = {};
+    const items: StoredRun["items"] = dataMap();
     const rows = this.#stmts.items.iterate(runId) as Iterable<{
       node_id: string;
       record: string;
@@ -222,8 +232,9 @@ export class SqliteRunStore implements RunStore {
     }>;
     for (const i of rows) {
       const item = JSON.parse(i.record) as ItemRecord;
-      (items[i.node_id] ??= {})[item.index] = item;
-      if (i.key !== null && i.value !== null && !(i.key in artifacts)) artifacts[i.key] = JSON.parse(i.value);
+      (items[i.node_id] ??= dataMap())[item.index] = item;
+      if (i.key !== null && i.value !== null && !Object.hasOwn(artifacts, i.key))
+        setOwn(artifacts, i.key, JSON.parse(i.value));
     }
     return { run: toRunRecord(row), artifacts, nodes, items };
   }

@@ -2,6 +2,7 @@ import type { z } from "zod";
 import type { PlanIssue } from "../errors/plan-validation-error.js";
 import { PlanValidationError } from "../errors/plan-validation-error.js";
 import { schemaProperties, schemaRequired } from "../schema/json-schema.js";
+import { jsonDepth, MAX_JSON_DEPTH } from "../schema/json-value.js";
 import { didYouMean } from "../tools/did-you-mean.js";
 import { compileGuard } from "../runtime/cel-guard.js";
 import type { ExecutionHost, NodeExecutor } from "./node-executor.js";
@@ -32,6 +33,14 @@ export interface ValidationReport {
  */
 export function validatePlan(input: unknown, options: ValidateOptions): ValidationReport {
   const issues: PlanIssue[] = [];
+  // Measured first and iteratively: the checks below recurse, and a plan nested thousands deep must be an
+  // issue, not a stack overflow.
+  if (jsonDepth(input, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
+    issues.push(
+      issue("too_deep", `the plan is nested more than ${MAX_JSON_DEPTH} levels deep`, undefined, ""),
+    );
+    return { plan: undefined, issues, ok: false };
+  }
   const header = planHeaderSchema.safeParse(input);
   if (!header.success) {
     issues.push(...zodIssues(header.error, undefined, ""));
@@ -42,7 +51,11 @@ export function validatePlan(input: unknown, options: ValidateOptions): Validati
   rawNodes.forEach((raw, i) => {
     const id = isObject(raw) && typeof raw.id === "string" ? raw.id : undefined;
     const type = isObject(raw) ? (raw.type ?? "tool") : undefined;
-    const schema = typeof type === "string" ? nodeSchemas[type as keyof typeof nodeSchemas] : undefined;
+    // Own keys only: `type: "constructor"` must not find Object's constructor.
+    const schema =
+      typeof type === "string" && Object.hasOwn(nodeSchemas, type)
+        ? nodeSchemas[type as keyof typeof nodeSchemas]
+        : undefined;
     if (!schema) {
       issues.push(
         issue(

@@ -1,4 +1,5 @@
 import { ExpressionError } from "../errors/expression-error.js";
+import { hasOwnKey } from "./own.js";
 
 /** One step of a select path: a key, `[]` (flatten), or `[n]` (index). */
 export type PathStep = { key: string } | { flatten: true } | { index: number };
@@ -38,10 +39,11 @@ export function applySelectPath(value: unknown, steps: PathStep[], label = "valu
   let where = label;
   const one = (v: unknown, step: PathStep): unknown => {
     if ("key" in step) {
-      if (typeof v !== "object" || v === null || Array.isArray(v) || !Object.hasOwn(v, step.key)) {
+      // Own keys only: `{item.constructor}` must not hand a tool Object's constructor.
+      if (!hasOwnKey(v, step.key)) {
         throw new ExpressionError("SELECT_MISSING", `${where} has no key "${step.key}".`);
       }
-      return (v as Record<string, unknown>)[step.key];
+      return v[step.key];
     }
     if ("index" in step) {
       if (!Array.isArray(v) || step.index >= v.length) {

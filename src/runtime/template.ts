@@ -1,4 +1,5 @@
 import { ExpressionError } from "../errors/expression-error.js";
+import { setOwn } from "./own.js";
 import { applySelectPath, type PathStep } from "./select-path.js";
 
 /** A placeholder: its root (`artifacts`, the for_each alias, `index`, `inputs`) and the steps below it. */
@@ -157,14 +158,7 @@ export function compileValue(value: unknown): ValueRenderer {
       const out: Record<string, unknown> = {};
       for (const [k, render] of entries) {
         // A key named __proto__ (plans and tool outputs are JSON) is data, not the prototype.
-        if (k === "__proto__")
-          Object.defineProperty(out, k, {
-            value: render(scope),
-            enumerable: true,
-            writable: true,
-            configurable: true,
-          });
-        else out[k] = render(scope);
+        setOwn(out, k, render(scope));
       }
       return out;
     };

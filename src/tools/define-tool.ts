@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { InvalidOptionError } from "../errors/invalid-option-error.js";
 import { toJsonSchema, type JsonSchema, type SchemaInput } from "../schema/json-schema.js";
+import { compileSchema } from "../schema/validator.js";
 
 /** What a tool's `run` receives besides its arguments. */
 export interface ToolContext {
@@ -86,6 +87,16 @@ export function toTool(value: unknown): Tool {
     throw new InvalidOptionError(`tool.input (${def.name})`, "a zod schema or a JSON Schema", input);
   }
   const parameters = toJsonSchema(input);
+  try {
+    // A schema that cannot be compiled would fail every call at run time; say so when the tool is defined.
+    compileSchema(parameters);
+  } catch (error) {
+    throw new InvalidOptionError(
+      `tool.input (${def.name})`,
+      `a valid JSON Schema (${(error as Error).message})`,
+      input,
+    );
+  }
   const sensitive = new Set(def.sensitive ?? []);
   const props = (parameters.properties ?? {}) as Record<string, Record<string, unknown>>;
   for (const [key, prop] of Object.entries(props)) if (prop?.["x-sensitive"] === true) sensitive.add(key);

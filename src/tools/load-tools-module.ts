@@ -1,3 +1,4 @@
+import { DeputyError } from "../errors/deputy-error.js";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -22,17 +23,20 @@ export async function loadToolsModule(path: string): Promise<ToolsModule> {
     throw new InputFileError("TOOLS_MODULE_NOT_FOUND", `Tools module not found: ${path}`);
   let mod: Record<string, unknown>;
   try {
-    if (/\.[cm]?ts$/.test(absolute)) {
-      const { tsImport } = await import("tsx/esm/api");
-      mod = (await tsImport(pathToFileURL(absolute).href, import.meta.url)) as Record<string, unknown>;
-    } else {
-      mod = (await import(pathToFileURL(absolute).href)) as Record<string, unknown>;
-    }
+    mod = await importSettled(absolute, path);
   } catch (cause) {
+    if (DeputyError.isInstance(cause)) throw cause;
     throw new InputFileError(
       "TOOLS_MODULE_INVALID",
       `Could not import tools module ${path}: ${(cause as Error).message}`,
       { cause },
+    );
+  }
+  // Node ≥ 23 gives a CommonJS module a "module.exports" export; its `exports.tools` would look like one tool.
+  if ("module.exports" in mod || /\.c[jt]s$/.test(absolute)) {
+    throw new InputFileError(
+      "TOOLS_MODULE_INVALID",
+      `Tools module ${path} is CommonJS; deputy loads ES modules (write \`export const tools = [...]\` in a .mjs file).`,
     );
   }
   const raw = mod.tools ?? mod.default;
@@ -50,10 +54,51 @@ export async function loadToolsModule(path: string): Promise<ToolsModule> {
     );
   }
   try {
-    return { tools: list.map((t) => toTool(t)), exports: mod, path: absolute };
+    const tools = list.map((t) => toTool(t));
+    const seen = new Set<string>();
+    for (const tool of tools) {
+      if (seen.has(tool.name)) throw new Error(`two tools are named "${tool.name}".`);
+      seen.add(tool.name);
+    }
+    return { tools, exports: mod, path: absolute };
   } catch (cause) {
     throw new InputFileError("TOOLS_MODULE_INVALID", `Tools module ${path}: ${(cause as Error).message}`, {
       cause,
     });
+  }
+}
+
+/** How long a tools module may take to load (its top-level `await`s included). */
+const LOAD_TIMEOUT_MS = 30_000;
+
+/**
+ * Imports the module, failing clearly when its evaluation never settles: a top-level `await` on a promise that
+ * nothing will resolve otherwise leaves the import pending until Node exits with code 13 and a warning.
+ */
+async function importSettled(absolute: string, path: string): Promise<Record<string, unknown>> {
+  const importing = /\.[cm]?ts$/.test(absolute)
+    ? import("tsx/esm/api").then(({ tsImport }) => tsImport(pathToFileURL(absolute).href, import.meta.url))
+    : import(pathToFileURL(absolute).href);
+  let onIdle: (() => void) | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const stuck = new Promise<never>((_, reject) => {
+    const fail = (why: string) =>
+      reject(
+        new InputFileError(
+          "TOOLS_MODULE_INVALID",
+          `Tools module ${path} never finished loading (${why}; a top-level await that never settles?).`,
+        ),
+      );
+    // The event loop ran dry while the import was pending: nothing can settle it any more.
+    onIdle = () => fail("nothing left to wait for");
+    process.once("beforeExit", onIdle);
+    timer = setTimeout(() => fail(`still loading after ${LOAD_TIMEOUT_MS / 1000}s`), LOAD_TIMEOUT_MS);
+    timer.unref();
+  });
+  try {
+    return (await Promise.race([importing, stuck])) as Record<string, unknown>;
+  } finally {
+    clearTimeout(timer);
+    if (onIdle) process.removeListener("beforeExit", onIdle);
   }
 }

@@ -2,6 +2,8 @@ import { appendFile, mkdir, rename, rm, stat } from "node:fs/promises";
 import { dirname } from "node:path";
 import { InvalidOptionError } from "../errors/invalid-option-error.js";
 import { capStrings, Redactor, type RedactOptions } from "./redact.js";
+import { MAX_TRACE_DEPTH, truncateDepth } from "./truncate-depth.js";
+import { withFileLock } from "./file-lock.js";
 import type { DelegateTrace, TraceSink } from "./trace.js";
 
 /** Options of {@link JsonlTraceSink}. */
@@ -63,7 +65,10 @@ export class JsonlTraceSink implements TraceSink {
 
   /** The line a trace becomes (redacted, capped), without the newline. */
   format(trace: DelegateTrace): string {
-    const redacted = this.#redactor ? this.#redactor.redactTrace(trace) : trace;
+    // Depth first: redaction, capping and JSON all recurse, and a model can propose arguments nested thousands
+    // deep. The hop is then traced with its deepest parts cut, never lost.
+    const bounded = truncateDepth(trace, MAX_TRACE_DEPTH) as DelegateTrace;
+    const redacted = this.#redactor ? this.#redactor.redactTrace(bounded) : bounded;
     return JSON.stringify(capStrings(redacted, this.#maxFieldChars));
   }
 
@@ -102,13 +107,13 @@ export class JsonlTraceSink implements TraceSink {
   }
 
   async #append(lines: string[]): Promise<void> {
-    if (this.#size === undefined) {
-      await mkdir(dirname(this.path), { recursive: true });
-      this.#size = await stat(this.path).then(
-        (s) => s.size,
-        () => 0,
-      );
-    }
+    if (this.#size === undefined) await mkdir(dirname(this.path), { recursive: true });
+    // Measured before every batch, not remembered: another process may append to the same file, and the cap is
+    // on the file, not on what this process wrote.
+    this.#size = await stat(this.path).then(
+      (s) => s.size,
+      () => 0,
+    );
     // Split the batch where the file must rotate, so no file grows past maxBytes (unless one line alone does).
     let chunk = "";
     let chunkBytes = 0;
@@ -120,7 +125,7 @@ export class JsonlTraceSink implements TraceSink {
         chunk = "";
         chunkBytes = 0;
         chunkLines = 0;
-        if (this.#size > 0) await this.#rotate();
+        if (this.#size > 0) await this.#rotate(bytes);
       }
       chunk += line;
       chunkBytes += bytes;
@@ -135,17 +140,32 @@ export class JsonlTraceSink implements TraceSink {
     this.written += lines;
   }
 
-  async #rotate(): Promise<void> {
-    if (this.#maxFiles === 0) {
-      await rm(this.path, { force: true });
-    } else {
-      await rm(`${this.path}.${this.#maxFiles}`, { force: true });
-      for (let i = this.#maxFiles - 1; i >= 1; i--) {
-        await rename(`${this.path}.${i}`, `${this.path}.${i + 1}`).catch(() => undefined);
+  /**
+   * Rotates under a lock shared with other processes writing the same file, and only if the file (measured again
+   * under the lock) still has no room for `nextBytes`: a process that rotated first leaves a fresh file that the
+   * others append to, instead of each renaming the other's files away.
+   */
+  async #rotate(nextBytes: number): Promise<void> {
+    await withFileLock(this.path, async () => {
+      const size = await stat(this.path).then(
+        (s) => s.size,
+        () => 0,
+      );
+      if (size === 0 || size + nextBytes <= this.#maxBytes) {
+        this.#size = size;
+        return;
       }
-      await rename(this.path, `${this.path}.1`);
-    }
-    this.#size = 0;
+      if (this.#maxFiles === 0) {
+        await rm(this.path, { force: true });
+      } else {
+        await rm(`${this.path}.${this.#maxFiles}`, { force: true });
+        for (let i = this.#maxFiles - 1; i >= 1; i--) {
+          await rename(`${this.path}.${i}`, `${this.path}.${i + 1}`).catch(() => undefined);
+        }
+        await rename(this.path, `${this.path}.1`);
+      }
+      this.#size = 0;
+    });
   }
 
   #fail(error: unknown, lost: number) {

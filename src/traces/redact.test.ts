@@ -61,7 +61,7 @@ describe("Redactor.redactTrace", () => {
     expect(out.proposal!.arguments).toEqual({ user: "bob", pin: REDACTED, password: REDACTED });
     expect(out.finalCall!.arguments).toEqual({ user: "bob", pin: REDACTED, password: REDACTED });
     expect(out.proposal!.raw).toBe(`{"pin":"${REDACTED}"}`);
-    expect(out.instruction).toBe(`Log in as bob with ${REDACTED} and header ${REDACTED}`);
+    expect(out.instruction).toBe(`Log in as bob with ${REDACTED} and header Bearer ${REDACTED}`);
     // Schemas are not secrets.
     expect(out.tools).toEqual(trace().tools);
     expect(JSON.stringify(out)).not.toMatch(/hunter2|4242|abc\.def|sk-abc/);

@@ -1,3 +1,6 @@
+import { setOwn } from "../runtime/own.js";
+import { knownSecrets } from "./known-secrets.js";
+import { SECRET_PATTERNS, type SecretPattern } from "./secret-patterns.js";
 import type { DelegateTrace } from "./trace.js";
 
 /** What a redacted value is replaced with. */
@@ -17,7 +20,11 @@ export interface RedactOptions {
   secretKeys?: boolean;
   /** Redact arguments a tool marks sensitive (`sensitive: [...]`, `"x-sensitive": true`). Default `true`. */
   sensitiveArguments?: boolean;
-  /** Replace well-known credential shapes inside any string (`Bearer …`, `sk-…`, AWS keys, GitHub tokens). Default `true`. */
+  /**
+   * Replace credential shapes inside any string (`Bearer …`, `sk-…`, Stripe, Google, AWS, GitHub, Slack keys, JWTs,
+   * passwords in URLs, `password=…`; see `secret-patterns.ts`) and known secret values (credential-named
+   * environment variables, registered backend keys). Default `true`.
+   */
   secretValues?: boolean;
   /** Your own rules, applied after the defaults. */
   rules?: RedactRule[];
@@ -47,16 +54,6 @@ const SECRET_PAIRS = new Set([
   "auth token",
 ]);
 
-const SECRET_VALUES: RegExp[] = [
-  /\bBearer\s+[A-Za-z0-9._~+/-]+=*/g,
-  /\bBasic\s+[A-Za-z0-9+/]{8,}=*/g,
-  /\bsk-[A-Za-z0-9_-]{16,}/g,
-  /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g,
-  /\bgh[pousr]_[A-Za-z0-9]{20,}\b/g,
-  /\bxox[abposr]-[A-Za-z0-9-]{10,}/g,
-  /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----/g,
-];
-
 /**
  * True for keys that name a secret: the key is split into words (`apiKey`, `api_key`, `X-Api-Key` → `api key`)
  * and any secret word (`password`, `token`, `secret`, `cookie`, `authorization`, …) or pair (`api key`,
@@ -77,16 +74,18 @@ export function isSecretKey(key: string): boolean {
 export class Redactor {
   readonly #secretKeys: boolean;
   readonly #sensitive: boolean;
-  readonly #valuePatterns: RegExp[];
+  readonly #secretValues: boolean;
+  readonly #valuePatterns: SecretPattern[];
   readonly #keyRules: (string | RegExp)[];
 
   constructor(options: RedactOptions = {}) {
     this.#secretKeys = options.secretKeys !== false;
     this.#sensitive = options.sensitiveArguments !== false;
     const rules = options.rules ?? [];
+    this.#secretValues = options.secretValues !== false;
     this.#valuePatterns = [
-      ...(options.secretValues === false ? [] : SECRET_VALUES),
-      ...rules.flatMap((r) => (r.value ? [r.value] : [])),
+      ...(this.#secretValues ? SECRET_PATTERNS : []),
+      ...rules.flatMap((r) => (r.value ? [{ name: "rule", pattern: r.value }] : [])),
     ];
     this.#keyRules = rules.flatMap((r) => (r.key === undefined ? [] : [r.key]));
   }
@@ -100,12 +99,23 @@ export class Redactor {
     );
   }
 
-  /** Replaces credential-looking substrings and the given literal secrets inside a string. */
+  /** Replaces credential-looking substrings, known secrets and the given literal secrets inside a string. */
   redactString(text: string, literals: readonly string[] = []): string {
     let out = text;
-    for (const secret of literals) if (secret.length >= 4) out = out.split(secret).join(REDACTED);
-    for (const pattern of this.#valuePatterns) {
-      out = out.replace(pattern.global ? pattern : new RegExp(pattern.source, `${pattern.flags}g`), REDACTED);
+    const all = this.#secretValues ? [...literals, ...knownSecrets()] : literals;
+    for (const secret of all)
+      if (secret.length >= 4 && out.includes(secret)) out = out.split(secret).join(REDACTED);
+    for (const { pattern, keep, accept } of this.#valuePatterns) {
+      const global = pattern.global ? pattern : new RegExp(pattern.source, `${pattern.flags}g`);
+      global.lastIndex = 0;
+      out = out.replace(global, (match: string, ...groups: unknown[]) => {
+        if (accept && !accept(match)) return match;
+        if (match.includes(REDACTED)) return match;
+        if (keep === "prefix" && typeof groups[0] === "string") return `${groups[0]}${REDACTED}`;
+        if (keep === "around" && typeof groups[0] === "string")
+          return `${groups[0]}${REDACTED}${String(groups[1])}`;
+        return REDACTED;
+      });
     }
     return out;
   }
@@ -126,11 +136,14 @@ export class Redactor {
     if (typeof value !== "object" || value === null) return value;
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
+      // A secret can be a key too (`{ "sk-live…": true }`): the key is scrubbed like any string.
+      let key = this.redactString(k, literals);
+      while (key !== k && Object.hasOwn(out, key)) key += "'";
       if (this.redactsKey(k, sensitive)) {
         collectStrings(v, found);
-        out[k] = REDACTED;
+        setOwn(out, key, REDACTED);
       } else {
-        out[k] = this.redactValue(v, sensitive, found, literals);
+        setOwn(out, key, this.redactValue(v, sensitive, found, literals));
       }
     }
     return out;
@@ -208,6 +221,19 @@ export function capStrings(value: unknown, maxChars: number): unknown {
   if (Array.isArray(value)) return value.map((v) => capStrings(v, maxChars));
   if (typeof value !== "object" || value === null) return value;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) out[k] = capStrings(v, maxChars);
+  for (const [k, v] of Object.entries(value)) setOwn(out, k, capStrings(v, maxChars));
   return out;
+}
+
+/** deputy's one redactor with every default on: what the CLI, the run store and the trace sinks apply. */
+export const defaultRedactor = new Redactor();
+
+/** A scrubbed copy of any value (keys, strings, known secrets) by {@link defaultRedactor}. */
+export function redactRecord(value: unknown): unknown {
+  return defaultRedactor.redactValue(value);
+}
+
+/** A scrubbed copy of a text by {@link defaultRedactor}. */
+export function redactText(text: string): string {
+  return defaultRedactor.redactString(text);
 }

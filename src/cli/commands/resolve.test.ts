@@ -97,7 +97,7 @@ describe("deputy resolve / traces", () => {
       ["triage", "--item", "0", "--skip"],
       /Item 0 of "triage" .* is not escalated \(it is ok\)\. Escalated items: 1, 2/,
     );
-    await bad(["triage", "--skip"], /not escalated.*Its escalated items: 1, 2/);
+    await bad(["triage", "--skip"], /has escalated items \(1, 2\): decide each one by its item \(--item N\)/);
     await bad(["nope", "--skip"], /has no node "nope"/);
     await bad(["triage", "--item", "1"], /exactly one of --call, --value or --skip/);
     await bad(["triage", "--item", "1", "--skip", "--value", "1"], /exactly one/);

@@ -34,7 +34,7 @@ export function registerResolve(program: Command, ctx: CliContext): void {
     .option("--json", "print the recorded resolution as JSON")
     .action(async (runId: string, nodeId: string, flags: ResolveFlags) => {
       const decision = parseDecision(flags);
-      const store = openStore(flags.store);
+      const store = openStore(flags.store, { mustExist: true });
       try {
         const toolsPath = flags.tools ?? (await runToolsModule(store, runId));
         const tools = toolsPath ? (await loadToolsModule(toolsPath)).tools : undefined;

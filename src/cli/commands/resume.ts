@@ -7,18 +7,22 @@ import { createProgress } from "../progress.js";
 import { readPlanFile } from "../read-plan-file.js";
 import { exitCodeFor, renderManifest } from "../render-manifest.js";
 import { DEFAULT_STORE, openStore, setupRun, type RunFlags } from "../run-setup.js";
-import { withRunFlags } from "./run.js";
+import { withGracefulStop } from "../graceful-stop.js";
+import { graceSeconds, withGraceFlag, withRunFlags } from "./run.js";
 
 export function registerResume(program: Command, ctx: CliContext): void {
-  withRunFlags(program.command("resume <runId>").description("continue a run from its last checkpoint"))
+  withGraceFlag(
+    withRunFlags(program.command("resume <runId>").description("continue a run from its last checkpoint")),
+  )
     .option("--store <file>", "run store (SQLite file)", DEFAULT_STORE)
     .option(
       "--plan <file>",
       "the plan file to check against the run's (default: the file the run started from)",
     )
     .option("--json", "print the manifest as JSON on stdout")
-    .action(async (runId: string, flags: RunFlags & { plan?: string; json?: boolean }) => {
-      const store = openStore(flags.store);
+    .action(async (runId: string, flags: RunFlags & { plan?: string; json?: boolean; grace?: string }) => {
+      graceSeconds(flags.grace);
+      const store = openStore(flags.store, { mustExist: true });
       try {
         const stored = await store.load(runId);
         if (!stored)
@@ -36,19 +40,21 @@ export function registerResume(program: Command, ctx: CliContext): void {
         });
         const planPath = flags.plan ?? (meta.plan as string | undefined);
         const plan = planPath && existsSync(planPath) ? readPlanFile(planPath) : undefined;
-        const progress = ctx.isTTY && !flags.json ? createProgress(ctx.stderr) : undefined;
+        const progress = ctx.isTTY && !flags.json ? createProgress(ctx.rawStderr) : undefined;
         try {
-          const manifest = await resumeRun(runId, {
-            ...options,
-            store,
-            ...(plan !== undefined ? { plan } : {}),
-            ...(progress ? { onEvent: progress.onEvent } : {}),
-          });
+          const manifest = await withGracefulStop(ctx, graceSeconds(flags.grace), (stops) =>
+            resumeRun(runId, {
+              ...options,
+              store,
+              stop: stops.stop,
+              signal: stops.signal,
+              ...(plan !== undefined ? { plan } : {}),
+              ...(progress ? { onEvent: progress.onEvent } : {}),
+            }),
+          );
           progress?.done();
           ctx.stdout(
-            flags.json
-              ? JSON.stringify(manifest, null, 2) + "\n"
-              : renderManifest(manifest, flags.store || undefined),
+            flags.json ? JSON.stringify(manifest, null, 2) + "\n" : renderManifest(manifest, flags.store),
           );
           ctx.setExitCode(exitCodeFor(manifest.status));
         } finally {

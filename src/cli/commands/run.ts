@@ -2,10 +2,12 @@ import { resolve } from "node:path";
 import type { Command } from "commander";
 import type { CliContext } from "../cli-context.js";
 import { EXIT } from "../exit-codes.js";
+import { DEFAULT_GRACE_SECONDS, withGracefulStop } from "../graceful-stop.js";
 import { createProgress } from "../progress.js";
 import { readPlanFile } from "../read-plan-file.js";
 import { exitCodeFor, renderIssues, renderManifest } from "../render-manifest.js";
 import { openStore, setupRun, type RunFlags } from "../run-setup.js";
+import { InvalidOptionError } from "../../errors/invalid-option-error.js";
 import { createHost, runPlan } from "../../index.js";
 import { validatePlan } from "../../plan/validate-plan.js";
 
@@ -22,12 +24,30 @@ export function withRunFlags(cmd: Command): Command {
     .option("--allow-delegate-side-effects", "host key of the side-effect double key");
 }
 
+/** The `--grace` option of commands that run work. */
+export function withGraceFlag(cmd: Command): Command {
+  return cmd.option(
+    "--grace <seconds>",
+    `after SIGINT/SIGTERM, how long work in flight may finish before it is aborted (default ${DEFAULT_GRACE_SECONDS})`,
+  );
+}
+
+/** Parses `--grace`: seconds ≥ 0. */
+export function graceSeconds(text: string | undefined): number {
+  if (text === undefined) return DEFAULT_GRACE_SECONDS;
+  const n = Number(text);
+  if (!Number.isFinite(n) || n < 0 || n > 86_400)
+    throw new InvalidOptionError("--grace", "a number of seconds from 0 to 86400", text);
+  return n;
+}
+
 export function registerRun(program: Command, ctx: CliContext): void {
-  withRunFlags(program.command("run <plan>").description("validate and run a plan"))
+  withGraceFlag(withRunFlags(program.command("run <plan>").description("validate and run a plan")))
     .option("--store <file>", "run store (SQLite file)", ".deputy/runs.db")
     .option("--no-store", "keep the run in memory only (no checkpoints on disk, no resume)")
     .option("--json", "print the manifest as JSON on stdout")
-    .action(async (planPath: string, flags: RunFlags & { json?: boolean }) => {
+    .action(async (planPath: string, flags: RunFlags & { json?: boolean; grace?: string }) => {
+      graceSeconds(flags.grace);
       const input = readPlanFile(planPath);
       const { options, close } = await setupRun(flags);
       try {
@@ -45,20 +65,22 @@ export function registerRun(program: Command, ctx: CliContext): void {
         }
         if (report.issues.length && !flags.json) ctx.stderr(renderIssues(report.issues));
         const store = openStore(flags.store);
-        const progress = ctx.isTTY && !flags.json ? createProgress(ctx.stderr) : undefined;
+        const progress = ctx.isTTY && !flags.json ? createProgress(ctx.rawStderr) : undefined;
         try {
-          const manifest = await runPlan(input, {
-            ...options,
-            store,
-            validated: report,
-            meta: { ...options.meta, plan: resolve(planPath) },
-            ...(progress ? { onEvent: progress.onEvent } : {}),
-          });
+          const manifest = await withGracefulStop(ctx, graceSeconds(flags.grace), (stops) =>
+            runPlan(input, {
+              ...options,
+              store,
+              validated: report,
+              stop: stops.stop,
+              signal: stops.signal,
+              meta: { ...options.meta, plan: resolve(planPath) },
+              ...(progress ? { onEvent: progress.onEvent } : {}),
+            }),
+          );
           progress?.done();
           ctx.stdout(
-            flags.json
-              ? JSON.stringify(manifest, null, 2) + "\n"
-              : renderManifest(manifest, flags.store === false ? undefined : flags.store),
+            flags.json ? JSON.stringify(manifest, null, 2) + "\n" : renderManifest(manifest, flags.store),
           );
           ctx.setExitCode(exitCodeFor(manifest.status));
         } finally {

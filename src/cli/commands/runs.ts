@@ -1,4 +1,6 @@
+import { existsSync } from "node:fs";
 import type { Command } from "commander";
+import { InvalidOptionError } from "../../errors/invalid-option-error.js";
 import { RunError } from "../../errors/run-error.js";
 import { buildManifest } from "../../plan/run-manifest.js";
 import type { CliContext } from "../cli-context.js";
@@ -13,7 +15,15 @@ export function registerRuns(program: Command, ctx: CliContext): void {
     .option("--limit <n>", "how many runs to list", "20")
     .option("--json", "print JSON")
     .action(async (runId: string | undefined, flags: { store: string; limit: string; json?: boolean }) => {
-      const store = openStore(flags.store);
+      const limit = Number(flags.limit);
+      if (!Number.isInteger(limit) || limit < 1)
+        throw new InvalidOptionError("--limit", "a whole number ≥ 1", flags.limit);
+      if (!runId && !existsSync(flags.store)) {
+        // Listing an empty place is an answer, not an error; and it must not create a store.
+        ctx.stdout(flags.json ? "[]\n" : `no runs in ${flags.store}\n`);
+        return;
+      }
+      const store = openStore(flags.store, { mustExist: true });
       try {
         if (runId) {
           const stored = await store.load(runId);
@@ -25,7 +35,7 @@ export function registerRuns(program: Command, ctx: CliContext): void {
           );
           return;
         }
-        const runs = await store.list({ limit: Number(flags.limit) });
+        const runs = await store.list({ limit });
         if (flags.json) {
           ctx.stdout(
             JSON.stringify(

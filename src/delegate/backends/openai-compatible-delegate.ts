@@ -6,6 +6,7 @@ import { decisionOffset } from "./choice-confidence.js";
 import { deadline } from "../../runtime/deadline.js";
 import { postJson } from "./http-json.js";
 import { parseProposal } from "./parse-proposal.js";
+import { registerSecret } from "../../traces/known-secrets.js";
 
 /** Options of {@link OpenAICompatibleDelegate}. */
 export interface OpenAICompatibleDelegateOptions {
@@ -99,6 +100,8 @@ export class OpenAICompatibleDelegate implements ToolCallDelegate {
       const schema = request.schema ?? buildProposalSchema(request.tools);
       const { system, user } = buildPrompt(request);
       const key = process.env[this.#options.apiKeyEnv];
+      // A server may echo the key back in an error body: it is redacted wherever it would be written.
+      registerSecret(key);
       const answer = (await postJson({
         backend: this.name,
         url: this.#url,

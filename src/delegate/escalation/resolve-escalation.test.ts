@@ -76,7 +76,7 @@ describe("resolveEscalation", () => {
       /Item 0 of "triage" .* is not escalated \(it is ok\)/,
     );
     await expect(resolveEscalation(store, runId, "triage", { skip: true })).rejects.toThrow(
-      /Its escalated items: 1, 2/,
+      /has escalated items \(1, 2\): decide each one by its item/,
     );
     await expect(
       resolveEscalation(store, runId, "triage", { item: 1, skip: true, value: 1 } as never),

@@ -97,12 +97,17 @@ function checkEscalated(stored: StoredRun, nodeId: string, item: number | undefi
   }
   if (item === undefined) {
     if (node?.status === "escalated" && node.escalation) return;
-    const hint = escalatedItems.length
-      ? ` Its escalated items: ${escalatedItems.join(", ")} (name one as the item).`
-      : "";
+    if (escalatedItems.length) {
+      // A for_each node is escalated through its items ("not escalated (it is escalated)" would say nothing).
+      throw new RunError(
+        "RESOLUTION_INVALID",
+        `Node "${nodeId}" of run ${runId} has escalated items (${escalatedItems.join(", ")}): decide each one by its item (--item N).`,
+        { runId },
+      );
+    }
     throw new RunError(
       "RESOLUTION_INVALID",
-      `Node "${nodeId}" of run ${runId} is not escalated (it is ${node?.status ?? "not run"}).${hint}`,
+      `Node "${nodeId}" of run ${runId} is not escalated (it is ${node?.status ?? "not run"}).`,
       { runId },
     );
   }
