@@ -8,6 +8,10 @@
  *   npx tsx bench/delegate.ts            # everything (~10 minutes on 2 cores, +3 the first time for the Qwen file)
  *   npx tsx bench/delegate.ts --quick    # tiny model only
  *   npx tsx bench/delegate.ts --qwen-only # the Qwen2.5-0.5B-shaped model only
+ *   npx tsx bench/delegate.ts --real-only # the real Qwen2.5-Coder-0.5B-Instruct only (bash scripts/models.sh)
+ *
+ * The full run ends with the real Qwen2.5-Coder-0.5B-Instruct weights that scripts/models.sh caches (skipped,
+ * with a note, when they are not there).
  *
  * Speed lives here, never in tests.
  */
@@ -21,11 +25,17 @@ import { bfclQuestion, bfclToToolSpec } from "../src/eval/bfcl.js";
 import { buildPrompt } from "../src/delegate/prompt.js";
 import { buildProposalSchema } from "../src/delegate/proposal-schema.js";
 import type { ProposeRequest, ToolCallDelegate } from "../src/delegate/protocol.js";
-import { findLlamaServerBinary, startLlamaServer, writeTinyModel } from "../src/testing/index.js";
+import {
+  findLlamaServerBinary,
+  findRealModel,
+  startLlamaServer,
+  writeTinyModel,
+} from "../src/testing/index.js";
 import { loadAllBfclSamples } from "../test/bfcl-fixtures.js";
 
 const quick = process.argv.includes("--quick");
-const qwenOnly = process.argv.includes("--qwen-only");
+const realOnly = process.argv.includes("--real-only");
+const qwenOnly = process.argv.includes("--qwen-only") || realOnly;
 
 interface Row {
   model: string;
@@ -336,7 +346,7 @@ try {
       maxOutputTokens: 512,
       prefixCaching: true,
     });
-  if (!quick) {
+  if (!quick && !realOnly) {
     // A 0.5B model on 2 cores costs seconds per proposal: one short tool set, four questions, the whole grid.
     await benchModel(qwenModel(), "qwen2.5-0.5b-shape", {
       pools: [1, 2, 4],
@@ -350,6 +360,21 @@ try {
       prefixCaching: true,
       prefixOutputTokens: 24,
     });
+  }
+  const real = findRealModel("qwen2.5-coder-0.5b-instruct");
+  if (!quick && real) {
+    // Real weights answer in ~20–40 tokens and stop by themselves: one tool set of two, four questions.
+    await benchModel(real, "qwen2.5-coder-0.5b (real)", {
+      pools: [1, 2],
+      threads: [1],
+      sets: 1,
+      perSet: 4,
+      maxTools: 2,
+      maxOutputTokens: 256,
+      prefixCaching: true,
+    });
+  } else if (!quick) {
+    notes.push("real Qwen2.5-Coder-0.5B-Instruct not cached (run `bash scripts/models.sh`): not measured");
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });

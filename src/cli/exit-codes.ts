@@ -4,6 +4,7 @@ import {
   ExpressionError,
   InputFileError,
   InvalidOptionError,
+  ModelFetchError,
   PlanValidationError,
   RunError,
   ToolError,
@@ -43,7 +44,7 @@ const RUN_ERROR_EXIT: Record<RunErrorCode, number> = {
 
 /**
  * The exit code for an error that ended a command, by its class: bad input (an option, a plan, a file, a tool,
- * an expression, an agent or model definition, a run id or resolution that does not fit) exits 2, anything else 1.
+ * an expression, an agent or model definition, a model to fetch, a run id or resolution that does not fit) exits 2, anything else 1.
  */
 export function exitCodeOf(error: unknown): number {
   if (
@@ -52,6 +53,7 @@ export function exitCodeOf(error: unknown): number {
     InputFileError.isInstance(error) ||
     AgentDefinitionError.isInstance(error) ||
     DistilledModelError.isInstance(error) ||
+    ModelFetchError.isInstance(error) || // a model that cannot be fetched: unknown, or no network
     ExpressionError.isInstance(error) ||
     ToolError.isInstance(error) // thrown while setting up: an unknown or duplicate tool, arguments that do not fit
   ) {

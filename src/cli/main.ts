@@ -15,6 +15,7 @@ import { registerModels } from "./commands/models.js";
 import { registerEval } from "./commands/eval.js";
 import { registerWorker } from "./commands/worker.js";
 import { registerUi } from "./commands/ui.js";
+import { registerCalibrate } from "./commands/calibrate.js";
 
 // Each command lives in its own file under commands/ and is listed here once.
 const commands: RegisterCommand[] = [
@@ -29,6 +30,7 @@ const commands: RegisterCommand[] = [
   registerEval,
   registerWorker,
   registerUi,
+  registerCalibrate,
 ];
 
 /** Runs the `deputy` command line; resolves to the process exit code. */

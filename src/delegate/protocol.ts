@@ -21,6 +21,12 @@ export interface Proposal {
    * cannot measure it. Never a made-up number.
    */
   confidence: number | null;
+  /**
+   * Mean probability of the generated tokens under the model's raw distribution (no grammar, temperature 1):
+   * the score some systems gate on, measured only for comparison with `confidence` (see docs/quality.md) and
+   * only when the backend was asked to (`tokenProbability: true`). Never used by the gate.
+   */
+  meanTokenProbability?: number;
   /** Name of the backend that made it. */
   backend: string;
   latencyMs: number;

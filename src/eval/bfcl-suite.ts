@@ -3,8 +3,41 @@ import { basename, dirname, join } from "node:path";
 import { InvalidOptionError } from "../errors/invalid-option-error.js";
 import type { BfclAnswer, BfclSample } from "./bfcl.js";
 
-/** The BFCL categories deputy scores: one call among one tool, among several, or none (decline). */
-export type BfclCategory = "simple" | "multiple" | "irrelevance";
+/**
+ * The BFCL categories deputy scores: one call among one tool, among several, or none (decline) — for questions
+ * BFCL wrote (`irrelevance`) and for real users' questions (`live_irrelevance`).
+ */
+export type BfclCategory = "simple" | "multiple" | "irrelevance" | "live_irrelevance";
+
+/** The categories in report order. */
+export const BFCL_CATEGORIES: readonly BfclCategory[] = [
+  "simple",
+  "multiple",
+  "irrelevance",
+  "live_irrelevance",
+];
+
+/** Whether the right answer in a category is to decline. */
+export function isDeclineCategory(category: BfclCategory): boolean {
+  return category === "irrelevance" || category === "live_irrelevance";
+}
+
+/** One BFCL case: its category, the sample, and (for call categories) the accepted answers. */
+export interface BfclCase {
+  category: BfclCategory;
+  sample: BfclSample;
+  answer?: BfclAnswer;
+}
+
+/** The cases of a loaded suite, file by file. */
+export function bfclCases(suite: readonly BfclSuiteFile[]): BfclCase[] {
+  return suite.flatMap(({ category, samples, answers }) =>
+    samples.map((sample) => {
+      const answer = answers.get(sample.id);
+      return answer ? { category, sample, answer } : { category, sample };
+    }),
+  );
+}
 
 /** One BFCL file: its category, cases and (except for irrelevance) the accepted answers by case id. */
 export interface BfclSuiteFile {
@@ -14,9 +47,10 @@ export interface BfclSuiteFile {
   answers: Map<string, BfclAnswer>;
 }
 
-/** The category of a BFCL file, from its name (`BFCL_v4_simple_python…`, `…_multiple…`, `…irrelevance…`). */
+/** The category of a BFCL file, from its name (`BFCL_v4_simple_python…`, `…live_irrelevance…`, …). */
 export function bfclCategoryOf(file: string): BfclCategory | undefined {
   const name = basename(file);
+  if (name.includes("live_irrelevance")) return "live_irrelevance";
   if (name.includes("irrelevance")) return "irrelevance";
   if (name.includes("multiple")) return "multiple";
   if (name.includes("simple")) return "simple";
@@ -45,7 +79,7 @@ export function loadBfclSuite(path: string, options: { limit?: number } = {}): B
     if (!category) return [];
     const answerFile = join(dirname(file), "possible_answer", basename(file));
     const answers = new Map<string, BfclAnswer>();
-    if (category !== "irrelevance") {
+    if (!isDeclineCategory(category)) {
       if (!existsSync(answerFile)) {
         throw new InvalidOptionError("suite", `BFCL answers beside ${file} (possible_answer/)`, answerFile);
       }

@@ -1,15 +1,12 @@
 import type { ToolCallDelegate } from "../delegate/protocol.js";
-import { inputChars } from "../delegate/prompt.js";
-import { DelegateBackendError } from "../errors/delegate-backend-error.js";
-import { bfclAstMatch } from "./bfcl-ast-match.js";
-import { bfclQuestion, bfclToToolSpec } from "./bfcl.js";
 import type { BfclCategory, BfclSuiteFile } from "./bfcl-suite.js";
+import { evaluateCase, type EvalRecord } from "./evaluate-case.js";
 
 /** The score of a backend on one BFCL category. */
 export interface CategoryScore {
   category: BfclCategory;
   cases: number;
-  /** AST matches (for irrelevance: declines). */
+  /** AST matches (for the irrelevance categories: declines). */
   correct: number;
   declined: number;
   /** Proposals that failed with a `DelegateBackendError` (a timeout, a broken answer). */
@@ -33,6 +30,8 @@ export interface BackendEvaluation {
 export interface EvaluateBackendOptions {
   /** Called after each case with the file and the cases so far in its category (for progress output). */
   onCase?: (file: string, casesSoFar: number) => void;
+  /** Called after each case with its record (proposal, correctness, scores), e.g. to write it out. */
+  onRecord?: (record: EvalRecord) => void;
   /** Stops between cases and aborts the running proposal. */
   signal?: AbortSignal;
 }
@@ -40,8 +39,8 @@ export interface EvaluateBackendOptions {
 /**
  * Measures a delegate backend on BFCL-format cases: each case's question and functions become one proposal
  * request, and the answer is scored by BFCL's AST-match rules for `simple` and `multiple`, and as correct when it
- * declines for `irrelevance`. A backend error counts as wrong (and is tallied); any other error is thrown. The
- * backend is not closed.
+ * declines for `irrelevance` and `live_irrelevance` (each case judged by {@link evaluateCase}). A backend error
+ * counts as wrong (and is tallied); any other error is thrown. The backend is not closed.
  *
  * @example
  * const scores = await evaluateBackend(new LlamaServerDelegate({ baseUrl }), loadBfclSuite("bfcl/"));
@@ -65,36 +64,19 @@ export async function evaluateBackend(
     tallies.set(category, tally);
     for (const sample of samples) {
       options.signal?.throwIfAborted();
-      const tools = sample.function.map(bfclToToolSpec);
-      const instruction = bfclQuestion(sample);
+      const answer = answers.get(sample.id);
+      const record = await evaluateCase(
+        delegate,
+        answer ? { category, sample, answer } : { category, sample },
+        options.signal,
+      );
       tally.cases++;
-      if (tools.length > delegate.maxTools || inputChars(instruction, {}) > delegate.maxInputChars) {
-        tally.skipped++;
-        continue;
-      }
-      const started = performance.now();
-      try {
-        const proposal = await delegate.propose({
-          instruction,
-          facts: {},
-          tools,
-          ...(options.signal ? { signal: options.signal } : {}),
-        });
-        tally.latencyMs += performance.now() - started;
-        if (proposal.name === null) tally.declined++;
-        if (category === "irrelevance") {
-          if (proposal.name === null) tally.correct++;
-        } else if (proposal.name !== null) {
-          const answer = answers.get(sample.id);
-          const params = tools.find((t) => t.name === proposal.name)?.parameters;
-          const call = { name: proposal.name, arguments: proposal.arguments };
-          if (answer && bfclAstMatch(call, answer, params).ok) tally.correct++;
-        }
-      } catch (error) {
-        if (!DelegateBackendError.isInstance(error)) throw error;
-        tally.latencyMs += performance.now() - started;
-        tally.backendErrors++;
-      }
+      if (record.outcome === "skipped") tally.skipped++;
+      else tally.latencyMs += record.latencyMs;
+      if (record.outcome === "backend_error") tally.backendErrors++;
+      if (record.outcome === "proposed" && record.name === null) tally.declined++;
+      if (record.correct) tally.correct++;
+      options.onRecord?.(record);
       options.onCase?.(file, tally.cases);
     }
   }

@@ -1,6 +1,7 @@
 /**
  * `deputy/testing`: real stand-ins for tests — a seeded random-weight GGUF model that llama.cpp loads
- * ({@link writeTinyModel}) and a llama-server process on a free loopback port ({@link startLlamaServer}).
+ * ({@link writeTinyModel}), a llama-server process on a free loopback port ({@link startLlamaServer}), and the
+ * real models `scripts/models.sh` caches ({@link findRealModel}).
  */
 export {
   writeTinyModel,
@@ -20,3 +21,4 @@ export {
 } from "./llama-server.js";
 export { writeGguf, type GgufTensor, type GgufValue, type GgufTensorType } from "./gguf-writer.js";
 export { CHATML_TOOLS_TEMPLATE } from "./chat-template.js";
+export { findRealModel, REAL_MODELS, type RealModelName } from "./real-model.js";

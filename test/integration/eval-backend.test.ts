@@ -37,7 +37,12 @@ describe("deputy eval with a real backend", () => {
       results: { category: string; cases: number; correct: number; accuracy: number | null }[];
     };
     expect(report.delegate).toBe("local");
-    expect(report.results.map((r) => r.category).sort()).toEqual(["irrelevance", "multiple", "simple"]);
+    expect(report.results.map((r) => r.category).sort()).toEqual([
+      "irrelevance",
+      "live_irrelevance",
+      "multiple",
+      "simple",
+    ]);
     for (const r of report.results) {
       expect(r.cases).toBeGreaterThan(0);
       expect(r.correct).toBeLessThanOrEqual(r.cases);

@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { appendFileSync, existsSync } from "node:fs";
 import { basename } from "node:path";
 import type { Command } from "commander";
 import "../../delegate/backends/register-specs.js";
@@ -6,13 +6,16 @@ import { createDelegateFromSpec } from "../../delegate/delegate-spec.js";
 import { InvalidOptionError } from "../../errors/index.js";
 import { loadBfclSuite } from "../../eval/bfcl-suite.js";
 import { evaluateBackend, type BackendEvaluation, type CategoryScore } from "../../eval/evaluate-backend.js";
+import { FreeFormToolCallBaseline } from "../../eval/free-form-baseline.js";
 import type { CliContext } from "../cli-context.js";
 import { EXIT } from "../exit-codes.js";
 
 /**
- * `deputy eval --delegate SPEC --suite PATH`: runs a backend over BFCL-format cases and prints AST-match accuracy
- * by BFCL's rules for simple, multiple and irrelevance (where the right answer is to decline), so a user can
- * choose a model.
+ * `deputy eval --delegate SPEC --suite PATH [--records FILE]`: runs a backend over BFCL-format cases and prints
+ * AST-match accuracy by BFCL's rules for simple, multiple, irrelevance and live_irrelevance (where the right
+ * answer is to decline), so a user can choose a model. `--records` appends one JSON line per case (proposal,
+ * correctness, confidence, mean token probability) for `deputy calibrate`. `--delegate free-form=URL` is the
+ * baseline without deputy: a llama-server's model answering free-form through its own tool template.
  */
 export function registerEval(program: Command, ctx: CliContext): void {
   program
@@ -25,38 +28,51 @@ export function registerEval(program: Command, ctx: CliContext): void {
     .requiredOption("--suite <path>", "a BFCL .jsonl file or a folder of them (answers in possible_answer/)")
     .option("--limit <n>", "at most this many cases per file", (v) => Number(v))
     .option("--json", "print the results as JSON")
-    .action(async (flags: { delegate: string; suite: string; limit?: number; json?: boolean }) => {
-      if (flags.limit !== undefined && !(Number.isInteger(flags.limit) && flags.limit > 0)) {
-        throw new InvalidOptionError("--limit", "a positive integer", flags.limit);
-      }
-      if (!existsSync(flags.suite)) {
-        throw new InvalidOptionError("--suite", "a BFCL .jsonl file or a folder of them", flags.suite);
-      }
-      const suite = loadBfclSuite(flags.suite, flags.limit === undefined ? {} : { limit: flags.limit });
-      const delegate = await createDelegateFromSpec(flags.delegate);
-      const progress = ctx.isTTY && !flags.json;
-      let last: string | undefined;
-      let evaluation: BackendEvaluation;
-      try {
-        evaluation = await evaluateBackend(delegate, suite, {
-          ...(progress
-            ? {
-                onCase: (file: string, cases: number) => {
-                  if (last !== undefined && last !== file) ctx.stderr("\n");
-                  last = file;
-                  ctx.stderr(`\r${basename(file)}: ${cases} cases`);
-                },
-              }
-            : {}),
-        });
-        if (last !== undefined) ctx.stderr("\n");
-      } finally {
-        await delegate.close();
-      }
-      if (flags.json) ctx.stdout(JSON.stringify(evaluation, null, 2) + "\n");
-      else ctx.stdout(renderTable(evaluation.delegate, evaluation.results));
-      ctx.setExitCode(EXIT.completed);
-    });
+    .option("--records <file>", "append one JSON line per case (for deputy calibrate)")
+    .action(
+      async (flags: {
+        delegate: string;
+        suite: string;
+        limit?: number;
+        json?: boolean;
+        records?: string;
+      }) => {
+        if (flags.limit !== undefined && !(Number.isInteger(flags.limit) && flags.limit > 0)) {
+          throw new InvalidOptionError("--limit", "a positive integer", flags.limit);
+        }
+        if (!existsSync(flags.suite)) {
+          throw new InvalidOptionError("--suite", "a BFCL .jsonl file or a folder of them", flags.suite);
+        }
+        const suite = loadBfclSuite(flags.suite, flags.limit === undefined ? {} : { limit: flags.limit });
+        const delegate = flags.delegate.startsWith("free-form=")
+          ? new FreeFormToolCallBaseline({ baseUrl: flags.delegate.slice("free-form=".length) })
+          : await createDelegateFromSpec(flags.delegate);
+        const records = flags.records;
+        const progress = ctx.isTTY && !flags.json;
+        let last: string | undefined;
+        let evaluation: BackendEvaluation;
+        try {
+          evaluation = await evaluateBackend(delegate, suite, {
+            ...(records ? { onRecord: (r) => appendFileSync(records, JSON.stringify(r) + "\n") } : {}),
+            ...(progress
+              ? {
+                  onCase: (file: string, cases: number) => {
+                    if (last !== undefined && last !== file) ctx.stderr("\n");
+                    last = file;
+                    ctx.stderr(`\r${basename(file)}: ${cases} cases`);
+                  },
+                }
+              : {}),
+          });
+          if (last !== undefined) ctx.stderr("\n");
+        } finally {
+          await delegate.close();
+        }
+        if (flags.json) ctx.stdout(JSON.stringify(evaluation, null, 2) + "\n");
+        else ctx.stdout(renderTable(evaluation.delegate, evaluation.results));
+        ctx.setExitCode(EXIT.completed);
+      },
+    );
 }
 
 function renderTable(name: string, rows: CategoryScore[]): string {

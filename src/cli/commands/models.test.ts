@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -33,5 +33,43 @@ describe("deputy models tiny", () => {
     expect(bad.code).toBe(2);
     expect(bad.err).toMatch(/Expected `--seed` to be an integer/);
     expect((await cli(["models", "tiny", "--out", join(dir, "c.gguf"), "--shape", "huge"])).code).toBe(2);
+  });
+});
+
+describe("deputy models pull / list", () => {
+  it("lists the .gguf files in the cache, including the ones scripts/models.sh put there", async () => {
+    const cache = join(dir, "cache");
+    mkdirSync(join(cache, "models", "qwen2.5-coder-0.5b-instruct", "0.9.0"), { recursive: true });
+    writeFileSync(join(cache, "models", "qwen2.5-coder-0.5b-instruct", "0.9.0", "qwen.gguf"), "GGUF");
+    process.env.DEPUTY_CACHE = cache;
+    try {
+      const listed = await cli(["models", "list"]);
+      expect(listed.code).toBe(0);
+      expect(listed.out).toMatch(/^qwen2\.5-coder-0\.5b-instruct\/0\.9\.0\/qwen\.gguf\t0 MB\t/);
+      const catalogue = await cli(["models", "list", "--catalogue"]);
+      expect(catalogue.out).toMatch(/qwen2\.5-0\.5b-instruct\t0\.49 GB\tApache-2\.0\thf:Qwen\//);
+    } finally {
+      delete process.env.DEPUTY_CACHE;
+    }
+  });
+
+  it("fails with one line and exit 2, creating nothing, for an unknown name or an unreachable host", async () => {
+    const cache = join(dir, "pull-cache");
+    process.env.DEPUTY_CACHE = cache;
+    try {
+      const unknown = await cli(["models", "pull", "no-such-model"]);
+      expect(unknown.code).toBe(2);
+      expect(unknown.err).toMatch(/^deputy: Unknown model "no-such-model".*\n$/);
+      // .invalid never resolves (RFC 2606), so this is the offline path on any machine.
+      const offline = await cli(["models", "pull", "https://models.invalid/m.gguf"]);
+      expect(offline.code).toBe(2);
+      expect(offline.err).toMatch(
+        /^deputy: Could not fetch https:\/\/models\.invalid\/m\.gguf: cannot resolve/,
+      );
+      expect(offline.err.trim().split("\n")).toHaveLength(1);
+      expect(existsSync(cache)).toBe(false);
+    } finally {
+      delete process.env.DEPUTY_CACHE;
+    }
   });
 });

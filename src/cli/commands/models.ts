@@ -1,16 +1,50 @@
 import { resolve } from "node:path";
 import type { Command } from "commander";
+import { MODEL_CATALOGUE } from "../../delegate/backends/model-catalogue.js";
+import { listCachedModels, modelCacheDir, pullModel } from "../../delegate/backends/model-cache.js";
 import { InvalidOptionError } from "../../errors/index.js";
 import { writeTinyModel } from "../../testing/tiny-model.js";
 import type { CliContext } from "../cli-context.js";
 import { EXIT } from "../exit-codes.js";
 
 /**
+ * `deputy models pull NAME|hf:OWNER/REPO/FILE` downloads a model into the cache through node-llama-cpp's
+ * downloader; `deputy models list [--catalogue]` shows the cached models (or the catalogue);
  * `deputy models tiny --out FILE [--seed N] [--shape tiny|qwen2.5-0.5b]`: writes the seeded random-weight GGUF
  * model the tests use (a few hundred KB), or one of Qwen2.5-0.5B's shape for benchmarks.
  */
 export function registerModels(program: Command, ctx: CliContext): void {
   const models = program.command("models").description("model files for tests and benchmarks");
+  models
+    .command("pull")
+    .description(
+      "download a catalogue model or hf:OWNER/REPO/FILE.gguf into the cache (node-llama-cpp's downloader)",
+    )
+    .argument("<model>", "a catalogue name (models list --catalogue) or hf:OWNER/REPO/FILE.gguf")
+    .action(async (model: string) => {
+      const path = await pullModel(model, {
+        progress: ctx.isTTY,
+        ...(process.env.HF_TOKEN ? { huggingFaceToken: process.env.HF_TOKEN } : {}),
+      });
+      ctx.stdout(`${path}\n`);
+      ctx.setExitCode(EXIT.completed);
+    });
+  models
+    .command("list")
+    .description("list the cached models (or, with --catalogue, the recommended ones)")
+    .option("--catalogue", "show the recommended small tool-calling models instead")
+    .action((flags: { catalogue?: boolean }) => {
+      if (flags.catalogue) {
+        for (const m of MODEL_CATALOGUE) {
+          ctx.stdout(`${m.name}\t${m.size}\t${m.license}\t${m.uri}\n`);
+        }
+      } else {
+        const cached = listCachedModels();
+        if (cached.length === 0) ctx.stdout(`no models cached in ${modelCacheDir()}\n`);
+        for (const m of cached) ctx.stdout(`${m.name}\t${(m.bytes / 1e6).toFixed(0)} MB\t${m.path}\n`);
+      }
+      ctx.setExitCode(EXIT.completed);
+    });
   models
     .command("tiny")
     .description("write a deterministic random-weight GGUF model (llama architecture, byte-level vocabulary)")

@@ -54,6 +54,7 @@ interface CompletionAnswer {
   completion_probabilities?: {
     id: number;
     bytes?: number[];
+    logprob?: number;
     top_logprobs?: { id: number; logprob: number }[];
   }[];
 }
@@ -159,6 +160,7 @@ export class LlamaServerDelegate implements ToolCallDelegate {
         useLogprobs && promptIds
           ? await this.#confidence(promptIds, answer, raw, parsed.name, request, signal)
           : null;
+      const meanTokenProbability = useLogprobs ? meanProbability(answer) : undefined;
       const usage: Proposal["usage"] = {};
       const inputTokens = answer.tokens_evaluated ?? promptIds?.length;
       if (inputTokens !== undefined) usage.inputTokens = inputTokens;
@@ -170,6 +172,7 @@ export class LlamaServerDelegate implements ToolCallDelegate {
         name: parsed.name,
         arguments: parsed.arguments,
         confidence,
+        ...(meanTokenProbability !== undefined ? { meanTokenProbability } : {}),
         backend: this.name,
         latencyMs: performance.now() - started,
         usage,
@@ -279,4 +282,11 @@ export class LlamaServerDelegate implements ToolCallDelegate {
     hook(distribution);
     return distribution.get(chosen) ?? 0;
   }
+}
+
+/** Mean pre-sampling probability of the generated tokens (`n_probs` with `post_sampling_probs: false`). */
+function meanProbability(answer: CompletionAnswer): number | undefined {
+  const logprobs = (answer.completion_probabilities ?? []).map((p) => p.logprob);
+  if (logprobs.length === 0 || logprobs.some((l) => typeof l !== "number")) return undefined;
+  return logprobs.reduce((sum: number, l) => sum + Math.exp(l!), 0) / logprobs.length;
 }

@@ -29,7 +29,7 @@ import type { GpuOption } from "./gpu-option.js";
 import { parseProposal } from "./parse-proposal.js";
 import { SequencePool } from "./sequence-pool.js";
 import { abortError } from "./abort-error.js";
-import { sequenceProbabilities } from "./local-scoring.js";
+import { meanGeneratedProbability, sequenceProbabilities } from "./local-scoring.js";
 
 /** Options of {@link LocalDelegate}. */
 export interface LocalDelegateOptions {
@@ -59,6 +59,11 @@ export interface LocalDelegateOptions {
   modelsDirectory?: string;
   /** Compute the choice confidence (a few extra tokens of evaluation per proposal). Default true. */
   confidence?: boolean;
+  /**
+   * Also measure the mean raw probability of the generated tokens (`meanTokenProbability`; one extra batch per
+   * proposal), for comparing scores in evaluations. Default false.
+   */
+  tokenProbability?: boolean;
   /** @internal Test hooks. */
   _internal?: { onChoiceDistribution?: (distribution: Map<string | null, number>) => void };
 }
@@ -126,6 +131,7 @@ export class LocalDelegate implements ToolCallDelegate {
       temperature: options.temperature ?? 0,
       gpu: options.gpu ?? false,
       confidence: options.confidence ?? true,
+      tokenProbability: options.tokenProbability ?? false,
       seed: options.seed,
       modelsDirectory: options.modelsDirectory,
       _internal: options._internal,
@@ -185,6 +191,9 @@ export class LocalDelegate implements ToolCallDelegate {
         signal,
       );
       const parsed = parseProposal(this.name, text);
+      const meanTokenProbability = this.#options.tokenProbability
+        ? await meanGeneratedProbability(sequence, promptTokens, generated)
+        : undefined;
       const confidence = this.#options.confidence
         ? await this.#confidence(state, sequence, promptTokens, generated, text, parsed.name, request)
         : null;
@@ -192,6 +201,7 @@ export class LocalDelegate implements ToolCallDelegate {
         name: parsed.name,
         arguments: parsed.arguments,
         confidence,
+        ...(meanTokenProbability !== undefined ? { meanTokenProbability } : {}),
         backend: this.name,
         latencyMs: performance.now() - started,
         usage: {

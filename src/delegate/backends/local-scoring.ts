@@ -36,3 +36,31 @@ export function sequenceProbabilities(
     return probabilities;
   };
 }
+
+/**
+ * Mean raw probability of the generated tokens (each read from the distribution before it, without grammar or
+ * temperature, truncated to the top 40 tokens): the prompt's last token and all generated tokens but the last are evaluated in one batch.
+ */
+export async function meanGeneratedProbability(
+  sequence: LlamaContextSequence,
+  promptTokens: readonly Token[],
+  generated: readonly Token[],
+): Promise<number | undefined> {
+  if (generated.length === 0) return undefined;
+  const keep = promptTokens.length - 1;
+  if (sequence.nextTokenIndex > keep) {
+    await sequence.eraseContextTokenRanges([{ start: keep, end: sequence.nextTokenIndex }]);
+  }
+  const items = [promptTokens[keep]!, ...generated.slice(0, -1)];
+  // The top 40 carry almost all the mass of a trained model and keep this cheap (a full 150k-entry map per
+  // token costs more than the proposal); a token outside them counts as 0.
+  const input = items.map(
+    (token) => [token, { generateNext: { probabilities: true, options: { ...RAW, topK: 40 } } }] as const,
+  );
+  const result = await sequence.controlledEvaluate(input as never);
+  let sum = 0;
+  for (let i = 0; i < generated.length; i++) {
+    sum += result[i]?.next.probabilities?.get(generated[i]!) ?? 0;
+  }
+  return sum / generated.length;
+}

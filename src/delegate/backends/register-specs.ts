@@ -1,4 +1,6 @@
 import { numberOption, parseSpecValue, registerDelegateSpec } from "../delegate-spec.js";
+import { CalibratedDelegate } from "./calibrated-delegate.js";
+import { readDelegateCalibration } from "./delegate-calibration.js";
 import { LlamaServerDelegate } from "./llama-server-delegate.js";
 import { LocalDelegate } from "./local-delegate.js";
 import { OpenAICompatibleDelegate } from "./openai-compatible-delegate.js";
@@ -21,8 +23,9 @@ const COMMON = { maxTools: "maxTools", maxInputChars: "maxInputChars" };
 
 /**
  * Registers the llama.cpp backends for `--delegate`:
- * - `local=MODEL.gguf[,pool=N,threads=N,contextSize=N,maxTools=N,maxInputChars=N,name=NAME]` — {@link LocalDelegate}
- * - `llama-server=URL[,model=NAME,timeoutMs=N,confidence=false,maxTools=N,maxInputChars=N,name=NAME]` —
+ * - `local=MODEL.gguf[,pool=N,threads=N,contextSize=N,calibration=FILE,maxTools=N,maxInputChars=N,name=NAME]` —
+ *   {@link LocalDelegate}; with `calibration=FILE` (from `deputy calibrate`) its confidence is calibrated
+ * - `llama-server=URL[,model=NAME,timeoutMs=N,confidence=false,calibration=FILE,maxTools=N,maxInputChars=N,name=NAME]` —
  *   {@link LlamaServerDelegate}
  * - `openai=URL[,model=NAME,apiKeyEnv=VAR,timeoutMs=N,confidence=false,maxTools=N,maxInputChars=N,name=NAME]` —
  *   {@link OpenAICompatibleDelegate}
@@ -35,8 +38,10 @@ export function registerBackendSpecs(): void {
     (value) => {
       const { main, options } = parseSpecValue(value);
       const spec = `local=${value}`;
-      return new LocalDelegate({
+      const calibration = options.calibration ? readDelegateCalibration(options.calibration) : undefined;
+      const delegate = new LocalDelegate({
         model: main,
+        ...(calibration ? { tokenProbability: true } : {}),
         ...(options.name ? { name: options.name } : {}),
         ...numbers(options, spec, {
           ...COMMON,
@@ -45,23 +50,26 @@ export function registerBackendSpecs(): void {
           contextSize: "contextSize",
         }),
       });
+      return calibration ? new CalibratedDelegate(delegate, calibration) : delegate;
     },
-    "local=MODEL.gguf[,pool=N,threads=N,contextSize=N]",
+    "local=MODEL.gguf[,pool=N,threads=N,contextSize=N,calibration=FILE]",
   );
   registerDelegateSpec(
     "llama-server",
     (value) => {
       const { main, options } = parseSpecValue(value);
       const spec = `llama-server=${value}`;
-      return new LlamaServerDelegate({
+      const calibration = options.calibration ? readDelegateCalibration(options.calibration) : undefined;
+      const delegate = new LlamaServerDelegate({
         baseUrl: main,
         ...(options.name ? { name: options.name } : {}),
         ...(options.model ? { model: options.model } : {}),
         ...confidenceOption(options),
         ...numbers(options, spec, { ...COMMON, timeoutMs: "timeoutMs" }),
       });
+      return calibration ? new CalibratedDelegate(delegate, calibration) : delegate;
     },
-    "llama-server=URL[,model=NAME,timeoutMs=N,confidence=false]",
+    "llama-server=URL[,model=NAME,timeoutMs=N,confidence=false,calibration=FILE]",
   );
   registerDelegateSpec(
     "openai",

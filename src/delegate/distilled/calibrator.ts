@@ -51,10 +51,15 @@ export class Calibrator {
 
   /**
    * Fits weighted logistic regression (Newton's method, L2 `l2` on the weights, not the bias) to rows whose
-   * inputs come from predictions on data the classifier did not train on.
+   * inputs come from predictions on data the classifier did not train on. `inputs` names the row inputs (the
+   * distilled model's by default; LLM delegates calibrate other scores, see delegate-calibration.ts).
    */
-  static fit(rows: readonly CalibrationRow[], l2 = 0.01): Calibrator {
-    const d = CALIBRATION_INPUTS.length;
+  static fit(
+    rows: readonly CalibrationRow[],
+    l2 = 0.01,
+    inputs: readonly string[] = CALIBRATION_INPUTS,
+  ): Calibrator {
+    const d = inputs.length;
     const total = rows.reduce((s, r) => s + (r.weight ?? 1), 0) || 1;
     const mean = Array.from(
       { length: d },
@@ -94,7 +99,7 @@ export class Calibrator {
     }
     return new Calibrator({
       method: "logistic",
-      inputs: [...CALIBRATION_INPUTS],
+      inputs: [...inputs],
       mean,
       scale,
       weights: beta.slice(1),

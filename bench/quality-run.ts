@@ -1,0 +1,85 @@
+/**
+ * Runs one backend over BFCL cases and appends one JSON line per case to `--out` (resumable: ids already in the
+ * file are skipped), so a long evaluation on a slow machine loses nothing when stopped. The report
+ * (`bench/quality-report.ts`) turns the files into docs/quality.md's tables and figure.
+ *
+ *   node --import tsx bench/quality-run.ts --backend local|llama-server|free-form --model FILE.gguf \
+ *     --out results.jsonl [--suite test/fixtures/bfcl] [--limit 40] [--url http://127.0.0.1:8080]
+ *
+ * Deterministic settings: greedy, one thread, fixed seed. Categories are interleaved so a partial run covers all.
+ */
+import { appendFileSync, existsSync, readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import type { ToolCallDelegate } from "../src/delegate/protocol.js";
+import { LlamaServerDelegate } from "../src/delegate/backends/llama-server-delegate.js";
+import { LocalDelegate } from "../src/delegate/backends/local-delegate.js";
+import { FreeFormToolCallBaseline } from "../src/eval/free-form-baseline.js";
+import { bfclCases, loadBfclSuite, type BfclCase } from "../src/eval/bfcl-suite.js";
+import { evaluateCase } from "../src/eval/evaluate-case.js";
+import { startLlamaServer } from "../src/testing/llama-server.js";
+
+const { values } = parseArgs({
+  options: {
+    backend: { type: "string" },
+    model: { type: "string" },
+    out: { type: "string" },
+    suite: { type: "string", default: "test/fixtures/bfcl" },
+    limit: { type: "string", default: "40" },
+    url: { type: "string" },
+  },
+});
+if (!values.backend || !values.model || !values.out) {
+  console.error("usage: quality-run.ts --backend local|llama-server|free-form --model FILE --out FILE");
+  process.exit(2);
+}
+const out = values.out;
+const done = new Set(
+  existsSync(out)
+    ? readFileSync(out, "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => (JSON.parse(l) as { id: string }).id)
+    : [],
+);
+
+/** Round-robin over categories, so a run cut short still covers each. */
+function interleave(cases: BfclCase[]): BfclCase[] {
+  const groups = new Map<string, BfclCase[]>();
+  for (const c of cases) groups.set(c.category, [...(groups.get(c.category) ?? []), c]);
+  const out: BfclCase[] = [];
+  for (let i = 0; out.length < cases.length; i++) {
+    for (const g of groups.values()) {
+      const c = g[i];
+      if (c) out.push(c);
+    }
+  }
+  return out;
+}
+
+const cases = interleave(bfclCases(loadBfclSuite(values.suite!, { limit: Number(values.limit) }))).filter(
+  (c) => !done.has(c.sample.id),
+);
+const server =
+  values.backend !== "local" && !values.url
+    ? await startLlamaServer({ model: values.model, threads: 1, parallel: 1, contextSize: 8192 })
+    : undefined;
+const url = values.url ?? server?.baseUrl ?? "";
+// Stopping the run (kill PID) must not leave the server behind.
+process.once("SIGTERM", () => void server?.stop().finally(() => process.exit(143)));
+const common = { maxTools: 5, maxInputChars: 4000 };
+const delegate: ToolCallDelegate =
+  values.backend === "local"
+    ? new LocalDelegate({ model: values.model, threads: 1, seed: 1, tokenProbability: true, ...common })
+    : values.backend === "llama-server"
+      ? new LlamaServerDelegate({ baseUrl: url, timeoutMs: 900_000, ...common })
+      : new FreeFormToolCallBaseline({ baseUrl: url, timeoutMs: 900_000, ...common });
+try {
+  for (const c of cases) {
+    const record = await evaluateCase(delegate, c);
+    appendFileSync(out, JSON.stringify(record) + "\n");
+    console.error(`${record.id}\t${record.outcome}\t${record.correct}\t${record.latencyMs.toFixed(0)} ms`);
+  }
+} finally {
+  await delegate.close();
+  await server?.stop();
+}

@@ -1,0 +1,77 @@
+import { readFileSync } from "node:fs";
+import { InvalidOptionError } from "../../errors/index.js";
+import { Calibrator, type CalibratorData } from "../distilled/calibrator.js";
+import type { Proposal } from "../protocol.js";
+
+/** The scores a delegate calibration reads, in order: logits of the choice confidence and of the mean token probability. */
+export const DELEGATE_CALIBRATION_INPUTS = ["choiceLogit", "meanTokenLogit"] as const;
+
+/** A per-model calibration file, written by `deputy calibrate` (see docs/quality.md). */
+export interface DelegateCalibrationFile {
+  format: "deputy-delegate-calibration";
+  version: 1;
+  /** The model it was fitted for (a file name; a calibration only holds for the model and prompt it saw). */
+  model: string;
+  calibrator: CalibratorData;
+  /** Labelled proposals it was fitted on. */
+  fittedOn: number;
+  /** The precision `recommendedMinConfidence` reached out of fold. */
+  targetPrecision: number;
+  /** The lowest `min_confidence` that reached `targetPrecision` out of fold (1 when none did). */
+  recommendedMinConfidence: number;
+  /** Out-of-fold (k-fold cross-validated) quality of the calibrated score. */
+  crossValidated: {
+    folds: number;
+    auroc: number | null;
+    ece: number;
+    coverage: number;
+    precision: number | null;
+  };
+}
+
+const logit = (p: number) => {
+  const q = Math.min(1 - 1e-6, Math.max(1e-6, p));
+  return Math.log(q / (1 - q));
+};
+
+/** The calibration inputs of a proposal, or `undefined` when it lacks a score (then it stays unscored). */
+export function delegateCalibrationInputs(
+  proposal: Pick<Proposal, "confidence" | "meanTokenProbability">,
+): number[] | undefined {
+  if (proposal.confidence === null || proposal.meanTokenProbability === undefined) return undefined;
+  return [logit(proposal.confidence), logit(proposal.meanTokenProbability)];
+}
+
+/** Reads and checks a calibration file; anything else is an {@link InvalidOptionError} naming the file. */
+export function readDelegateCalibration(path: string): DelegateCalibrationFile {
+  let file: DelegateCalibrationFile;
+  try {
+    file = JSON.parse(readFileSync(path, "utf8")) as DelegateCalibrationFile;
+  } catch {
+    throw new InvalidOptionError("calibration", "a readable calibration JSON file", path);
+  }
+  const c = file?.calibrator;
+  const numbers = (xs: unknown) =>
+    Array.isArray(xs) && xs.length === DELEGATE_CALIBRATION_INPUTS.length && xs.every(Number.isFinite);
+  if (
+    file?.format !== "deputy-delegate-calibration" ||
+    file.version !== 1 ||
+    c?.method !== "logistic" ||
+    !numbers(c.weights) ||
+    !numbers(c.mean) ||
+    !numbers(c.scale) ||
+    !Number.isFinite(c.bias)
+  ) {
+    throw new InvalidOptionError("calibration", "a deputy-delegate-calibration file of version 1", path);
+  }
+  return file;
+}
+
+/** Maps a proposal's scores to the calibrated probability that it is exactly right. */
+export function calibratedConfidence(
+  file: DelegateCalibrationFile,
+  proposal: Pick<Proposal, "confidence" | "meanTokenProbability">,
+): number | null {
+  const inputs = delegateCalibrationInputs(proposal);
+  return inputs ? new Calibrator(file.calibrator).confidence(inputs) : null;
+}

