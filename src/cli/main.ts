@@ -43,6 +43,7 @@ export async function main(argv: string[], io: Partial<CliContext> = {}): Promis
   const ctx: CliContext = {
     stdout: (t) => stdout(safe(t)),
     stderr: (t) => stderr(safe(t)),
+    rawStdout: io.rawStdout ?? stdout,
     rawStderr: io.rawStderr ?? stderr,
     isTTY: io.isTTY ?? Boolean(process.stderr.isTTY),
     setExitCode: (code) => {

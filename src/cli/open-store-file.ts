@@ -1,3 +1,4 @@
+import { sqliteErrorName } from "../plan/sqlite-run-store.js";
 import { InputFileError } from "../errors/input-file-error.js";
 import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { SqliteRunStore } from "../plan/sqlite-run-store.js";
@@ -29,7 +30,7 @@ export function openStoreFile(path: string, options: { mustExist?: boolean } = {
   try {
     return new SqliteRunStore(path);
   } catch (cause) {
-    const code = (cause as { code?: string }).code ?? "";
+    const code = sqliteErrorName(cause);
     const why = /BUSY|LOCKED/.test(code) ? "it is locked by another process" : (cause as Error).message;
     throw new InputFileError("STORE_INVALID", `Cannot open run store ${path}: ${why}.`, { cause });
   }

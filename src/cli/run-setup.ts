@@ -87,7 +87,8 @@ export function requirePostgres(
 }
 
 /** The `--store …` to print in a hint: only what the user passed (`$DEPUTY_STORE` and the default carry over). */
-export function storeHint(store: string | false | undefined): string | undefined {
+export function storeHint(store: string | false | undefined): string | false | undefined {
+  if (store === false) return false; // --no-store: nothing to resume, so no hint
   return store ? storeLabel(store) : undefined;
 }
 

@@ -16,7 +16,11 @@ export class DistilledModelError extends DeputyError<DistilledModelErrorCode> {
   /** What is wrong, one line each (`weights.toolHead: expected 4 numbers, got 3`). */
   readonly problems: string[];
 
-  constructor(path: string, problems: string[], options?: { cause?: unknown; code?: DistilledModelErrorCode }) {
+  constructor(
+    path: string,
+    problems: string[],
+    options?: { cause?: unknown; code?: DistilledModelErrorCode },
+  ) {
     super(
       options?.code ?? "DISTILLED_MODEL_INVALID",
       `Distilled model ${path} is not valid: ${problems.slice(0, 5).join("; ")}${problems.length > 5 ? `; and ${problems.length - 5} more` : ""}.`,

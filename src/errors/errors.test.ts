@@ -29,6 +29,12 @@ function samples(): InstanceType<typeof DeputyError>[] {
     new errors.NodeError("ITEM_FAILED", "failed"),
     new errors.PlanValidationError([{ code: "cycle", message: "a → a", severity: "error" }]),
     new errors.RunError("RUN_NOT_FOUND", "none"),
+    new errors.RunLeasedError("r", {
+      owner: "o",
+      heartbeatAt: "2026-01-01T00:00:00Z",
+      expiresAt: "2026-01-01T00:00:10Z",
+    }),
+    new errors.ModelFetchError("m", "not cached"),
     new errors.ToolError("TOOL_NOT_FOUND", "t", "none"),
   ];
 }

@@ -1,4 +1,7 @@
+import { isMarked, markError } from "./deputy-error.js";
 import { RunError } from "./run-error.js";
+
+const marker = Symbol.for("deputy.error.RunLeasedError");
 
 /** The owner that holds a run (ISO times), as {@link RunLeasedError} reports it. */
 export interface LeaseHolder {
@@ -21,7 +24,13 @@ export class RunLeasedError extends RunError {
       `Run ${runId} is owned by ${holder.owner} (last heartbeat ${holder.heartbeatAt}); its lease lapses in ${left}s unless renewed. Wait with --wait, or resume after the owner stops.`,
       { runId },
     );
+    markError(this, marker);
     this.holder = holder;
+  }
+
+  /** True for a RunLeasedError from this copy of the package or another. */
+  static override isInstance(error: unknown): error is RunLeasedError {
+    return isMarked(error, marker);
   }
 
   override toJSON() {

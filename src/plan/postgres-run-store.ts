@@ -65,6 +65,9 @@ export class PostgresRunStore implements RunStore {
     return this.#ready;
   }
 
+  /** Runs known to exist (created here, or checked once): their writes skip the existence check. */
+  readonly #known = new Set<string>();
+
   async createRun(run: RunRecord): Promise<void> {
     await this.#open();
     try {
@@ -92,6 +95,12 @@ export class PostgresRunStore implements RunStore {
 
   async write(runId: string, batch: RunMutation[]): Promise<void> {
     await this.#open();
+    // A write for a run this store never had is refused on its own, before it can join (and fail) a group commit.
+    if (!this.#known.has(runId)) {
+      const { rowCount } = await this.pool.query(`SELECT 1 FROM deputy.runs WHERE run_id = $1`, [runId]);
+      if (!rowCount) throw new RunError("RUN_NOT_FOUND", `No run ${runId} in this store.`, { runId });
+      this.#known.add(runId);
+    }
     return new Promise((resolve, reject) => {
       this.#queue.push({ runId, batch, resolve, reject });
       if (!this.#flushing) void this.#flush();

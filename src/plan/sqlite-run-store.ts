@@ -155,7 +155,7 @@ export class SqliteRunStore implements RunStore {
       });
       this.#known.add(run.runId);
     } catch (cause) {
-      const code = (cause as { code?: string }).code ?? "";
+      const code = sqliteErrorName(cause);
       if (code.startsWith("SQLITE_CONSTRAINT"))
         throw new RunError("RUN_EXISTS", `Run ${run.runId} already exists in ${this.path}.`, { cause });
       // A lock held by another process, a read-only file: say so, not "already exists".
@@ -461,4 +461,22 @@ function toRunRecord(row: Record<string, string>): RunRecord {
         }
       : {}),
   };
+}
+
+/**
+ * The SQLite result name of an error (`SQLITE_CONSTRAINT`, `SQLITE_BUSY`, …): node:sqlite reports it as a
+ * numeric `errcode` (the primary code is its low byte), better-sqlite3 as `code`.
+ */
+export function sqliteErrorName(error: unknown): string {
+  const e = error as { code?: unknown; errcode?: unknown };
+  if (typeof e.errcode === "number") {
+    const primary: Record<number, string> = {
+      5: "SQLITE_BUSY",
+      6: "SQLITE_LOCKED",
+      8: "SQLITE_READONLY",
+      19: "SQLITE_CONSTRAINT",
+    };
+    return primary[e.errcode & 0xff] ?? `SQLITE_ERROR_${e.errcode}`;
+  }
+  return typeof e.code === "string" ? e.code : "";
 }

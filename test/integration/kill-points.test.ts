@@ -52,7 +52,7 @@ describe("generated kill points (SIGKILL of the real CLI, then resume)", () => {
           const db = join(dir, "runs.db");
           const child = spawn(
             process.execPath,
-            [bin, "run", "plan.json", "--tools", "tools.mjs", "--store", db],
+            [bin, "run", "plan.json", "--tools", "tools.mjs", "--store", db, "--lease-ttl", "1"],
             {
               cwd: dir,
               env,
@@ -85,7 +85,8 @@ describe("generated kill points (SIGKILL of the real CLI, then resume)", () => {
           if (runs.length === 0) return;
           const resumed = spawnSync(
             process.execPath,
-            [bin, "resume", runs[0]!.runId, "--store", db, "--json"],
+            // The killed run still holds its lease: wait for it to lapse (the run took a 1 s lease).
+            [bin, "resume", runs[0]!.runId, "--store", db, "--json", "--wait"],
             {
               cwd: dir,
               env,

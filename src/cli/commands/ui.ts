@@ -59,7 +59,8 @@ export function registerUi(program: Command, ctx: CliContext): void {
         await store.close();
         throw error;
       }
-      ctx.stdout(
+      // The URL carries the token the page needs: printed as it is (the redactor would hide a `token=`).
+      ctx.rawStdout(
         `deputy console: ${running.url}\n(the token in this URL is new at every start; Ctrl-C stops)\n`,
       );
       if (flags.open) openBrowser(running.url);
