@@ -33,6 +33,7 @@
  */
 import { agentNodeExecutor } from "./agents/agent-node-executor.js";
 import { escalateToAgent } from "./agents/escalate-to-agent.js";
+import { redactEventsWith } from "./agents/events.js";
 import {
   planDelegation,
   type DelegateToPlanSpec,
@@ -53,6 +54,9 @@ import type { Tool } from "./tools/define-tool.js";
 import { ToolRegistry } from "./tools/tool-registry.js";
 import { redactRecord } from "./traces/redact.js";
 import type { TraceSink } from "./traces/trace.js";
+
+// Delegation events carry model-written arguments: they pass the same redactor as traces and the run store.
+redactEventsWith(redactRecord);
 
 /** The built-in executors, one per node type. */
 export const builtInExecutors: ExecutorTable = {
@@ -203,6 +207,7 @@ export {
   OpenAICompatibleDelegate,
   type OpenAICompatibleDelegateOptions,
 } from "./delegate/backends/openai-compatible-delegate.js";
+
 export { DistilledDelegate } from "./delegate/distilled/distilled-delegate.js";
 export { resolveEscalation, type EscalationDecision } from "./delegate/escalation/resolve-escalation.js";
 export { JsonlTraceSink, type JsonlTraceSinkOptions } from "./traces/jsonl-trace-sink.js";

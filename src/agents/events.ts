@@ -84,17 +84,33 @@ const startChannel = channel(DELEGATE_START_CHANNEL);
 const delegateChannel = channel(DELEGATE_CHANNEL);
 const refusedChannel = channel(DELEGATION_REFUSED_CHANNEL);
 
+// Events carry arguments a model wrote and error messages a provider wrote: the composition root installs
+// deputy's redactor here (agents may not import traces/, see docs/architecture.md).
+let scrub: ((value: unknown) => unknown) | undefined;
+
+/**
+ * @internal Sets the redactor every delegation event passes through before it is published; the root entry
+ * `deputy` installs the one traces and the run store use.
+ */
+export function redactEventsWith(redact: ((value: unknown) => unknown) | undefined): void {
+  scrub = redact;
+}
+
+function scrubbed<T>(event: T): T {
+  return scrub ? (scrub(event) as T) : event;
+}
+
 /** @internal */
 export function publishDelegateStart(event: DelegateStartEvent): void {
-  if (startChannel.hasSubscribers) startChannel.publish(event);
+  if (startChannel.hasSubscribers) startChannel.publish(scrubbed(event));
 }
 
 /** @internal */
 export function publishDelegate(event: DelegateEvent): void {
-  if (delegateChannel.hasSubscribers) delegateChannel.publish(event);
+  if (delegateChannel.hasSubscribers) delegateChannel.publish(scrubbed(event));
 }
 
 /** @internal */
 export function publishRefused(event: DelegationRefusedEvent): void {
-  if (refusedChannel.hasSubscribers) refusedChannel.publish(event);
+  if (refusedChannel.hasSubscribers) refusedChannel.publish(scrubbed(event));
 }

@@ -11,7 +11,7 @@ import { inputChars } from "./prompt.js";
 import { proposalChannel, type ProposalEvent } from "./proposal-channel.js";
 import { buildProposalSchema } from "./proposal-schema.js";
 import type { Proposal, ToolSpec } from "./protocol.js";
-import { Redactor } from "../traces/redact.js";
+import { Redactor, redactText } from "../traces/redact.js";
 import type { DelegateTrace } from "../traces/trace.js";
 import { writeTrace } from "../traces/write-trace.js";
 
@@ -122,7 +122,8 @@ export async function hop(
       backend,
       source,
       verdict: gate.verdict,
-      ...(typeof proposal?.name === "string" ? { tool: proposal.name } : {}),
+      // A tool name outside the candidates is model text: redacted like everything deputy emits.
+      ...(typeof proposal?.name === "string" ? { tool: redactText(proposal.name) } : {}),
       confidence: proposal?.confidence ?? null,
       latencyMs,
     };
