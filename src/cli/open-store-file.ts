@@ -1,4 +1,4 @@
-import { sqliteErrorName } from "../plan/sqlite-run-store.js";
+import { sqliteErrorName } from "../plan/sqlite-schema.js";
 import { InputFileError } from "../errors/input-file-error.js";
 import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { SqliteRunStore } from "../plan/sqlite-run-store.js";
