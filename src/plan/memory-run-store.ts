@@ -1,7 +1,6 @@
 import {
   applyMutations,
   pageItems,
-  summarizeRun,
   type ItemPage,
   type ItemPageOptions,
   type LeaseResult,
@@ -85,7 +84,12 @@ export class MemoryRunStore implements RunStore {
   async loadSummary(runId: string): Promise<RunSummary | undefined> {
     this.#assertOpen();
     const state = this.#runs.get(runId);
-    return state ? structuredClone(summarizeRun(state)) : undefined;
+    if (!state) return undefined;
+    const itemKeys = new Set<string>();
+    for (const items of Object.values(state.items))
+      for (const item of Object.values(items)) if (item.key !== undefined) itemKeys.add(item.key);
+    const artifacts = Object.fromEntries(Object.entries(state.artifacts).filter(([k]) => !itemKeys.has(k)));
+    return structuredClone({ run: state.run, nodes: state.nodes, artifacts });
   }
 
   async listItems(runId: string, nodeId: string, options?: ItemPageOptions): Promise<ItemPage> {

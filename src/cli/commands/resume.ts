@@ -7,7 +7,7 @@ import { resumeRun } from "../../index.js";
 import type { CliContext } from "../cli-context.js";
 import { createProgress } from "../progress.js";
 import { readPlanFile } from "../read-plan-file.js";
-import { printRunResult } from "../render-manifest.js";
+import { exitCodeFor, renderManifest } from "../render-manifest.js";
 import {
   leaseFrom,
   openStore,
@@ -93,7 +93,12 @@ export function registerResume(program: Command, ctx: CliContext): void {
               }),
             );
             progress?.done();
-            printRunResult(ctx, manifest, flags.json, storeHint(flags.store));
+            ctx.stdout(
+              flags.json
+                ? JSON.stringify(manifest, null, 2) + "\n"
+                : renderManifest(manifest, storeHint(flags.store)),
+            );
+            ctx.setExitCode(exitCodeFor(manifest.status));
           } finally {
             await distributed?.close();
             await close();
