@@ -21,6 +21,8 @@ function useRoute(): { parts: string[]; query: URLSearchParams } {
   useEffect(() => {
     const onChange = () => setRoute(read());
     addEventListener("hashchange", onChange);
+    // Effects run after paint: a hash change between the first render and now had no listener yet.
+    onChange();
     return () => removeEventListener("hashchange", onChange);
   }, []);
   return route;
