@@ -1,3 +1,4 @@
+import type { CliContext } from "./cli-context.js";
 import type { PlanIssue } from "../errors/plan-validation-error.js";
 import type { RunManifest } from "../plan/run-manifest.js";
 import type { RunStatus } from "../plan/run-state.js";
@@ -73,4 +74,15 @@ export function renderIssues(issues: PlanIssue[]): string {
 
 function pad(s: string, n: number): string {
   return s.length >= n ? s : s + " ".repeat(n - s.length);
+}
+
+/** Prints a finished run as the commands that run work do (the manifest, or JSON) and sets the exit code. */
+export function printRunResult(
+  ctx: CliContext,
+  manifest: RunManifest,
+  json: boolean | undefined,
+  storeHint: string | false | undefined,
+): void {
+  ctx.stdout(json ? JSON.stringify(manifest, null, 2) + "\n" : renderManifest(manifest, storeHint));
+  ctx.setExitCode(exitCodeFor(manifest.status));
 }

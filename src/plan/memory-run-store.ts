@@ -1,6 +1,7 @@
 import {
   applyMutations,
   pageItems,
+  summarizeRun,
   type ItemPage,
   type ItemPageOptions,
   type LeaseResult,
@@ -84,12 +85,7 @@ export class MemoryRunStore implements RunStore {
   async loadSummary(runId: string): Promise<RunSummary | undefined> {
     this.#assertOpen();
     const state = this.#runs.get(runId);
-    if (!state) return undefined;
-    const itemKeys = new Set<string>();
-    for (const items of Object.values(state.items))
-      for (const item of Object.values(items)) if (item.key !== undefined) itemKeys.add(item.key);
-    const artifacts = Object.fromEntries(Object.entries(state.artifacts).filter(([k]) => !itemKeys.has(k)));
-    return structuredClone({ run: state.run, nodes: state.nodes, artifacts });
+    return state ? structuredClone(summarizeRun(state)) : undefined;
   }
 
   async listItems(runId: string, nodeId: string, options?: ItemPageOptions): Promise<ItemPage> {

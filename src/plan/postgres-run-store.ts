@@ -4,6 +4,7 @@ import { migratePostgres } from "./postgres-migrations.js";
 import type { ItemRecord, NodeRecord, RunRecord, StoredRun } from "./run-state.js";
 import {
   pageItems,
+  summarizeRun,
   type ItemPage,
   type ItemPageOptions,
   type LeaseResult,
@@ -174,18 +175,10 @@ export class PostgresRunStore implements RunStore {
     return { run: toRunRecord(run.rows[0]), artifacts, nodes, items };
   }
 
-  /**
-   * The run without its items' values. Built from one {@link load} (PostgreSQL runs are read whole today; a
-   * paged query is the next step if consoles open runs of 100,000 items on this store).
-   */
+  /** The run without its items' values, from one {@link load} (a paged query is the next step for huge runs). */
   async loadSummary(runId: string): Promise<RunSummary | undefined> {
     const stored = await this.load(runId);
-    if (!stored) return undefined;
-    const itemKeys = new Set<string>();
-    for (const items of Object.values(stored.items))
-      for (const item of Object.values(items)) if (item.key !== undefined) itemKeys.add(item.key);
-    const artifacts = Object.fromEntries(Object.entries(stored.artifacts).filter(([k]) => !itemKeys.has(k)));
-    return { run: stored.run, nodes: stored.nodes, artifacts };
+    return stored ? summarizeRun(stored) : undefined;
   }
 
   /** One page of a node's items, with counts by status (see {@link loadSummary} on how it reads). */

@@ -85,6 +85,15 @@ export interface ItemPage {
   items: { record: ItemRecord; value?: unknown }[];
 }
 
+/** A run's summary from its whole state: the node-level artifacts, without the values items stored. */
+export function summarizeRun(state: StoredRun): RunSummary {
+  const itemKeys = new Set<string>();
+  for (const items of Object.values(state.items))
+    for (const item of Object.values(items)) if (item.key !== undefined) itemKeys.add(item.key);
+  const artifacts = Object.fromEntries(Object.entries(state.artifacts).filter(([k]) => !itemKeys.has(k)));
+  return { run: state.run, nodes: state.nodes, artifacts };
+}
+
 /** Pages items held in memory (shared by stores that keep a copy in memory). */
 export function pageItems(state: StoredRun, nodeId: string, options: ItemPageOptions = {}): ItemPage {
   const all = Object.values(state.items[nodeId] ?? {}).sort((a, b) => a.index - b.index);

@@ -7,7 +7,7 @@ import { resumeRun } from "../../index.js";
 import type { CliContext } from "../cli-context.js";
 import { createProgress } from "../progress.js";
 import { readPlanFile } from "../read-plan-file.js";
-import { exitCodeFor, renderManifest } from "../render-manifest.js";
+import { printRunResult } from "../render-manifest.js";
 import {
   leaseFrom,
   openStore,
@@ -93,12 +93,7 @@ export function registerResume(program: Command, ctx: CliContext): void {
               }),
             );
             progress?.done();
-            ctx.stdout(
-              flags.json
-                ? JSON.stringify(manifest, null, 2) + "\n"
-                : renderManifest(manifest, storeHint(flags.store)),
-            );
-            ctx.setExitCode(exitCodeFor(manifest.status));
+            printRunResult(ctx, manifest, flags.json, storeHint(flags.store));
           } finally {
             await distributed?.close();
             await close();

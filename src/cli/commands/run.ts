@@ -5,7 +5,7 @@ import { EXIT } from "../exit-codes.js";
 import { DEFAULT_GRACE_SECONDS, withGracefulStop } from "../graceful-stop.js";
 import { createProgress } from "../progress.js";
 import { readPlanFile } from "../read-plan-file.js";
-import { exitCodeFor, renderIssues, renderManifest } from "../render-manifest.js";
+import { printRunResult, renderIssues } from "../render-manifest.js";
 import { leaseFrom, openStore, requirePostgres, setupRun, storeHint, type RunFlags } from "../run-setup.js";
 import { JobDispatcher } from "../../distributed/job-dispatcher.js";
 import type { PostgresRunStore } from "../../plan/postgres-run-store.js";
@@ -99,12 +99,7 @@ export function registerRun(program: Command, ctx: CliContext): void {
               }),
             );
             progress?.done();
-            ctx.stdout(
-              flags.json
-                ? JSON.stringify(manifest, null, 2) + "\n"
-                : renderManifest(manifest, storeHint(flags.store)),
-            );
-            ctx.setExitCode(exitCodeFor(manifest.status));
+            printRunResult(ctx, manifest, flags.json, storeHint(flags.store));
           } finally {
             await distributed?.close();
             await store.close();
