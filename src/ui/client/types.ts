@@ -1,77 +1,21 @@
-// The shapes the console's API answers with (see src/ui/server); kept here so the client builds on its own.
+// The shapes the console's API answers with: the server's own types where the client reads them as they are,
+// narrower views where it renders their parts (only types cross over: nothing of the server is bundled).
+import type { SerializedError } from "../../errors/deputy-error.js";
+import type { ItemPage as StoredItemPage } from "../../plan/run-store.js";
+import type { Escalation } from "../../plan/run-state.js";
+import type { RunView } from "../server/run-view.js";
 
-export type Counts = Partial<Record<"ok" | "error" | "skipped" | "escalated", number>>;
-export interface Spend {
-  calls: number;
-  tokens: number;
-  cost: number;
-  duration: number;
-}
-export interface ErrorInfo {
-  code: string;
-  message: string;
-}
-export interface Escalation {
-  nodeId: string;
-  item?: number;
-  verdict: string;
-  reason: string;
-  proposal?: unknown;
-  createdAt: string;
-  resolution?: Resolution;
-}
-export type Resolution = (
-  | { kind: "call"; call: { name: string; arguments: Record<string, unknown> } }
-  | { kind: "value"; value: unknown }
-  | { kind: "skip" }
-) & { by?: string };
+export type { Escalation } from "../../plan/run-state.js";
+export type { NodeView, RunView } from "../server/run-view.js";
+export type { ResumeState } from "../server/resume-runner.js";
 
-export interface NodeView {
-  id: string;
-  type: "tool" | "delegate" | "agent";
-  dependsOn: string[];
-  status: string;
-  tool?: string;
-  tools?: string[];
-  description?: string;
-  minConfidence?: number;
-  attempts: number;
-  startedAt?: string;
-  endedAt?: string;
-  durationMs?: number;
-  error?: ErrorInfo;
-  escalation?: Escalation;
-  items?: { total?: number; counts: Counts };
-  escalated: number;
-  spend?: Spend;
-  details?: Record<string, unknown>;
-}
-
-export interface RunView {
-  runId: string;
-  planName: string;
-  objective?: string;
-  status: string;
-  createdAt: string;
-  updatedAt: string;
-  durationMs: number;
-  error?: ErrorInfo;
-  nodes: NodeView[];
-  items: { total: number; counts: Counts };
-  escalated: number;
-  spend: Spend;
-}
-
-export interface ResumeState {
-  state: "running" | "done" | "failed";
-  status?: string;
-  error?: ErrorInfo;
-}
+export type ErrorInfo = SerializedError;
+export type Counts = StoredItemPage["counts"];
+export type Resolution = NonNullable<Escalation["resolution"]>;
 
 export type RunRow = Omit<RunView, "nodes"> & {
   nodeCounts: { total: number; byStatus: Record<string, number> };
 };
-
 export interface ItemPage {
   total: number;
   counts: Counts;
