@@ -43,6 +43,28 @@ const zones = [
   { target: src("testing"), from: src("plan", "delegate", "traces", "agents", "eval", "cli", "index.ts") },
 ];
 
+/** Files that may import only types from plan/ (less the named engine entries). */
+function planTypesOnly(files, allowed) {
+  return {
+    files,
+    ignores: ["src/**/*.test.ts"],
+    rules: {
+      "@typescript-eslint/no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: ["**/plan/*", ...allowed.map((f) => `!**/plan/${f}`)],
+              allowTypeImports: true,
+              message: "Only types from plan/ (the executor seam); shared run-time code lives in runtime/.",
+            },
+          ],
+        },
+      ],
+    },
+  };
+}
+
 export default tseslint.config(
   { ignores: ["dist/**", "node_modules/**", "coverage/**", ".deputy/**", "**/*.cjs"] },
   js.configs.recommended,
@@ -72,6 +94,11 @@ export default tseslint.config(
       "import-x/no-restricted-paths": ["error", { basePath: import.meta.dirname, zones }],
     },
   },
+  // delegate/ and agents/ use plan/ for the executor seam's types only: what they share with the engine at run
+  // time (dispatchTool, templates, retry…) lives in runtime/. agents/ runs plans through the engine's entry
+  // (startRun, newRunId, validatePlan) for plan delegation: the one value import it makes.
+  planTypesOnly(["src/delegate/**/*.ts"], []),
+  planTypesOnly(["src/agents/**/*.ts"], ["run-plan.js", "validate-plan.js"]),
   {
     files: ["**/*.js", "**/*.mjs"],
     languageOptions: { globals: { process: "readonly", console: "readonly", URL: "readonly" } },

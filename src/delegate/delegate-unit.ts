@@ -1,6 +1,6 @@
 import type { SerializedError } from "../errors/deputy-error.js";
 import { compileGuard, type CelGuard } from "../runtime/cel-guard.js";
-import { dispatchTool } from "../plan/dispatch-tool.js";
+import { dispatchTool } from "../runtime/dispatch-tool.js";
 import type { UnitOutcome, WorkUnit } from "../plan/node-executor.js";
 import type { DelegateNode } from "../plan/plan-schema.js";
 import { renderString, renderValue } from "../runtime/template.js";
