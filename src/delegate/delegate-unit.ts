@@ -7,13 +7,10 @@ import { renderString, renderValue } from "../runtime/template.js";
 import type { JsonSchema } from "../schema/json-schema.js";
 import type { Tool } from "../tools/define-tool.js";
 import type { GateInput, GateResult, Verdict } from "./accept-gate.js";
-import { inputChars } from "./prompt.js";
-import { proposalChannel, type ProposalEvent } from "./proposal-channel.js";
 import { buildProposalSchema } from "./proposal-schema.js";
 import type { Proposal, ToolSpec } from "./protocol.js";
-import { Redactor, redactText } from "../traces/redact.js";
-import type { DelegateTrace } from "../traces/trace.js";
-import { writeTrace } from "../traces/write-trace.js";
+import { recordProposal, type ProposalSource } from "./record-proposal.js";
+import { Redactor } from "../traces/redact.js";
 
 // The pieces every path of a delegate unit shares (a backend's proposal, an escalate_to agent's answer, a
 // person's resolution): the prepared input, the traced hop, the dispatch and the outcomes.
@@ -22,7 +19,7 @@ import { writeTrace } from "../traces/write-trace.js";
 export interface HopSummary {
   backend: string;
   verdict: Verdict;
-  source: "delegate" | "agent" | "person";
+  source: ProposalSource;
   confidence: number | null;
   latencyMs: number;
 }
@@ -35,7 +32,6 @@ export interface Prepared {
   facts: Record<string, unknown>;
   specs: ToolSpec[];
   schema: JsonSchema;
-  chars: number;
   guard: CelGuard | undefined;
   hops: HopSummary[];
   /** What an `escalate_to` agent spent (the manifest sums `details.spend` per node). */
@@ -62,7 +58,6 @@ export function prepare(node: DelegateNode, unit: WorkUnit): Prepared {
     facts,
     specs,
     schema: buildProposalSchema(specs),
-    chars: inputChars(instruction, facts),
     guard: node.accept_when ? compileGuard(node.accept_when) : undefined,
     hops: [],
   };
@@ -105,6 +100,30 @@ export async function hop(
   gate: GateResult,
   latencyMs: number,
 ) {
+  summarizeHop(p, source, backend, proposal, gate, latencyMs);
+  const { unit } = p;
+  await recordProposal(unit.host.traceSink, {
+    ...unitContext(unit),
+    instruction: p.instruction,
+    facts: p.facts,
+    tools: p.specs,
+    proposal,
+    gate,
+    backend,
+    source,
+    latencyMs,
+  });
+}
+
+/** Adds a hop to the unit's summary (the manifest's `hops`); {@link hop} also records it. */
+export function summarizeHop(
+  p: Prepared,
+  source: Source,
+  backend: string,
+  proposal: Proposal | undefined,
+  gate: GateResult,
+  latencyMs: number,
+) {
   p.hops.push({
     backend,
     verdict: gate.verdict,
@@ -112,40 +131,15 @@ export async function hop(
     confidence: proposal?.confidence ?? null,
     latencyMs,
   });
-  const { unit } = p;
-  if (proposalChannel.hasSubscribers) {
-    const event: ProposalEvent = {
-      type: "proposal-end",
-      runId: unit.runId,
-      nodeId: unit.nodeId,
-      ...(unit.itemIndex === undefined ? {} : { item: unit.itemIndex }),
-      backend,
-      source,
-      verdict: gate.verdict,
-      // A tool name outside the candidates is model text: redacted like everything deputy emits.
-      ...(typeof proposal?.name === "string" ? { tool: redactText(proposal.name) } : {}),
-      confidence: proposal?.confidence ?? null,
-      latencyMs,
-    };
-    proposalChannel.publish(event);
-  }
-  const trace: DelegateTrace = {
+}
+
+/** The unit a proposal is for, as a backend's `context` and a trace name it. */
+export function unitContext(unit: WorkUnit): { runId: string; nodeId: string; item?: number } {
+  return {
     runId: unit.runId,
     nodeId: unit.nodeId,
     ...(unit.itemIndex === undefined ? {} : { item: unit.itemIndex }),
-    instruction: p.instruction,
-    facts: p.facts,
-    tools: p.specs,
-    proposal: proposal ?? null,
-    verdict: gate.verdict,
-    ...(gate.call ? { finalCall: gate.call } : {}),
-    backend,
-    latencyMs,
-    time: new Date().toISOString(),
-    source,
-    ...(gate.error ? { error: { code: gate.error.code, message: gate.error.message } } : {}),
   };
-  await writeTrace(unit.host.traceSink, trace);
 }
 
 /** What the manifest shows of the unit (its `details`). */

@@ -20,6 +20,8 @@ export { buildProposalSchema } from "./proposal-schema.js";
 export { strictSchema } from "./strict-schema.js";
 export { buildPrompt, inputChars, sortedJson, type DelegatePrompt, type PromptInput } from "./prompt.js";
 export { acceptGate, VERDICTS, type GateInput, type GateResult, type Verdict } from "./accept-gate.js";
+export { proposeAndJudge, type Judged, type ProposeAndJudgeInput } from "./propose-and-judge.js";
+export type { ProposalSource } from "./record-proposal.js";
 export { delegateNodeExecutor, toolSpec, type HopSummary } from "./delegate-node-executor.js";
 export { validateDelegateNode } from "./validate-delegate-node.js";
 export {
