@@ -10,7 +10,7 @@ import tseslint from "typescript-eslint";
  * everything.
  */
 const src = (...folders) => folders.map((f) => `./src/${f}`);
-const top = ["plan", "delegate", "traces", "agents", "eval", "cli", "testing", "index.ts"];
+const top = ["plan", "delegate", "traces", "agents", "eval", "events", "cli", "testing", "index.ts"];
 const zones = [
   { target: src("errors"), from: src("schema", "tools", "runtime", ...top), message: "errors/ is the base." },
   {
@@ -37,6 +37,12 @@ const zones = [
     target: src("agents"),
     from: src("delegate", "traces", "eval", "cli", "index.ts"),
     message: "agents/ and delegate/ meet only in src/index.ts.",
+  },
+  {
+    target: src("events"),
+    from: src("eval", "cli", "testing", "index.ts"),
+    message:
+      "events/ lists and bridges the channels of plan, delegate and agents; the root entry re-exports it.",
   },
   { target: src("traces"), from: src("plan", "agents", "eval", "cli", "index.ts") },
   { target: src("eval"), from: src("plan", "agents", "cli", "index.ts") },
