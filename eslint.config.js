@@ -44,7 +44,11 @@ const zones = [
     message:
       "events/ lists and bridges the channels of plan, delegate and agents; the root entry re-exports it.",
   },
-  { target: src("traces"), from: src("plan", "agents", "eval", "cli", "index.ts") },
+  {
+    target: src("traces"),
+    from: src("plan", "delegate", "agents", "eval", "cli", "index.ts"),
+    message: "traces/ sit below delegate/: the proposal shape and the prompt they read live in tools/.",
+  },
   { target: src("eval"), from: src("plan", "agents", "cli", "index.ts") },
   { target: src("testing"), from: src("plan", "delegate", "traces", "agents", "eval", "cli", "index.ts") },
 ];
