@@ -9,7 +9,8 @@ import type { Tool } from "../tools/define-tool.js";
 import type { GateInput, GateResult, Verdict } from "./accept-gate.js";
 import { buildProposalSchema } from "./proposal-schema.js";
 import type { Proposal, ToolSpec } from "./protocol.js";
-import { recordProposal, type ProposalSource } from "./record-proposal.js";
+import { judgeProposal } from "./propose-and-judge.js";
+import type { ProposalSource } from "./record-proposal.js";
 import { Redactor } from "../traces/redact.js";
 
 // The pieces every path of a delegate unit shares (a backend's proposal, an escalate_to agent's answer, a
@@ -91,31 +92,35 @@ export function gateInput(p: Prepared): Omit<GateInput, "proposal"> {
   };
 }
 
-/** Records one proposal hop: in the unit's summary, on `deputy:proposal`, and in the trace sink (never throws). */
-export async function hop(
+/**
+ * Judges a proposal that did not come from a backend (an `escalate_to` agent's answer, a person's resolution)
+ * with `judgeProposal` — the gate, the `deputy:proposal` event and the trace — and adds the hop to the unit's
+ * summary. `extra` adds to the unit's gate input (`skipConfidence`, `skipGuard`, `unparsedArguments`).
+ */
+export async function judgeHop(
   p: Prepared,
   source: Source,
   backend: string,
   proposal: Proposal | undefined,
-  gate: GateResult,
+  extra: Partial<GateInput> & { backendError?: unknown },
   latencyMs: number,
-) {
-  summarizeHop(p, source, backend, proposal, gate, latencyMs);
-  const { unit } = p;
-  await recordProposal(unit.host.traceSink, {
-    ...unitContext(unit),
-    instruction: p.instruction,
-    facts: p.facts,
-    tools: p.specs,
+): Promise<GateResult> {
+  const { backendError, ...gate } = extra;
+  const result = await judgeProposal({
     proposal,
-    gate,
+    ...(backendError === undefined ? {} : { backendError }),
+    gate: { ...gateInput(p), ...gate },
+    request: { instruction: p.instruction, facts: p.facts, tools: p.specs, context: unitContext(p.unit) },
     backend,
     source,
     latencyMs,
+    traceSink: p.unit.host.traceSink,
   });
+  summarizeHop(p, source, backend, proposal, result, latencyMs);
+  return result;
 }
 
-/** Adds a hop to the unit's summary (the manifest's `hops`); {@link hop} also records it. */
+/** Adds a hop to the unit's summary (the manifest's `hops`). */
 export function summarizeHop(
   p: Prepared,
   source: Source,

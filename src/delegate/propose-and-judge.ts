@@ -49,14 +49,46 @@ export async function proposeAndJudge(
       backendError = error;
     }
   }
+  const latencyMs = proposal?.latencyMs ?? Math.round(performance.now() - started);
+  const gate = await judgeProposal({
+    proposal,
+    ...(backendError === undefined ? {} : { backendError }),
+    gate: { ...input.gate, inputChars: chars, maxInputChars: delegate.maxInputChars },
+    request,
+    backend: delegate.name,
+    source: input.source ?? "delegate",
+    latencyMs,
+    traceSink: input.traceSink,
+  });
+  return { proposal, ...(backendError === undefined ? {} : { backendError }), gate, latencyMs };
+}
+
+/** What {@link judgeProposal} needs: a proposal already in hand (or the failure to get one). */
+export interface JudgeProposalInput {
+  proposal: Proposal | undefined;
+  backendError?: unknown;
+  /** The gate's input less the proposal and the backend's error. */
+  gate: Omit<GateInput, "proposal" | "backendError">;
+  /** What was asked (the trace records it; `context` names the unit). */
+  request: Pick<ProposeRequest, "instruction" | "facts" | "tools" | "context">;
+  backend: string;
+  source: ProposalSource;
+  latencyMs: number;
+  traceSink?: TraceSink | undefined;
+}
+
+/**
+ * The judging half of {@link proposeAndJudge}, for a proposal that did not come from a backend's `propose` (an
+ * `escalate_to` agent's answer, a person's resolution): the accept gate, then the `deputy:proposal` event and the
+ * trace. Never throws.
+ */
+export async function judgeProposal(input: JudgeProposalInput): Promise<GateResult> {
+  const { proposal, request } = input;
   const gate = acceptGate({
     ...input.gate,
     proposal,
-    ...(backendError === undefined ? {} : { backendError }),
-    inputChars: chars,
-    maxInputChars: delegate.maxInputChars,
+    ...(input.backendError === undefined ? {} : { backendError: input.backendError }),
   });
-  const latencyMs = proposal?.latencyMs ?? Math.round(performance.now() - started);
   await recordProposal(input.traceSink, {
     runId: request.context?.runId ?? "-",
     nodeId: request.context?.nodeId ?? "-",
@@ -66,9 +98,9 @@ export async function proposeAndJudge(
     tools: request.tools,
     proposal,
     gate,
-    backend: delegate.name,
-    source: input.source ?? "delegate",
-    latencyMs,
+    backend: input.backend,
+    source: input.source,
+    latencyMs: input.latencyMs,
   });
-  return { proposal, ...(backendError === undefined ? {} : { backendError }), gate, latencyMs };
+  return gate;
 }
