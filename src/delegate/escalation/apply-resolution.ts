@@ -32,7 +32,14 @@ export async function applyResolution(p: Prepared, resolution: Resolution): Prom
         backend,
         latencyMs: 0,
       };
-      const gate = await judgeHop(p, "person", backend, proposal, { skipConfidence: true, skipGuard: true }, 0);
+      const gate = await judgeHop(
+        p,
+        "person",
+        backend,
+        proposal,
+        { skipConfidence: true, skipGuard: true },
+        0,
+      );
       if (gate.verdict === "accepted") {
         const outcome = await dispatch(p, gate, proposal, "person");
         return { ...outcome, details: { ...outcome.details, ...by } };
