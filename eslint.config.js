@@ -10,7 +10,7 @@ import tseslint from "typescript-eslint";
  * everything.
  */
 const src = (...folders) => folders.map((f) => `./src/${f}`);
-const top = ["plan", "delegate", "traces", "agents", "eval", "cli", "testing", "index.ts"];
+const top = ["plan", "delegate", "traces", "agents", "eval", "events", "cli", "testing", "index.ts"];
 const zones = [
   { target: src("errors"), from: src("schema", "tools", "runtime", ...top), message: "errors/ is the base." },
   {
@@ -38,10 +38,42 @@ const zones = [
     from: src("delegate", "traces", "eval", "cli", "index.ts"),
     message: "agents/ and delegate/ meet only in src/index.ts.",
   },
-  { target: src("traces"), from: src("plan", "agents", "eval", "cli", "index.ts") },
+  {
+    target: src("events"),
+    from: src("eval", "cli", "testing", "index.ts"),
+    message:
+      "events/ lists and bridges the channels of plan, delegate and agents; the root entry re-exports it.",
+  },
+  {
+    target: src("traces"),
+    from: src("plan", "delegate", "agents", "eval", "cli", "index.ts"),
+    message: "traces/ sit below delegate/: the proposal shape and the prompt they read live in tools/.",
+  },
   { target: src("eval"), from: src("plan", "agents", "cli", "index.ts") },
   { target: src("testing"), from: src("plan", "delegate", "traces", "agents", "eval", "cli", "index.ts") },
 ];
+
+/** Files that may import only types from plan/ (less the named engine entries). */
+function planTypesOnly(files, allowed) {
+  return {
+    files,
+    ignores: ["src/**/*.test.ts"],
+    rules: {
+      "@typescript-eslint/no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: ["**/plan/*", ...allowed.map((f) => `!**/plan/${f}`)],
+              allowTypeImports: true,
+              message: "Only types from plan/ (the executor seam); shared run-time code lives in runtime/.",
+            },
+          ],
+        },
+      ],
+    },
+  };
+}
 
 export default tseslint.config(
   { ignores: ["dist/**", "node_modules/**", "coverage/**", ".deputy/**", "**/*.cjs"] },
@@ -72,6 +104,11 @@ export default tseslint.config(
       "import-x/no-restricted-paths": ["error", { basePath: import.meta.dirname, zones }],
     },
   },
+  // delegate/ and agents/ use plan/ for the executor seam's types only: what they share with the engine at run
+  // time (dispatchTool, templates, retry…) lives in runtime/. agents/ runs plans through the engine's entry
+  // (startRun, newRunId, validatePlan) for plan delegation: the one value import it makes.
+  planTypesOnly(["src/delegate/**/*.ts"], []),
+  planTypesOnly(["src/agents/**/*.ts"], ["run-plan.js", "validate-plan.js"]),
   {
     files: ["**/*.js", "**/*.mjs"],
     languageOptions: { globals: { process: "readonly", console: "readonly", URL: "readonly" } },

@@ -19,6 +19,9 @@
  * - **Agents** (`deputy/agents`): {@link defineAgent}, with contracts ({@link delegation}) that others call
  *   through {@link delegateTo} — or through {@link delegateToPlan}, a plan as a tool — under budgets, with
  *   ledgers and `node:diagnostics_channel` events.
+ * - **Diagnostics**: every `node:diagnostics_channel` channel is listed in {@link DIAGNOSTICS_CHANNELS} with its
+ *   payload ({@link DiagnosticsEvents}, typed listeners with {@link onDiagnostics}); {@link enableOpenTelemetry}
+ *   turns runs, nodes, proposals and delegated calls into OpenTelemetry spans.
  * - **Evaluation** (`deputy/eval`): {@link evaluateBackend} scores a backend on BFCL-format cases.
  * - **Errors** (`deputy/errors`): every class has a stable `code` and an `isInstance` that works across copies.
  *
@@ -224,3 +227,12 @@ export type { Agent, AgentResult } from "./agents/types.js";
 export { evaluateBackend } from "./eval/evaluate-backend.js";
 export { loadBfclSuite } from "./eval/bfcl-suite.js";
 export * from "./errors/index.js";
+export {
+  CHANNELS,
+  DIAGNOSTICS_CHANNELS,
+  onDiagnostics,
+  enableOpenTelemetry,
+  type ChannelName,
+  type DiagnosticsEvents,
+  type OpenTelemetryBridgeOptions,
+} from "./events/index.js";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DelegateBackendError } from "../src/errors/index.js";
-import { acceptGate } from "../src/delegate/accept-gate.js";
+import { proposeAndJudge } from "../src/delegate/propose-and-judge.js";
 import { bfclQuestion, bfclToToolSpec } from "../src/eval/bfcl.js";
 import type { Proposal, ProposeRequest, ToolCallDelegate, ToolSpec } from "../src/delegate/protocol.js";
 import { toTool, type Tool } from "../src/tools/index.js";
@@ -108,23 +108,21 @@ export function expectWellFormed(proposal: Proposal, backend: string): void {
   expect(proposal.latencyMs).toBeGreaterThanOrEqual(0);
 }
 
-/** Runs a proposal and judges it with the accept gate; only a non-DelegateBackendError throw escapes. */
+/**
+ * Runs a proposal and judges it with `proposeAndJudge`, the path delegate nodes and the router tool take; only a
+ * throw that is not a DelegateBackendError escapes (a backend must wrap its failures).
+ */
 export async function judge(delegate: ToolCallDelegate, c: SuiteCase) {
-  let proposal: Proposal | undefined;
-  let backendError: unknown;
-  try {
-    proposal = await delegate.propose(c.request);
-  } catch (error) {
-    if (!DelegateBackendError.isInstance(error)) throw error;
-    backendError = error;
-  }
-  const gate = acceptGate({
-    proposal,
-    backendError,
-    candidates: c.request.tools.map((t) => t.name),
-    findTool: (name) => c.tools.get(name),
-    allowSideEffects: { node: true, host: true },
+  const judged = await proposeAndJudge(delegate, {
+    request: c.request,
+    gate: {
+      candidates: c.request.tools.map((t) => t.name),
+      findTool: (name) => c.tools.get(name),
+      allowSideEffects: { node: true, host: true },
+    },
   });
+  const { proposal, backendError, gate } = judged;
+  if (backendError !== undefined && !DelegateBackendError.isInstance(backendError)) throw backendError;
   return { proposal, backendError, verdict: gate.verdict };
 }
 

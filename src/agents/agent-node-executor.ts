@@ -2,7 +2,7 @@ import { serializeError } from "../errors/deputy-error.js";
 import type { PlanIssue } from "../errors/plan-validation-error.js";
 import type { NodeExecutor } from "../plan/node-executor.js";
 import type { AgentNode } from "../plan/plan-schema.js";
-import { dispatchTool } from "../plan/dispatch-tool.js";
+import { dispatchTool } from "../runtime/dispatch-tool.js";
 import { renderValue } from "../runtime/template.js";
 import type { Tool } from "../tools/define-tool.js";
 import { didYouMean } from "../tools/did-you-mean.js";

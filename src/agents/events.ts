@@ -1,5 +1,6 @@
 import { channel } from "node:diagnostics_channel";
 import type { BudgetLimit } from "../errors/budget-exceeded-error.js";
+import { CHANNELS } from "../runtime/channels.js";
 import type { LedgerTotals } from "./ledger.js";
 import type { Usage } from "./usage.js";
 
@@ -76,9 +77,9 @@ export interface DelegationRefusedEvent extends DelegationEventBase {
 }
 
 /** Channel names. Subscribe with `diagnostics_channel.subscribe(name, fn)`. */
-export const DELEGATE_START_CHANNEL = "deputy:delegate-start";
-export const DELEGATE_CHANNEL = "deputy:delegate";
-export const DELEGATION_REFUSED_CHANNEL = "deputy:delegation-refused";
+export const DELEGATE_START_CHANNEL = CHANNELS.delegateStart;
+export const DELEGATE_CHANNEL = CHANNELS.delegate;
+export const DELEGATION_REFUSED_CHANNEL = CHANNELS.delegationRefused;
 
 const startChannel = channel(DELEGATE_START_CHANNEL);
 const delegateChannel = channel(DELEGATE_CHANNEL);

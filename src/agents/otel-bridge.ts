@@ -22,9 +22,27 @@ export interface OpenTelemetryBridgeOptions {
  * whose parent is the span of the call it runs inside, so nested delegation shows as a tree; refusals are span
  * events (or a short span at the top level). Every span carries `deputy.trace_id`. Returns a function that
  * unsubscribes.
+ *
+ * @deprecated Use `enableOpenTelemetry` from `deputy`, which bridges every diagnostics channel (plan runs and
+ * nodes, delegate proposals and these delegation events) with the same options; this one bridges only the
+ * delegation events.
  */
 export function enableOpenTelemetry(options: OpenTelemetryBridgeOptions = {}): () => void {
-  const tracer = options.tracer ?? trace.getTracer("deputy");
+  return bridgeDelegations(options.tracer ?? trace.getTracer("deputy"), options);
+}
+
+/**
+ * The delegation part of the OpenTelemetry bridge (`deputy:delegate-start`, `deputy:delegate`,
+ * `deputy:delegation-refused`); `onSpan` sees each delegated call's span as it starts (a plan delegation's run
+ * hangs under it). Returns a function that unsubscribes.
+ *
+ * @internal
+ */
+export function bridgeDelegations(
+  tracer: Tracer,
+  options: Pick<OpenTelemetryBridgeOptions, "recordArguments">,
+  onSpan?: (event: DelegateStartEvent, span: Span) => void,
+): () => void {
   const open = new Map<string, Span>();
   const common = (e: DelegateStartEvent | DelegateEvent | DelegationRefusedEvent): Attributes => ({
     "deputy.trace_id": e.traceId,
@@ -46,8 +64,11 @@ export function enableOpenTelemetry(options: OpenTelemetryBridgeOptions = {}): (
       "gen_ai.system": e.provider,
       "gen_ai.request.model": e.model,
     };
+    if (e.runId !== undefined) attributes["deputy.run_id"] = e.runId;
     if (options.recordArguments) attributes["deputy.arguments"] = JSON.stringify(e.arguments);
-    open.set(e.callId, tracer.startSpan(`delegate ${e.tool}`, { attributes }, parentContext(e.parentCallId)));
+    const span = tracer.startSpan(`delegate ${e.tool}`, { attributes }, parentContext(e.parentCallId));
+    open.set(e.callId, span);
+    onSpan?.(e, span);
   };
   const onEnd = (message: unknown) => {
     const e = message as DelegateEvent;

@@ -1,7 +1,7 @@
 import { serializeError } from "../errors/deputy-error.js";
 import type { NodeExecutor, UnitOutcome } from "../plan/node-executor.js";
 import type { DelegateNode } from "../plan/plan-schema.js";
-import { acceptGate, type GateResult } from "./accept-gate.js";
+import type { GateResult } from "./accept-gate.js";
 import { applyResolution } from "./escalation/apply-resolution.js";
 import { askAgent } from "./escalation/ask-escalate-to.js";
 import {
@@ -9,11 +9,13 @@ import {
   escalated,
   failure,
   gateInput,
-  hop,
   prepare,
+  summarizeHop,
   summary,
+  unitContext,
   type Prepared,
 } from "./delegate-unit.js";
+import { proposeAndJudge } from "./propose-and-judge.js";
 import type { Proposal, ToolCallDelegate } from "./protocol.js";
 import { validateDelegateNode } from "./validate-delegate-node.js";
 
@@ -21,7 +23,7 @@ export { toolSpec, type HopSummary } from "./delegate-unit.js";
 
 /**
  * Runs `delegate` nodes: render the instruction and facts, ask the backend chain for one tool call, pass it
- * through the accept gate (every hop traced), dispatch it only when `accepted` (with the node's retry and
+ * through the accept gate with `proposeAndJudge` (every hop traced), dispatch it only when `accepted` (with the node's retry and
  * timeout), and apply `on_reject` otherwise. A unit resumed with a person's resolution uses it instead
  * (`call` still passes the gate's tool, schema and side-effect checks). The outcome's `details` hold the verdict,
  * confidence, backend and hops, so the manifest shows per-item verdicts.
@@ -64,36 +66,19 @@ export const delegateNodeExecutor: NodeExecutor<DelegateNode> = {
 
 async function proposeOnce(p: Prepared, backend: ToolCallDelegate) {
   const { unit } = p;
-  const started = performance.now();
-  let proposal: Proposal | undefined;
-  let backendError: unknown;
-  if (p.chars <= backend.maxInputChars) {
-    try {
-      proposal = await backend.propose({
-        instruction: p.instruction,
-        facts: p.facts,
-        tools: p.specs,
-        schema: p.schema,
-        signal: unit.signal,
-        context: {
-          runId: unit.runId,
-          nodeId: unit.nodeId,
-          ...(unit.itemIndex === undefined ? {} : { item: unit.itemIndex }),
-        },
-      });
-    } catch (error) {
-      backendError = error;
-    }
-  }
-  const gate = acceptGate({
-    ...gateInput(p),
-    proposal,
-    ...(backendError === undefined ? {} : { backendError }),
-    inputChars: p.chars,
-    maxInputChars: backend.maxInputChars,
+  const { proposal, gate, latencyMs } = await proposeAndJudge(backend, {
+    request: {
+      instruction: p.instruction,
+      facts: p.facts,
+      tools: p.specs,
+      schema: p.schema,
+      signal: unit.signal,
+      context: unitContext(unit),
+    },
+    gate: gateInput(p),
+    traceSink: unit.host.traceSink,
   });
-  const latencyMs = proposal?.latencyMs ?? Math.round(performance.now() - started);
-  await hop(p, "delegate", backend.name, proposal, gate, latencyMs);
+  summarizeHop(p, "delegate", backend.name, proposal, gate, latencyMs);
   return { gate, proposal };
 }
 

@@ -1,19 +1,17 @@
 import type { SerializedError } from "../errors/deputy-error.js";
 import { compileGuard, type CelGuard } from "../runtime/cel-guard.js";
-import { dispatchTool } from "../plan/dispatch-tool.js";
+import { dispatchTool } from "../runtime/dispatch-tool.js";
 import type { UnitOutcome, WorkUnit } from "../plan/node-executor.js";
 import type { DelegateNode } from "../plan/plan-schema.js";
 import { renderString, renderValue } from "../runtime/template.js";
 import type { JsonSchema } from "../schema/json-schema.js";
 import type { Tool } from "../tools/define-tool.js";
 import type { GateInput, GateResult, Verdict } from "./accept-gate.js";
-import { inputChars } from "./prompt.js";
-import { proposalChannel, type ProposalEvent } from "./proposal-channel.js";
 import { buildProposalSchema } from "./proposal-schema.js";
 import type { Proposal, ToolSpec } from "./protocol.js";
-import { Redactor, redactText } from "../traces/redact.js";
-import type { DelegateTrace } from "../traces/trace.js";
-import { writeTrace } from "../traces/write-trace.js";
+import { judgeProposal } from "./propose-and-judge.js";
+import type { ProposalSource } from "./record-proposal.js";
+import { Redactor } from "../traces/redact.js";
 
 // The pieces every path of a delegate unit shares (a backend's proposal, an escalate_to agent's answer, a
 // person's resolution): the prepared input, the traced hop, the dispatch and the outcomes.
@@ -22,7 +20,7 @@ import { writeTrace } from "../traces/write-trace.js";
 export interface HopSummary {
   backend: string;
   verdict: Verdict;
-  source: "delegate" | "agent" | "person";
+  source: ProposalSource;
   confidence: number | null;
   latencyMs: number;
 }
@@ -35,7 +33,6 @@ export interface Prepared {
   facts: Record<string, unknown>;
   specs: ToolSpec[];
   schema: JsonSchema;
-  chars: number;
   guard: CelGuard | undefined;
   hops: HopSummary[];
   /** What an `escalate_to` agent spent (the manifest sums `details.spend` per node). */
@@ -62,7 +59,6 @@ export function prepare(node: DelegateNode, unit: WorkUnit): Prepared {
     facts,
     specs,
     schema: buildProposalSchema(specs),
-    chars: inputChars(instruction, facts),
     guard: node.accept_when ? compileGuard(node.accept_when) : undefined,
     hops: [],
   };
@@ -96,8 +92,36 @@ export function gateInput(p: Prepared): Omit<GateInput, "proposal"> {
   };
 }
 
-/** Records one proposal hop: in the unit's summary, on `deputy:proposal`, and in the trace sink (never throws). */
-export async function hop(
+/**
+ * Judges a proposal that did not come from a backend (an `escalate_to` agent's answer, a person's resolution)
+ * with `judgeProposal` — the gate, the `deputy:proposal` event and the trace — and adds the hop to the unit's
+ * summary. `extra` adds to the unit's gate input (`skipConfidence`, `skipGuard`, `unparsedArguments`).
+ */
+export async function judgeHop(
+  p: Prepared,
+  source: Source,
+  backend: string,
+  proposal: Proposal | undefined,
+  extra: Partial<GateInput> & { backendError?: unknown },
+  latencyMs: number,
+): Promise<GateResult> {
+  const { backendError, ...gate } = extra;
+  const result = await judgeProposal({
+    proposal,
+    ...(backendError === undefined ? {} : { backendError }),
+    gate: { ...gateInput(p), ...gate },
+    request: { instruction: p.instruction, facts: p.facts, tools: p.specs, context: unitContext(p.unit) },
+    backend,
+    source,
+    latencyMs,
+    traceSink: p.unit.host.traceSink,
+  });
+  summarizeHop(p, source, backend, proposal, result, latencyMs);
+  return result;
+}
+
+/** Adds a hop to the unit's summary (the manifest's `hops`). */
+export function summarizeHop(
   p: Prepared,
   source: Source,
   backend: string,
@@ -112,40 +136,15 @@ export async function hop(
     confidence: proposal?.confidence ?? null,
     latencyMs,
   });
-  const { unit } = p;
-  if (proposalChannel.hasSubscribers) {
-    const event: ProposalEvent = {
-      type: "proposal-end",
-      runId: unit.runId,
-      nodeId: unit.nodeId,
-      ...(unit.itemIndex === undefined ? {} : { item: unit.itemIndex }),
-      backend,
-      source,
-      verdict: gate.verdict,
-      // A tool name outside the candidates is model text: redacted like everything deputy emits.
-      ...(typeof proposal?.name === "string" ? { tool: redactText(proposal.name) } : {}),
-      confidence: proposal?.confidence ?? null,
-      latencyMs,
-    };
-    proposalChannel.publish(event);
-  }
-  const trace: DelegateTrace = {
+}
+
+/** The unit a proposal is for, as a backend's `context` and a trace name it. */
+export function unitContext(unit: WorkUnit): { runId: string; nodeId: string; item?: number } {
+  return {
     runId: unit.runId,
     nodeId: unit.nodeId,
     ...(unit.itemIndex === undefined ? {} : { item: unit.itemIndex }),
-    instruction: p.instruction,
-    facts: p.facts,
-    tools: p.specs,
-    proposal: proposal ?? null,
-    verdict: gate.verdict,
-    ...(gate.call ? { finalCall: gate.call } : {}),
-    backend,
-    latencyMs,
-    time: new Date().toISOString(),
-    source,
-    ...(gate.error ? { error: { code: gate.error.code, message: gate.error.message } } : {}),
   };
-  await writeTrace(unit.host.traceSink, trace);
 }
 
 /** What the manifest shows of the unit (its `details`). */

@@ -18,8 +18,22 @@ import "./host-capabilities.js";
 export type { DelegateTrace, TraceSink } from "../traces/trace.js";
 export { buildProposalSchema } from "./proposal-schema.js";
 export { strictSchema } from "./strict-schema.js";
-export { buildPrompt, inputChars, sortedJson, type DelegatePrompt, type PromptInput } from "./prompt.js";
+export {
+  buildPrompt,
+  inputChars,
+  sortedJson,
+  type DelegatePrompt,
+  type PromptInput,
+} from "../tools/tool-call-prompt.js";
 export { acceptGate, VERDICTS, type GateInput, type GateResult, type Verdict } from "./accept-gate.js";
+export {
+  judgeProposal,
+  proposeAndJudge,
+  type JudgeProposalInput,
+  type Judged,
+  type ProposeAndJudgeInput,
+} from "./propose-and-judge.js";
+export type { ProposalSource } from "./record-proposal.js";
 export { delegateNodeExecutor, toolSpec, type HopSummary } from "./delegate-node-executor.js";
 export { validateDelegateNode } from "./validate-delegate-node.js";
 export {

@@ -1,4 +1,5 @@
 import { channel } from "node:diagnostics_channel";
+import { CHANNELS } from "../runtime/channels.js";
 import type { Verdict } from "./accept-gate.js";
 
 /**
@@ -12,6 +13,7 @@ export interface ProposalEvent {
   item?: number;
   /** The backend's name (`person` for a resolution, `agent:<name>` for an escalate_to agent). */
   backend: string;
+  /** Who proposed: a delegate backend, an `escalate_to` agent or a person. */
   source: "delegate" | "agent" | "person";
   verdict: Verdict;
   /** The proposed tool, when one was named. */
@@ -21,4 +23,4 @@ export interface ProposalEvent {
 }
 
 /** `deputy:proposal`: every proposal hop of every delegate node, with its verdict. */
-export const proposalChannel = channel("deputy:proposal");
+export const proposalChannel = channel(CHANNELS.proposal);

@@ -1,8 +1,11 @@
+import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineAgent } from "../agents/define-agent.js";
 import { mockModel } from "../agents/mock-model.js";
 import { defineTool } from "../tools/define-tool.js";
+import { MemoryTraceSink } from "../traces/memory-trace-sink.js";
+import type { ProposalEvent } from "./proposal-channel.js";
 import { routerTool } from "./router-tool.js";
 import { ScriptedDelegate } from "./scripted-delegate.js";
 
@@ -82,5 +85,72 @@ describe("routerTool", () => {
     const result = await agent.run("help", "which plan is b@x.io on?");
     expect(result.text).toBe("b@x.io is on pro");
     expect(done).toEqual(["lookup:b@x.io"]);
+  });
+
+  it("traces every call and publishes it on deputy:proposal, as a delegate node does", async () => {
+    done.length = 0;
+    const delegate = new ScriptedDelegate({
+      entries: [
+        {
+          node: "quick_action",
+          proposal: { name: "lookup_user", arguments: { email: "c@x.io" }, confidence: 0.8 },
+        },
+        {
+          node: "quick_action",
+          proposal: { name: "wipe_everything", arguments: {}, confidence: 0.99 },
+        },
+      ],
+    });
+    const sink = new MemoryTraceSink();
+    const route = routerTool({ name: "quick_action", delegate, tools: [lookup], traceSink: sink });
+    const events: ProposalEvent[] = [];
+    const listen = (message: unknown) => events.push(message as ProposalEvent);
+    subscribe("deputy:proposal", listen);
+    try {
+      const ctx = {
+        signal: new AbortController().signal,
+        idempotencyKey: "k",
+        runId: "trace-1",
+        nodeId: "n",
+        attempt: 1,
+      };
+      await route.run({ request: "plan of c@x.io?", facts: { ticket: 7 } }, ctx);
+      expect(await route.run({ request: "wipe it all" }, ctx)).toMatchObject({
+        error: "rejected",
+        verdict: "unknown_tool",
+      });
+    } finally {
+      unsubscribe("deputy:proposal", listen);
+    }
+    expect(done).toEqual(["lookup:c@x.io"]);
+    expect(sink.traces).toMatchObject([
+      {
+        runId: "trace-1",
+        nodeId: "quick_action",
+        instruction: "plan of c@x.io?",
+        facts: { ticket: 7 },
+        verdict: "accepted",
+        finalCall: { name: "lookup_user", arguments: { email: "c@x.io" } },
+        backend: "scripted",
+        source: "delegate",
+      },
+      {
+        runId: "trace-1",
+        nodeId: "quick_action",
+        verdict: "unknown_tool",
+        proposal: { name: "wipe_everything" },
+      },
+    ]);
+    expect(events).toMatchObject([
+      {
+        type: "proposal-end",
+        runId: "trace-1",
+        nodeId: "quick_action",
+        verdict: "accepted",
+        tool: "lookup_user",
+        confidence: 0.8,
+      },
+      { type: "proposal-end", verdict: "unknown_tool", tool: "wipe_everything" },
+    ]);
   });
 });

@@ -1,11 +1,11 @@
 import { serializeError } from "../errors/deputy-error.js";
 import { InvalidOptionError } from "../errors/invalid-option-error.js";
 import { toTool, type Tool, type ToolContext } from "../tools/define-tool.js";
-import { acceptGate } from "./accept-gate.js";
-import { toolSpec } from "./delegate-node-executor.js";
-import { inputChars } from "./prompt.js";
+import { toolSpec } from "./delegate-unit.js";
+import { proposeAndJudge } from "./propose-and-judge.js";
 import { buildProposalSchema } from "./proposal-schema.js";
 import type { ToolCallDelegate } from "./protocol.js";
+import type { TraceSink } from "../traces/trace.js";
 
 /** Options of {@link routerTool}. */
 export interface RouterToolOptions {
@@ -21,11 +21,17 @@ export interface RouterToolOptions {
   minConfidence?: number;
   /** Both halves of the side-effect double key, as for a delegate node. Default `false`. */
   allowSideEffects?: boolean;
+  /**
+   * Where each proposal's trace goes, as for a delegate node (run = the agent's trace id, node = the router's
+   * `name`). Every proposal is also published on `deputy:proposal`. Default: no trace.
+   */
+  traceSink?: TraceSink;
 }
 
 /**
  * A delegate backend as an agent's fast tool-router: the agent hands over a plain-language request; the small
- * model proposes one call among `tools`; the accept gate (schema, tools, side effects, confidence) decides; an
+ * model proposes one call among `tools`; the accept gate (schema, tools, side effects, confidence) decides, by
+ * the same `proposeAndJudge` as a delegate node (traced to `traceSink`, published on `deputy:proposal`); an
  * accepted call runs and its result comes back. A rejection comes back as data
  * (`{ error: "rejected", verdict, reason }`), so the agent can decide itself — never a crash.
  *
@@ -64,37 +70,27 @@ export function routerTool(options: RouterToolOptions): Tool {
       additionalProperties: false,
     },
     run: async (args: { request: string; facts?: Record<string, unknown> }, ctx: ToolContext) => {
-      const facts = args.facts ?? {};
-      const chars = inputChars(args.request, facts);
-      let proposal;
-      let backendError: unknown;
-      if (chars <= delegate.maxInputChars) {
-        try {
-          proposal = await delegate.propose({
-            instruction: args.request,
-            facts,
-            tools: specs,
-            schema,
-            signal: ctx.signal,
-            // A replaying backend keys its answers by this; the router's name stands in for a node id.
-            context: { runId: ctx.runId, nodeId: options.name },
-          });
-        } catch (error) {
-          backendError = error;
-        }
-      }
-      const gate = acceptGate({
-        proposal,
-        ...(backendError === undefined ? {} : { backendError }),
-        inputChars: chars,
-        maxInputChars: delegate.maxInputChars,
-        candidates: names,
-        findTool: (name) => byName.get(name),
-        allowSideEffects: {
-          node: options.allowSideEffects === true,
-          host: options.allowSideEffects === true,
+      const { gate } = await proposeAndJudge(delegate, {
+        request: {
+          instruction: args.request,
+          facts: args.facts ?? {},
+          tools: specs,
+          schema,
+          signal: ctx.signal,
+          // A replaying backend keys its answers by this, and traces name it: the router's name stands in for a
+          // node id, the agent's run (its trace id) for the run.
+          context: { runId: ctx.runId, nodeId: options.name },
         },
-        ...(options.minConfidence === undefined ? {} : { minConfidence: options.minConfidence }),
+        gate: {
+          candidates: names,
+          findTool: (name) => byName.get(name),
+          allowSideEffects: {
+            node: options.allowSideEffects === true,
+            host: options.allowSideEffects === true,
+          },
+          ...(options.minConfidence === undefined ? {} : { minConfidence: options.minConfidence }),
+        },
+        traceSink: options.traceSink,
       });
       if (gate.verdict !== "accepted") {
         return {

@@ -1,4 +1,4 @@
-import { inputChars } from "../delegate/prompt.js";
+import { inputChars } from "../tools/tool-call-prompt.js";
 import type { ToolCallDelegate } from "../delegate/protocol.js";
 import { DelegateBackendError } from "../errors/delegate-backend-error.js";
 import { bfclAstMatch } from "./bfcl-ast-match.js";

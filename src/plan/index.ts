@@ -2,7 +2,13 @@
  * Execution plans: validate a JSON DAG of tool, delegate and agent nodes, run it with real concurrency,
  * checkpoint every node and item, and resume after a crash or an escalation.
  */
-export { checkToolArgs, dispatchTool, type DispatchResult } from "./dispatch-tool.js";
+export {
+  checkToolArgs,
+  dispatchTool,
+  type DispatchResult,
+  type DispatchRetry,
+  type DispatchUnit,
+} from "../runtime/dispatch-tool.js";
 export { canonicalJson, planFingerprint } from "./fingerprint.js";
 export { MemoryRunStore } from "./memory-run-store.js";
 export {

@@ -1,4 +1,5 @@
 import { channel } from "node:diagnostics_channel";
+import { CHANNELS } from "../runtime/channels.js";
 import type { NodeStatus, RunStatus } from "./run-state.js";
 
 /** Events of a run, named noun-verb (see docs/architecture.md). */
@@ -18,8 +19,8 @@ export type RunEvent =
     };
 
 /** `deputy:run` and `deputy:node` on node:diagnostics_channel carry the same events as `onEvent`. */
-export const runChannel = channel("deputy:run");
-export const nodeChannel = channel("deputy:node");
+export const runChannel = channel(CHANNELS.run);
+export const nodeChannel = channel(CHANNELS.node);
 
 /** Emits a run's events; `active()` tells whether anyone listens (hot paths skip building events if not). */
 export interface Emitter {

@@ -2,7 +2,7 @@ import { serializeError } from "../errors/deputy-error.js";
 import { ToolError } from "../errors/tool-error.js";
 import type { ToolNode } from "./plan-schema.js";
 import type { NodeExecutor } from "./node-executor.js";
-import { checkToolArgs, dispatchTool } from "./dispatch-tool.js";
+import { checkToolArgs, dispatchTool } from "../runtime/dispatch-tool.js";
 import { renderValue } from "../runtime/template.js";
 
 /** Runs `tool` nodes: render the arguments, check them against the tool's schema, dispatch with retry. */

@@ -1,4 +1,4 @@
-import type { Proposal } from "../delegate/protocol.js";
+import type { Proposal } from "../tools/proposal.js";
 import type { ToolSpec } from "../tools/tool-spec.js";
 
 /** One proposal hop, as written to a trace sink. Never part of a checkpoint or a manifest. */

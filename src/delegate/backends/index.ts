@@ -6,6 +6,13 @@
 export { LocalDelegate, type LocalDelegateOptions } from "./local-delegate.js";
 export { LlamaServerDelegate, type LlamaServerDelegateOptions } from "./llama-server-delegate.js";
 export {
+  HttpDelegate,
+  HTTP_DELEGATE_DEFAULTS,
+  type HttpDelegateOptions,
+  type HttpDelegateSettings,
+  type HttpProposeCall,
+} from "./http-delegate.js";
+export {
   OpenAICompatibleDelegate,
   type OpenAICompatibleDelegateOptions,
   textChoiceConfidence,

@@ -1,8 +1,6 @@
-import { DelegateBackendError, InvalidOptionError } from "../../errors/index.js";
+import { DelegateBackendError } from "../../errors/index.js";
 import type { JsonSchema } from "../../schema/json-schema.js";
-import { buildPrompt } from "../prompt.js";
-import { buildProposalSchema } from "../proposal-schema.js";
-import type { Proposal, ProposeRequest, ToolCallDelegate } from "../protocol.js";
+import type { Proposal, ProposeRequest } from "../protocol.js";
 import {
   candidateTexts,
   choiceDistribution,
@@ -10,37 +8,24 @@ import {
   decisionOffset,
 } from "./choice-confidence.js";
 import { LLAMA_SERVER_DIALECT, toGrammarSchema } from "./grammar-schema.js";
-import { deadline } from "../../runtime/deadline.js";
-import { postJson } from "./http-json.js";
+import { HttpDelegate, type HttpDelegateOptions, type HttpProposeCall } from "./http-delegate.js";
 import { parseProposal } from "./parse-proposal.js";
 
-/** Options of {@link LlamaServerDelegate}. */
-export interface LlamaServerDelegateOptions {
+/**
+ * Options of {@link LlamaServerDelegate}: the HTTP backends' shared options ({@link HttpDelegateOptions}, the same
+ * names and defaults), plus what only llama-server has.
+ */
+export interface LlamaServerDelegateOptions extends HttpDelegateOptions {
   /** Where llama-server listens, e.g. `http://127.0.0.1:8080`. */
   baseUrl: string;
   /** Sent as `model` (for servers that route between models). */
   model?: string;
   /** Backend name in proposals and traces. Default `"llama-server"`. */
   name?: string;
-  /** Most candidate tools. Default 5. */
-  maxTools?: number;
-  /** Most characters of instruction + facts. Default 4000. */
-  maxInputChars?: number;
-  /** Whole-proposal deadline (all requests together); the request is aborted when it passes. Default 30 000. */
-  timeoutMs?: number;
-  /**
-   * Measure the choice confidence from the server's token probabilities (else confidence is null). The same
-   * option as every backend's. Default true.
-   */
-  confidence?: boolean;
   /** How many top next-token probabilities to ask for at a branch point (`n_probs`). Default 100. */
   topLogprobs?: number;
-  /** Extra attempts after a connection error (never after an HTTP answer). Default 2. */
-  retries?: number;
   /** `n_predict`. Default 512. */
   maxOutputTokens?: number;
-  /** Sampling temperature; 0 (the default) is greedy. */
-  temperature?: number;
   /** @internal Test hooks. */
   _internal?: { onChoiceDistribution?: (distribution: Map<string | null, number>) => void };
 }
@@ -65,51 +50,21 @@ interface CompletionAnswer {
  * (`json_schema`, compiled to a grammar by the server), and — with `confidence` (the default) — measures the choice confidence
  * with one short extra `/completion` per branch point of the candidates (`n_probs`, pre-sampling probabilities,
  * prompt served from the server's cache). Connection refused, HTTP errors, timeouts and unparseable answers are
- * {@link DelegateBackendError}s carrying the cause.
+ * {@link DelegateBackendError}s carrying the cause (mapped by the HTTP backends' base, {@link HttpDelegate}).
  *
  * @example
  * const delegate = new LlamaServerDelegate({ baseUrl: "http://127.0.0.1:8080", timeoutMs: 10_000 });
  */
-export class LlamaServerDelegate implements ToolCallDelegate {
-  readonly name: string;
-  readonly maxTools: number;
-  readonly maxInputChars: number;
-  readonly #baseUrl: string;
-  readonly #options: Required<Omit<LlamaServerDelegateOptions, "model" | "name" | "_internal" | "baseUrl">> &
-    Pick<LlamaServerDelegateOptions, "model" | "_internal">;
-  #closed = false;
-  readonly #inflight = new Set<AbortController>();
+export class LlamaServerDelegate extends HttpDelegate {
+  readonly #model: string | undefined;
+  readonly #internal: LlamaServerDelegateOptions["_internal"];
   readonly #tokenCache = new Map<string, number[]>();
   readonly #schemas = new WeakMap<JsonSchema, JsonSchema>();
 
   constructor(options: LlamaServerDelegateOptions) {
-    if (typeof options?.baseUrl !== "string" || !/^https?:\/\//.test(options.baseUrl)) {
-      throw new InvalidOptionError("baseUrl", "an http(s) URL", options?.baseUrl);
-    }
-    for (const key of ["maxTools", "maxInputChars", "timeoutMs", "topLogprobs", "maxOutputTokens"] as const) {
-      const v = options[key];
-      if (v !== undefined && (!Number.isInteger(v) || v < 1))
-        throw new InvalidOptionError(key, "an integer >= 1", v);
-    }
-    if (options.retries !== undefined && (!Number.isInteger(options.retries) || options.retries < 0)) {
-      throw new InvalidOptionError("retries", "an integer >= 0", options.retries);
-    }
-    this.#baseUrl = options.baseUrl.replace(/\/+$/, "");
-    this.name = options.name ?? "llama-server";
-    this.maxTools = options.maxTools ?? 5;
-    this.maxInputChars = options.maxInputChars ?? 4000;
-    this.#options = {
-      maxTools: this.maxTools,
-      maxInputChars: this.maxInputChars,
-      timeoutMs: options.timeoutMs ?? 30_000,
-      confidence: options.confidence ?? true,
-      topLogprobs: options.topLogprobs ?? 100,
-      retries: options.retries ?? 2,
-      maxOutputTokens: options.maxOutputTokens ?? 512,
-      temperature: options.temperature ?? 0,
-      model: options.model,
-      _internal: options._internal,
-    };
+    super(options, { name: "llama-server", topLogprobs: 100 });
+    this.#model = options.model;
+    this.#internal = options._internal;
   }
 
   /** Reports proposal-schema features llama-server's JSON-schema grammar cannot express. */
@@ -120,74 +75,48 @@ export class LlamaServerDelegate implements ToolCallDelegate {
       : `llama-server's JSON-schema grammar cannot express ${issues.join(", ")}`;
   }
 
-  async propose(request: ProposeRequest): Promise<Proposal> {
-    const started = performance.now();
-    if (this.#closed) throw new DelegateBackendError(this.name, `${this.name} is closed`);
-    const controller = new AbortController();
-    this.#inflight.add(controller);
-    const limit = deadline(
-      request.signal ? AbortSignal.any([controller.signal, request.signal]) : controller.signal,
-      this.#options.timeoutMs,
-    );
-    const signal = limit.signal;
-    try {
-      const schema = request.schema ?? buildProposalSchema(request.tools);
-      const { system, user } = buildPrompt(request);
-      const messages = [
-        { role: "system", content: system },
-        { role: "user", content: user },
-      ];
-      const { prompt } = (await this.#post("/apply-template", { messages }, signal)) as { prompt: string };
-      const useLogprobs = this.#options.confidence;
-      const promptIds = useLogprobs ? await this.#tokenize(prompt, true, signal) : undefined;
-      const answer = (await this.#post(
-        "/completion",
-        {
-          prompt: promptIds ?? prompt,
-          json_schema: this.#serverSchema(schema),
-          n_predict: this.#options.maxOutputTokens,
-          temperature: this.#options.temperature,
-          cache_prompt: true,
-          return_tokens: true,
-          ...(useLogprobs ? { n_probs: 1, post_sampling_probs: false } : {}),
-          ...(this.#options.model ? { model: this.#options.model } : {}),
-        },
-        signal,
-      )) as CompletionAnswer;
-      const raw = typeof answer.content === "string" ? answer.content : "";
-      const parsed = parseProposal(this.name, raw);
-      const confidence =
-        useLogprobs && promptIds
-          ? await this.#confidence(promptIds, answer, raw, parsed.name, request, signal)
-          : null;
-      const meanTokenProbability = useLogprobs ? meanProbability(answer) : undefined;
-      const usage: Proposal["usage"] = {};
-      const inputTokens = answer.tokens_evaluated ?? promptIds?.length;
-      if (inputTokens !== undefined) usage.inputTokens = inputTokens;
-      const outputTokens = answer.timings?.predicted_n ?? answer.tokens?.length;
-      if (outputTokens !== undefined) usage.outputTokens = outputTokens;
-      const cached = answer.tokens_cached ?? answer.timings?.cache_n;
-      if (cached !== undefined) usage.cachedInputTokens = cached;
-      return {
-        name: parsed.name,
-        arguments: parsed.arguments,
-        confidence,
-        ...(meanTokenProbability !== undefined ? { meanTokenProbability } : {}),
-        backend: this.name,
-        latencyMs: performance.now() - started,
-        usage,
-      };
-    } finally {
-      limit.clear();
-      this.#inflight.delete(controller);
-    }
-  }
-
-  /** Aborts proposals in flight and refuses new ones. The server itself is not ours to stop. Idempotent. */
-  async close(): Promise<void> {
-    this.#closed = true;
-    for (const c of this.#inflight) c.abort(new DelegateBackendError(this.name, `${this.name} was closed`));
-    this.#inflight.clear();
+  protected async complete({ request, schema, system, user, signal }: HttpProposeCall) {
+    const messages = [
+      { role: "system", content: system },
+      { role: "user", content: user },
+    ];
+    const { prompt } = (await this.#post("/apply-template", { messages }, signal)) as { prompt: string };
+    const useLogprobs = this.settings.confidence;
+    const promptIds = useLogprobs ? await this.#tokenize(prompt, true, signal) : undefined;
+    const answer = (await this.#post(
+      "/completion",
+      {
+        prompt: promptIds ?? prompt,
+        json_schema: this.#serverSchema(schema),
+        n_predict: this.settings.maxOutputTokens,
+        temperature: this.settings.temperature,
+        cache_prompt: true,
+        return_tokens: true,
+        ...(useLogprobs ? { n_probs: 1, post_sampling_probs: false } : {}),
+      },
+      signal,
+    )) as CompletionAnswer;
+    const raw = typeof answer.content === "string" ? answer.content : "";
+    const parsed = parseProposal(this.name, raw);
+    const confidence =
+      useLogprobs && promptIds
+        ? await this.#confidence(promptIds, answer, raw, parsed.name, request, signal)
+        : null;
+    const meanTokenProbability = useLogprobs ? meanProbability(answer) : undefined;
+    const usage: Proposal["usage"] = {};
+    const inputTokens = answer.tokens_evaluated ?? promptIds?.length;
+    if (inputTokens !== undefined) usage.inputTokens = inputTokens;
+    const outputTokens = answer.timings?.predicted_n ?? answer.tokens?.length;
+    if (outputTokens !== undefined) usage.outputTokens = outputTokens;
+    const cached = answer.tokens_cached ?? answer.timings?.cache_n;
+    if (cached !== undefined) usage.cachedInputTokens = cached;
+    return {
+      name: parsed.name,
+      arguments: parsed.arguments,
+      confidence,
+      ...(meanTokenProbability !== undefined ? { meanTokenProbability } : {}),
+      usage,
+    };
   }
 
   /** The schema as llama-server's grammar compiler needs it (cached per schema object). */
@@ -200,14 +129,10 @@ export class LlamaServerDelegate implements ToolCallDelegate {
     return out;
   }
 
-  #post(path: string, body: unknown, signal: AbortSignal): Promise<unknown> {
-    return postJson({
-      backend: this.name,
-      url: this.#baseUrl + path,
-      body,
-      signal,
-      retries: this.#options.retries,
-    });
+  #post(path: string, body: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
+    // `model` goes with completions only (for servers that route between models).
+    const routed = path === "/completion" && this.#model ? { ...body, model: this.#model } : body;
+    return this.post(path, routed, signal);
   }
 
   async #tokenize(content: string, special: boolean, signal: AbortSignal): Promise<number[]> {
@@ -265,18 +190,17 @@ export class LlamaServerDelegate implements ToolCallDelegate {
         {
           prompt: [...base, ...prefix],
           n_predict: 1,
-          n_probs: this.#options.topLogprobs,
+          n_probs: this.settings.topLogprobs,
           post_sampling_probs: false,
           temperature: 0,
           cache_prompt: true,
-          ...(this.#options.model ? { model: this.#options.model } : {}),
         },
         signal,
       )) as CompletionAnswer;
       const top = probe.completion_probabilities?.[0]?.top_logprobs ?? [];
       return new Map(top.map((t) => [t.id, Math.exp(t.logprob)]));
     };
-    const hook = this.#options._internal?.onChoiceDistribution;
+    const hook = this.#internal?.onChoiceDistribution;
     if (!hook) return choiceProbability(paths, chosen, probabilitiesAt);
     const distribution = await choiceDistribution(paths, probabilitiesAt);
     hook(distribution);

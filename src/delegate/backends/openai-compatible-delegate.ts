@@ -1,15 +1,14 @@
-import { DelegateBackendError, InvalidOptionError } from "../../errors/index.js";
-import { buildPrompt } from "../prompt.js";
-import { buildProposalSchema } from "../proposal-schema.js";
-import type { Proposal, ProposeRequest, ToolCallDelegate } from "../protocol.js";
+import type { Proposal } from "../protocol.js";
 import { decisionOffset } from "./choice-confidence.js";
-import { deadline } from "../../runtime/deadline.js";
-import { postJson } from "./http-json.js";
+import { HttpDelegate, type HttpDelegateOptions, type HttpProposeCall } from "./http-delegate.js";
 import { parseProposal } from "./parse-proposal.js";
 import { registerSecret } from "../../traces/known-secrets.js";
 
-/** Options of {@link OpenAICompatibleDelegate}. */
-export interface OpenAICompatibleDelegateOptions {
+/**
+ * Options of {@link OpenAICompatibleDelegate}: the HTTP backends' shared options ({@link HttpDelegateOptions}, the
+ * same names and defaults), plus the model and the API key.
+ */
+export interface OpenAICompatibleDelegateOptions extends HttpDelegateOptions {
   /** The server's base URL, with or without `/v1` (Ollama: `http://127.0.0.1:11434/v1`). */
   baseUrl: string;
   /** Model name sent with every request. Default `"default"`. */
@@ -21,23 +20,22 @@ export interface OpenAICompatibleDelegateOptions {
   apiKeyEnv?: string;
   /** Backend name in proposals and traces. Default `"openai"`. */
   name?: string;
-  /** Most candidate tools. Default 5. */
-  maxTools?: number;
-  /** Most characters of instruction + facts. Default 4000. */
-  maxInputChars?: number;
-  /** Deadline of the request; it is aborted when it passes. Default 30 000. */
-  timeoutMs?: number;
-  /**
-   * Measure the choice confidence (asks for `logprobs` / `top_logprobs`); without it confidence is null. The same
-   * option as every backend's. Default true.
-   */
-  confidence?: boolean;
   /** `top_logprobs` (most servers allow up to 20). Default 20. */
   topLogprobs?: number;
-  /** Extra attempts after a connection error. Default 2. */
-  retries?: number;
   /** `max_tokens`. Default 512. */
   maxOutputTokens?: number;
+}
+
+interface ChatAnswer {
+  choices?: {
+    message?: { content?: string | null };
+    logprobs?: { content?: TokenLogprob[] | null } | null;
+  }[];
+  usage?: {
+    prompt_tokens?: number;
+    completion_tokens?: number;
+    prompt_tokens_details?: { cached_tokens?: number };
+  };
 }
 
 interface TokenLogprob {
@@ -51,117 +49,56 @@ interface TokenLogprob {
  * A delegate for any `/v1/chat/completions` server — Ollama, vLLM, LM Studio, hosted APIs — constrained with
  * `response_format: { type: "json_schema", strict: true }`. Confidence comes from `logprobs` where the server
  * returns them (see {@link textChoiceConfidence}), else it is `null`. The API key is read from the environment
- * when the request is made and only ever put in the `authorization` header.
+ * when the request is made and only ever put in the `authorization` header. Deadline, abort, `close()`, retries
+ * and error mapping come from the HTTP backends' base, {@link HttpDelegate}.
  */
-export class OpenAICompatibleDelegate implements ToolCallDelegate {
-  readonly name: string;
-  readonly maxTools: number;
-  readonly maxInputChars: number;
+export class OpenAICompatibleDelegate extends HttpDelegate {
   readonly #url: string;
-  readonly #options: Required<Omit<OpenAICompatibleDelegateOptions, "baseUrl" | "name">>;
-  #closed = false;
-  readonly #inflight = new Set<AbortController>();
+  readonly #model: string;
+  readonly #apiKeyEnv: string;
 
   constructor(options: OpenAICompatibleDelegateOptions) {
-    if (typeof options?.baseUrl !== "string" || !/^https?:\/\//.test(options.baseUrl)) {
-      throw new InvalidOptionError("baseUrl", "an http(s) URL", options?.baseUrl);
-    }
-    for (const key of ["maxTools", "maxInputChars", "timeoutMs", "topLogprobs", "maxOutputTokens"] as const) {
-      const v = options[key];
-      if (v !== undefined && (!Number.isInteger(v) || v < 1))
-        throw new InvalidOptionError(key, "an integer >= 1", v);
-    }
-    const base = options.baseUrl.replace(/\/+$/, "");
-    this.#url = /\/v\d+$/.test(base) ? `${base}/chat/completions` : `${base}/v1/chat/completions`;
-    this.name = options.name ?? "openai";
-    this.maxTools = options.maxTools ?? 5;
-    this.maxInputChars = options.maxInputChars ?? 4000;
-    this.#options = {
-      model: options.model ?? "default",
-      apiKeyEnv: options.apiKeyEnv ?? "OPENAI_API_KEY",
-      maxTools: this.maxTools,
-      maxInputChars: this.maxInputChars,
-      timeoutMs: options.timeoutMs ?? 30_000,
-      confidence: options.confidence ?? true,
-      topLogprobs: options.topLogprobs ?? 20,
-      retries: options.retries ?? 2,
-      maxOutputTokens: options.maxOutputTokens ?? 512,
-    };
+    super(options, { name: "openai", topLogprobs: 20 });
+    this.#url = /\/v\d+$/.test(this.baseUrl)
+      ? `${this.baseUrl}/chat/completions`
+      : `${this.baseUrl}/v1/chat/completions`;
+    this.#model = options.model ?? "default";
+    this.#apiKeyEnv = options.apiKeyEnv ?? "OPENAI_API_KEY";
   }
 
-  async propose(request: ProposeRequest): Promise<Proposal> {
-    const started = performance.now();
-    if (this.#closed) throw new DelegateBackendError(this.name, `${this.name} is closed`);
-    const controller = new AbortController();
-    this.#inflight.add(controller);
-    const limit = deadline(
-      request.signal ? AbortSignal.any([controller.signal, request.signal]) : controller.signal,
-      this.#options.timeoutMs,
-    );
-    const signal = limit.signal;
-    try {
-      const schema = request.schema ?? buildProposalSchema(request.tools);
-      const { system, user } = buildPrompt(request);
-      const key = process.env[this.#options.apiKeyEnv];
-      // A server may echo the key back in an error body: it is redacted wherever it would be written.
-      registerSecret(key);
-      const answer = (await postJson({
-        backend: this.name,
-        url: this.#url,
-        signal,
-        retries: this.#options.retries,
-        headers: key ? { authorization: `Bearer ${key}` } : {},
-        body: {
-          model: this.#options.model,
-          messages: [
-            { role: "system", content: system },
-            { role: "user", content: user },
-          ],
-          temperature: 0,
-          max_tokens: this.#options.maxOutputTokens,
-          response_format: { type: "json_schema", json_schema: { name: "proposal", strict: true, schema } },
-          ...(this.#options.confidence ? { logprobs: true, top_logprobs: this.#options.topLogprobs } : {}),
-        },
-      })) as {
-        choices?: {
-          message?: { content?: string | null };
-          logprobs?: { content?: TokenLogprob[] | null } | null;
-        }[];
-        usage?: {
-          prompt_tokens?: number;
-          completion_tokens?: number;
-          prompt_tokens_details?: { cached_tokens?: number };
-        };
-      };
-      const choice = answer.choices?.[0];
-      const raw = choice?.message?.content ?? "";
-      const parsed = parseProposal(this.name, raw);
-      const logprobs = choice?.logprobs?.content;
-      const confidence = logprobs
-        ? textChoiceConfidence(
-            raw,
-            logprobs,
-            request.tools.map((t) => t.name),
-            parsed.name,
-          )
-        : null;
-      const usage: Proposal["usage"] = {};
-      if (answer.usage?.prompt_tokens !== undefined) usage.inputTokens = answer.usage.prompt_tokens;
-      if (answer.usage?.completion_tokens !== undefined) usage.outputTokens = answer.usage.completion_tokens;
-      const cached = answer.usage?.prompt_tokens_details?.cached_tokens;
-      if (cached !== undefined) usage.cachedInputTokens = cached;
-      return { ...parsed, confidence, backend: this.name, latencyMs: performance.now() - started, usage };
-    } finally {
-      limit.clear();
-      this.#inflight.delete(controller);
-    }
-  }
-
-  /** Aborts proposals in flight and refuses new ones. Idempotent. */
-  async close(): Promise<void> {
-    this.#closed = true;
-    for (const c of this.#inflight) c.abort(new DelegateBackendError(this.name, `${this.name} was closed`));
-    this.#inflight.clear();
+  protected async complete({ request, schema, system, user, signal }: HttpProposeCall) {
+    const key = process.env[this.#apiKeyEnv];
+    // A server may echo the key back in an error body: it is redacted wherever it would be written.
+    registerSecret(key);
+    const { confidence: measure, topLogprobs } = this.settings;
+    const answer = (await this.post(
+      this.#url,
+      {
+        model: this.#model,
+        messages: [
+          { role: "system", content: system },
+          { role: "user", content: user },
+        ],
+        temperature: this.settings.temperature,
+        max_tokens: this.settings.maxOutputTokens,
+        response_format: { type: "json_schema", json_schema: { name: "proposal", strict: true, schema } },
+        ...(measure ? { logprobs: true, top_logprobs: topLogprobs } : {}),
+      },
+      signal,
+      key ? { authorization: `Bearer ${key}` } : {},
+    )) as ChatAnswer;
+    const choice = answer.choices?.[0];
+    const raw = choice?.message?.content ?? "";
+    const parsed = parseProposal(this.name, raw);
+    const logprobs = choice?.logprobs?.content;
+    const names = request.tools.map((t) => t.name);
+    const confidence = logprobs ? textChoiceConfidence(raw, logprobs, names, parsed.name) : null;
+    const usage: Proposal["usage"] = {};
+    if (answer.usage?.prompt_tokens !== undefined) usage.inputTokens = answer.usage.prompt_tokens;
+    if (answer.usage?.completion_tokens !== undefined) usage.outputTokens = answer.usage.completion_tokens;
+    const cached = answer.usage?.prompt_tokens_details?.cached_tokens;
+    if (cached !== undefined) usage.cachedInputTokens = cached;
+    return { ...parsed, confidence, usage };
   }
 }
 

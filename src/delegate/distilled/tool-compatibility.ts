@@ -1,6 +1,6 @@
 import type { JsonSchema } from "../../schema/json-schema.js";
 import { validateValue } from "../../schema/validator.js";
-import { sortedJson } from "../prompt.js";
+import { sortedJson } from "../../tools/tool-call-prompt.js";
 import type { ToolSpec } from "../protocol.js";
 import type { DistilledModelData } from "./model-file.js";
 

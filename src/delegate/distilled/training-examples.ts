@@ -1,4 +1,4 @@
-import { sortedJson } from "../prompt.js";
+import { sortedJson } from "../../tools/tool-call-prompt.js";
 import type { ToolSpec } from "../protocol.js";
 import type { DelegateTrace } from "../../traces/trace.js";
 

@@ -1,7 +1,6 @@
 import type { UnitOutcome } from "../../plan/node-executor.js";
 import type { Resolution } from "../../plan/run-state.js";
-import { acceptGate } from "../accept-gate.js";
-import { dispatch, escalated, gateInput, hop, type Prepared } from "../delegate-unit.js";
+import { dispatch, escalated, judgeHop, type Prepared } from "../delegate-unit.js";
 import type { Proposal } from "../protocol.js";
 
 /**
@@ -33,8 +32,14 @@ export async function applyResolution(p: Prepared, resolution: Resolution): Prom
         backend,
         latencyMs: 0,
       };
-      const gate = acceptGate({ ...gateInput(p), proposal, skipConfidence: true, skipGuard: true });
-      await hop(p, "person", backend, proposal, gate, 0);
+      const gate = await judgeHop(
+        p,
+        "person",
+        backend,
+        proposal,
+        { skipConfidence: true, skipGuard: true },
+        0,
+      );
       if (gate.verdict === "accepted") {
         const outcome = await dispatch(p, gate, proposal, "person");
         return { ...outcome, details: { ...outcome.details, ...by } };

@@ -1,6 +1,6 @@
 import type { UnitOutcome } from "../../plan/node-executor.js";
-import { acceptGate, type GateResult } from "../accept-gate.js";
-import { dispatch, escalated, gateInput, hop, type Prepared } from "../delegate-unit.js";
+import type { GateResult } from "../accept-gate.js";
+import { dispatch, escalated, judgeHop, type Prepared } from "../delegate-unit.js";
 import type { Proposal } from "../protocol.js";
 
 /**
@@ -49,19 +49,16 @@ export async function askAgent(
   } catch (error) {
     agentError = error;
   }
-  const agentGate = acceptGate({
-    ...gateInput(p),
-    proposal: agentProposal,
-    ...(agentError === undefined ? {} : { backendError: agentError }),
-    ...(unparsedArguments === undefined ? {} : { unparsedArguments }),
-    skipConfidence: true,
-  });
-  await hop(
+  const agentGate = await judgeHop(
     p,
     "agent",
     agentProposal?.backend ?? backend,
     agentProposal,
-    agentGate,
+    {
+      ...(agentError === undefined ? {} : { backendError: agentError }),
+      ...(unparsedArguments === undefined ? {} : { unparsedArguments }),
+      skipConfidence: true,
+    },
     Math.round(performance.now() - started),
   );
   if (agentGate.verdict === "accepted") return dispatch(p, agentGate, agentProposal!, "agent");

@@ -1,11 +1,24 @@
 import { serializeError, type SerializedError } from "../errors/deputy-error.js";
-import { abortedError } from "../runtime/abort.js";
-import { retryWithDeadline } from "../runtime/retry.js";
+import { abortedError } from "./abort.js";
+import { retryWithDeadline } from "./retry.js";
 import { ToolError } from "../errors/tool-error.js";
 import { validateValue } from "../schema/validator.js";
 import type { Tool, ToolContext } from "../tools/define-tool.js";
-import type { RetryPolicy } from "./plan-schema.js";
-import type { WorkUnit } from "./node-executor.js";
+
+/** The unit of work a dispatch belongs to (a plan's `WorkUnit` fits): it keys the idempotency key. */
+export interface DispatchUnit {
+  runId: string;
+  nodeId: string;
+  itemIndex?: number;
+  /** Aborts the dispatch (the run's signal). */
+  signal: AbortSignal;
+}
+
+/** A node's `retry` (a plan's `RetryPolicy` fits). */
+export interface DispatchRetry {
+  max_attempts: number;
+  backoff_seconds: number;
+}
 
 /** How a tool dispatch ended. */
 export type DispatchResult =
@@ -27,13 +40,14 @@ export function checkToolArgs(tool: Tool, args: unknown): ToolError | undefined 
 
 /**
  * Calls a tool with the node's retry and timeout: the tool gets an AbortSignal that fires on the timeout or
- * when the run is aborted, and a tool that ignores it is abandoned (the unit fails) when it fires.
+ * when the run is aborted, and a tool that ignores it is abandoned (the unit fails) when it fires. Shared by the
+ * tool, delegate and agent executors (it lives in runtime/ so that none of them imports another's folder).
  */
 export async function dispatchTool(
   tool: Tool,
   args: Record<string, unknown>,
-  unit: WorkUnit,
-  retry: RetryPolicy,
+  unit: DispatchUnit,
+  retry: DispatchRetry,
   timeoutSeconds: number | undefined,
 ): Promise<DispatchResult> {
   const idempotencyKey =

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { buildPrompt, inputChars, sortedJson } from "./prompt.js";
-import type { ToolSpec } from "./protocol.js";
+import { buildPrompt, inputChars, sortedJson } from "./tool-call-prompt.js";
+import type { ToolSpec } from "./tool-spec.js";
 
 const tools: ToolSpec[] = [
   {

@@ -1,4 +1,4 @@
-import type { ToolSpec } from "./protocol.js";
+import type { ToolSpec } from "./tool-spec.js";
 
 /** What {@link buildPrompt} needs. */
 export interface PromptInput {

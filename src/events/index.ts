@@ -1,0 +1,14 @@
+/**
+ * deputy's diagnostics: the one list of `node:diagnostics_channel` channels with their payloads, and the
+ * OpenTelemetry bridge over all of them. Re-exported by the root entry `deputy`.
+ *
+ * @packageDocumentation
+ */
+export {
+  CHANNELS,
+  DIAGNOSTICS_CHANNELS,
+  onDiagnostics,
+  type ChannelName,
+  type DiagnosticsEvents,
+} from "./diagnostics-channels.js";
+export { enableOpenTelemetry, type OpenTelemetryBridgeOptions } from "./otel-bridge.js";
