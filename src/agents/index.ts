@@ -55,7 +55,7 @@ export {
   type DelegateStatus,
   type DelegationRefusedEvent,
 } from "./events.js";
-export { enableOpenTelemetry, type OpenTelemetryBridgeOptions } from "./otel-bridge.js";
+export type { OpenTelemetryBridgeOptions } from "./otel-bridge.js";
 export { runAgentAction, type AgentActionOutcome } from "./run-agent-action.js";
 export { checkResult, type InvalidResult } from "./result.js";
 export { normalizeUsage, type Usage } from "./usage.js";

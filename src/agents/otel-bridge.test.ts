@@ -4,7 +4,7 @@ import { delegation } from "./contract.js";
 import { defineAgent } from "./define-agent.js";
 import { delegateTo } from "./delegate-to.js";
 import { mockModel } from "./mock-model.js";
-import { enableOpenTelemetry } from "./otel-bridge.js";
+import { bridgeDelegations } from "./otel-bridge.js";
 import { recordingTracer } from "../../test/recording-tracer.js";
 
 const leaf = defineAgent({
@@ -39,10 +39,10 @@ const top = defineAgent({
   actions: { ask: () => "ask" },
 });
 
-describe("enableOpenTelemetry", () => {
+describe("the delegation part of the OpenTelemetry bridge", () => {
   it("turns delegations into nested spans carrying the trace id, and refusals into span data", async () => {
     const { tracer, spans } = recordingTracer();
-    const disable = enableOpenTelemetry({ tracer });
+    const disable = bridgeDelegations(tracer, {});
     try {
       await top.run("ask", undefined, { traceId: "trace-42" });
     } finally {
@@ -72,7 +72,7 @@ describe("enableOpenTelemetry", () => {
 
   it("unsubscribes when disabled", async () => {
     const { tracer, spans } = recordingTracer();
-    enableOpenTelemetry({ tracer })();
+    bridgeDelegations(tracer, {})();
     await top.run("ask");
     expect(spans).toHaveLength(0);
   });

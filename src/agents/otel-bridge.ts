@@ -9,26 +9,12 @@ import {
   type DelegationRefusedEvent,
 } from "./events.js";
 
-/** Options of {@link enableOpenTelemetry}. */
+/** Options of `enableOpenTelemetry` (from `deputy`). */
 export interface OpenTelemetryBridgeOptions {
   /** Default: `trace.getTracer("deputy")` from the globally registered provider. */
   tracer?: Tracer;
   /** Record the calling model's arguments as a span attribute. Default `false` (they may hold personal data). */
   recordArguments?: boolean;
-}
-
-/**
- * Opt-in: turns delegation events into OpenTelemetry spans. Each delegated call is a span (`delegate <tool>`)
- * whose parent is the span of the call it runs inside, so nested delegation shows as a tree; refusals are span
- * events (or a short span at the top level). Every span carries `deputy.trace_id`. Returns a function that
- * unsubscribes.
- *
- * @deprecated Use `enableOpenTelemetry` from `deputy`, which bridges every diagnostics channel (plan runs and
- * nodes, delegate proposals and these delegation events) with the same options; this one bridges only the
- * delegation events.
- */
-export function enableOpenTelemetry(options: OpenTelemetryBridgeOptions = {}): () => void {
-  return bridgeDelegations(options.tracer ?? trace.getTracer("deputy"), options);
 }
 
 /**
