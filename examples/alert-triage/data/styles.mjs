@@ -10,7 +10,13 @@ export function styleSlots(pick, int) {
     ms: () => String(int(2, 40) * 50),
     pd: () => String(int(10000, 99999)),
     az: () =>
-      pick(["EU (Ireland)", "US East (N. Virginia)", "US West (Oregon)", "Asia Pacific (Sydney)", "EU (Frankfurt)"]),
+      pick([
+        "EU (Ireland)",
+        "US East (N. Virginia)",
+        "US West (Oregon)",
+        "Asia Pacific (Sydney)",
+        "EU (Frankfurt)",
+      ]),
     exc: () =>
       pick([
         "TimeoutError",
@@ -102,6 +108,7 @@ export function typo(text, random) {
   const i = candidates[Math.floor(random() * candidates.length)];
   const w = words[i];
   const k = 1 + Math.floor(random() * (w.length - 2));
-  words[i] = random() < 0.5 ? w.slice(0, k) + w[k + 1] + w[k] + w.slice(k + 2) : w.slice(0, k) + w.slice(k + 1);
+  words[i] =
+    random() < 0.5 ? w.slice(0, k) + w[k + 1] + w[k] + w.slice(k + 2) : w.slice(0, k) + w.slice(k + 1);
   return words.join(" ");
 }

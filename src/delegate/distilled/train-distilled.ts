@@ -29,7 +29,8 @@ export interface TrainDistilledOptions extends Pick<PlanOptions, "maxVariantExam
   /**
    * Training examples worded like the traffic to come — the resolved escalations — whose out-of-fold predictions
    * (made by models that did not train on them) choose the recommended threshold and weigh in the calibrator as
-   * much as all other out-of-fold rows. They are still trained on. With it, a given `heldOut` is only measured.
+   * much as all other out-of-fold rows, instead of the tuning half of `heldOut`. They are still trained on. Used
+   * when there are at least {@link MIN_VALIDATION} of them.
    */
   validation?: ReadonlySet<TrainingExample>;
   /** Share of `examples` held out for measuring when `heldOut` is not given. Default 0.2. */
@@ -68,9 +69,13 @@ export interface TrainDistilledResult {
   heldOutExamples: number;
   /** Held-out examples that tuned the calibrator and the threshold (the other half of `heldOut`; 0 without it). */
   tuningExamples: number;
+  /** Training examples whose out-of-fold predictions chose the threshold (see `validation`; 0 when none did). */
+  validationExamples: number;
 }
 
 const OOD_WEIGHT = 0.25;
+/** Fewer validation examples than this do not choose the threshold (the `heldOut` tuning half does). */
+export const MIN_VALIDATION = 20;
 
 function embeddingOf(embeddings: TrainingEmbeddings, instruction: string): Float32Array {
   const text = encoderText(instruction, embeddings.encoder.prefix);
@@ -138,7 +143,9 @@ export function trainDistilled(
     });
   // Held-out examples the caller gave are worded like the traffic to come: half of them tune the calibrator and
   // the threshold, the other half is only measured.
-  const tuningRows = validationRows.length ? validationRows : scoreRows(tuning);
+  // Resolved escalations are the traffic itself: when there are enough, their out-of-fold predictions choose.
+  const validating = validationRows.length >= MIN_VALIDATION;
+  const tuningRows = validating ? validationRows : scoreRows(tuning);
   // As much say as the out-of-fold rows: the calibrator must fit the traffic to come, not only familiar wording.
   const tuningWeight = Math.max(1, outOfFold.length / Math.max(1, tuningRows.length));
   const calibrator = Calibrator.fit([...rows, ...tuningRows.map((r) => ({ ...r, weight: tuningWeight }))]);
@@ -151,7 +158,7 @@ export function trainDistilled(
     tuningRows.length ? tuningRows.map(score) : calibrated,
     targetPrecision,
   );
-  const measured = scoreRows(validationRows.length ? [...tuning, ...heldOut] : heldOut).map(score);
+  const measured = scoreRows(heldOut).map(score);
   const thresholds = [...new Set([...REPORT_THRESHOLDS, recommended])].sort((a, b) => a - b);
   const heldOutTable = thresholdTable(measured, thresholds);
   const atRecommended = heldOutTable.find((t) => t.threshold === recommended)!;
@@ -174,7 +181,8 @@ export function trainDistilled(
     training: {
       examples: train.length,
       heldOut: heldOut.length,
-      tuning: tuning.length,
+      tuning: validating ? 0 : tuning.length,
+      ...(validating ? { validation: validationRows.length } : {}),
       heldOutAccuracy,
       targetPrecision,
       heldOutCoverage: measured.length ? atRecommended.coverage : null,
@@ -190,6 +198,7 @@ export function trainDistilled(
     recommendedMinConfidence: recommended,
     trainingExamples: train.length,
     heldOutExamples: heldOut.length,
-    tuningExamples: tuning.length,
+    tuningExamples: validating ? 0 : tuning.length,
+    validationExamples: validating ? validationRows.length : 0,
   };
 }
