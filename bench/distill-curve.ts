@@ -1,6 +1,8 @@
-// The learning curve of the distilled delegate on the alert-triage example: train on the generated traces plus the
-// first k resolved escalations (examples/alert-triage/data/escalations.jsonl: alerts written by hand in real
-// systems' styles, labelled as a person resolving them would), tune on the generated held-out set, and measure
+// The learning curve of the distilled delegate on the alert-triage example: train on the generated traces (the
+// templated train.jsonl and styled.jsonl, in real sources' styles) plus the first k resolved escalations
+// (examples/alert-triage/data/escalations.jsonl: alerts written by hand in real systems' styles, labelled as a
+// person resolving them would); the threshold is chosen on the out-of-fold predictions of those escalations (a
+// validation split of the training data) once there are 20, before that on half the generated held-out set; measure
 // coverage and precision at the recommended min_confidence on the hand-written held-out set
 // (handwritten.jsonl), which no model trains or tunes on — with the encoder and with n-grams alone. Also the share
 // of out-of-domain inputs escalated. Writes docs/distill-curve.svg and prints the table.
@@ -48,7 +50,7 @@ const encoder: TextEncoder = {
   close: async () => {},
 };
 
-const train = load("train");
+const train = [...load("train"), ...load("styled")];
 const tuning = load("heldout");
 const escalations = load("escalations");
 const handwritten = load("handwritten");
@@ -57,6 +59,7 @@ interface Point {
   added: number;
   model: string;
   threshold: number;
+  chosenOn?: string;
   coverage: number;
   precision: number | null;
   accuracy: number;
@@ -67,8 +70,9 @@ const points: Point[] =
     ? (JSON.parse(readFileSync(pointsFile, "utf8")) as Point[])
     : [];
 for (const added of render ? [] : STEPS) {
-  const examples = [...train, ...escalations.slice(0, added)];
-  const options = { node: "triage_items", heldOut: tuning };
+  const resolved = escalations.slice(0, added);
+  const examples = [...train, ...resolved];
+  const options = { node: "triage_items", heldOut: tuning, validation: new Set(resolved) };
   for (const kind of ["encoder", "n-grams"] as const) {
     const r =
       kind === "encoder"
@@ -80,6 +84,7 @@ for (const added of render ? [] : STEPS) {
       added,
       model: kind,
       threshold: r.recommendedMinConfidence,
+      chosenOn: r.validationExamples ? "escalations" : "generated",
       coverage: m.atRecommended.coverage,
       precision: m.atRecommended.precision,
       accuracy: m.accuracy,

@@ -1,6 +1,10 @@
 // Generates the alert-triage training and held-out sets for `deputy distill`.
 //
-//   node examples/alert-triage/data/generate.mjs [--train 400] [--heldout 150] [--seed 7] [--out DIR]
+//   node examples/alert-triage/data/generate.mjs [--train 400] [--heldout 150] [--styled 400] [--seed 7] [--out DIR]
+//
+// `styled.jsonl` holds alerts in the styles real sources and people write (Alertmanager, Datadog, CloudWatch,
+// Sentry, PagerDuty, chat; terse, verbose, some misspelled: templates in styles.mjs), labelled by the same rules,
+// from a seed of its own so train.jsonl and heldout.jsonl stay as they were.
 //
 // (the shipped files are the defaults; --out writes elsewhere, e.g. larger sets for bench/distill.ts).
 //
@@ -20,11 +24,16 @@ import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { tools } from "../tools.mjs";
+import { STYLED, styleSlots, typo } from "./styles.mjs";
 
 const args = Object.fromEntries(
   process.argv.slice(2).flatMap((a, i, all) => (a.startsWith("--") ? [[a.slice(2), all[i + 1]]] : [])),
 );
-const SIZES = { train: Number(args.train ?? 400), heldout: Number(args.heldout ?? 150) };
+const SIZES = {
+  train: Number(args.train ?? 400),
+  heldout: Number(args.heldout ?? 150),
+  styled: Number(args.styled ?? 400),
+};
 let seed = Number(args.seed ?? 7) >>> 0;
 const random = () => {
   seed = (seed + 0x6d2b79f5) >>> 0;
@@ -248,6 +257,8 @@ const FAMILIES = {
   },
 };
 slot.Issue = () => cap(fill(pool("nonprodIssue")));
+Object.assign(slot, styleSlots(pick, int));
+for (const [name, family] of Object.entries(FAMILIES)) family.styled = STYLED[name];
 
 const tool = (name) => tools.find((t) => t.name === name);
 const specs = ["escalate_to_pagerduty", "file_jira_ticket", "ignore_alert"].map((name) => {
@@ -280,7 +291,8 @@ function traces(count, phrasing, firstId) {
   for (let n = 0; n < count; n++) {
     const family = FAMILIES[names[n % names.length]];
     const severity = pick(family.severities);
-    const summary = fill(pick(family[phrasing]));
+    let summary = fill(pick(family[phrasing]));
+    if (phrasing === "styled" && random() < 0.2) summary = typo(summary, random);
     const id = `ALR-${firstId + n}`;
     const finalCall = call(family, id, severity, summary);
     out.push({
@@ -310,4 +322,8 @@ const write = (file, lines) =>
   );
 write("train.jsonl", traces(SIZES.train, "train", 20000));
 write("heldout.jsonl", traces(SIZES.heldout, "heldout", 50000));
-console.log(`wrote ${SIZES.train} training and ${SIZES.heldout} held-out traces to ${here.pathname}`);
+seed = (Number(args.seed ?? 7) + 1000) >>> 0;
+if (SIZES.styled > 0) write("styled.jsonl", traces(SIZES.styled, "styled", 30000));
+console.log(
+  `wrote ${SIZES.train} training, ${SIZES.heldout} held-out and ${SIZES.styled} styled traces to ${here.pathname}`,
+);

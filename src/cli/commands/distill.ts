@@ -52,6 +52,9 @@ function readExamples(files: readonly string[], node: string, before: DelegateTr
   return { ...examplesFromTraces(all, node), invalidLines, traces: all.length };
 }
 
+const inputKey = (instruction: string, facts: Record<string, unknown>) =>
+  `${instruction}\0${JSON.stringify(facts, Object.keys(facts).sort())}`;
+
 const percent = (v: number | null) => (v === null ? "–" : `${(v * 100).toFixed(1)}%`);
 
 /**
@@ -111,12 +114,18 @@ export function registerDistill(program: Command, ctx: CliContext): void {
       let heldOut: TrainingExample[] | undefined;
       if (flags.holdout) heldOut = readExamples(flags.holdout, flags.node).examples;
       const measureSet = flags.measure ? readExamples(flags.measure, flags.node).examples : undefined;
+      // People's resolutions of escalations are worded like the traffic: they choose the threshold (out of fold).
+      const resolved = new Set(fromStore?.traces.map((t) => inputKey(t.instruction, t.facts)));
+      const validation = new Set(
+        selection.examples.filter((e) => resolved.has(inputKey(e.instruction, e.facts))),
+      );
       const options = {
         node: flags.node,
         targetPrecision,
         heldOutShare,
         seed,
         ...(heldOut ? { heldOut } : {}),
+        ...(validation.size ? { validation } : {}),
       };
       const started = performance.now();
       let encoder: TextEncoder | undefined;
@@ -148,6 +157,7 @@ export function registerDistill(program: Command, ctx: CliContext): void {
         trainingExamples: result.trainingExamples,
         heldOutExamples: result.heldOutExamples,
         tuningExamples: result.tuningExamples,
+        validationExamples: result.validationExamples,
         trainSeconds: Number(seconds.toFixed(3)),
         heldOutAccuracy: result.heldOutAccuracy,
         heldOut: result.heldOutTable,
@@ -183,7 +193,7 @@ export function registerDistill(program: Command, ctx: CliContext): void {
             ]
           : []),
         `node "${flags.node}": ${selection.examples.length} labelled example(s) (${sources})${left ? `; left out: ${left}` : ""}`,
-        `trained on ${result.trainingExamples}${result.tuningExamples ? `, tuned on ${result.tuningExamples} held out` : ""}, measured on ${result.heldOutExamples} held out${flags.holdout ? ` (${flags.holdout.join(", ")})` : ""}, in ${seconds.toFixed(2)} s`,
+        `trained on ${result.trainingExamples}${result.tuningExamples ? `, tuned on ${result.tuningExamples} held out` : ""}${result.validationExamples ? `, threshold chosen on ${result.validationExamples} resolved escalations (out of fold)` : ""}, measured on ${result.heldOutExamples} held out${flags.holdout ? ` (${flags.holdout.join(", ")})` : ""}, in ${seconds.toFixed(2)} s`,
         `held-out exact-match accuracy: ${percent(result.heldOutAccuracy)}`,
         "",
         "min_confidence  coverage  precision   (held out)",
@@ -194,7 +204,7 @@ export function registerDistill(program: Command, ctx: CliContext): void {
         "",
         result.recommendedMinConfidence >= 1
           ? `no threshold reached precision ${percent(targetPrecision)} on out-of-fold predictions: the model should decide nothing alone (min_confidence 1); add traces`
-          : `recommended min_confidence: ${result.recommendedMinConfidence} (the smallest reaching precision ${percent(targetPrecision)} on ${result.tuningExamples ? "the tuning half of the held-out set" : "out-of-fold predictions"})`,
+          : `recommended min_confidence: ${result.recommendedMinConfidence} (the smallest reaching precision ${percent(targetPrecision)} on ${result.tuningExamples ? "the tuning half of the held-out set" : result.validationExamples ? "out-of-fold predictions of the resolved escalations" : "out-of-fold predictions"})`,
         ...(measured
           ? [
               `measured on ${measured.examples} (${flags.measure!.join(", ")}; not trained or tuned on): accuracy ${percent(measured.accuracy)}, at min_confidence ${result.recommendedMinConfidence} coverage ${percent(measured.atRecommended.coverage)}, precision ${percent(measured.atRecommended.precision)}`,

@@ -8,13 +8,20 @@ import { examplesFromTraces, type TrainingExample } from "./training-examples.js
 export const ALERT_TRIAGE_DATA = {
   train: fileURLToPath(new URL("../../../examples/alert-triage/data/train.jsonl", import.meta.url)),
   heldOut: fileURLToPath(new URL("../../../examples/alert-triage/data/heldout.jsonl", import.meta.url)),
+  styled: fileURLToPath(new URL("../../../examples/alert-triage/data/styled.jsonl", import.meta.url)),
+  escalations: fileURLToPath(
+    new URL("../../../examples/alert-triage/data/escalations.jsonl", import.meta.url),
+  ),
+  handwritten: fileURLToPath(
+    new URL("../../../examples/alert-triage/data/handwritten.jsonl", import.meta.url),
+  ),
 };
 
 /** @internal The node the example's traces belong to. */
 export const ALERT_TRIAGE_NODE = "triage_items";
 
 /** @internal Labelled examples of one of the example's data files. */
-export function alertTriageExamples(which: "train" | "heldOut"): TrainingExample[] {
+export function alertTriageExamples(which: keyof typeof ALERT_TRIAGE_DATA): TrainingExample[] {
   return examplesFromTraces(readTraces(ALERT_TRIAGE_DATA[which]).traces, ALERT_TRIAGE_NODE).examples;
 }
 

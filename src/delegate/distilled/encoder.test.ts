@@ -47,6 +47,10 @@ describe("GgufTextEncoder (all-MiniLM-L6-v2 through node-llama-cpp)", () => {
       expect(Math.abs(dot(disk!, disk!) - 1)).toBeLessThan(1e-4);
       expect(dot(disk!, storage!)).toBeGreaterThan(dot(disk!, lunch!) + 0.3);
       expect(empty!.every((v) => v === 0)).toBe(true);
+      // A text seen again (a retried item, a training text) comes from memory: the very same vector.
+      const [again, other] = await encoder.embed(["Disk usage on db-3 is at 97% and rising", "Another text"]);
+      expect(again).toBe(disk);
+      expect(dot(other!, disk!)).toBeLessThan(0.99);
     },
   );
 

@@ -20,6 +20,9 @@ export interface GgufTextEncoderOptions {
   maxTokens?: number;
 }
 
+/** Texts whose vectors an encoder keeps (384 floats each for MiniLM: ~6 MB). */
+const RECENT_TEXTS = 4096;
+
 const checksums = new Map<string, Promise<string>>();
 
 /** sha256 of a file, computed once per (path, size, mtime) in a process. */
@@ -52,6 +55,8 @@ export class GgufTextEncoder implements TextEncoder {
   readonly #model: LlamaModel;
   readonly #contexts: LlamaEmbeddingContext[];
   readonly #maxTokens: number;
+  /** Vectors of recently embedded texts (a retried or resumed item, a training text seen again). */
+  readonly #recent = new Map<string, Float32Array>();
   #closed = false;
 
   private constructor(
@@ -103,15 +108,30 @@ export class GgufTextEncoder implements TextEncoder {
   async embed(texts: readonly string[]): Promise<Float32Array[]> {
     if (this.#closed)
       throw new DelegateBackendError("encoder", "the encoder is closed", { code: "DELEGATE_CLOSED" });
-    const out = new Array<Float32Array>(texts.length);
+    // Known vectors are taken now: a call running beside this one may forget them meanwhile.
+    const fresh = new Map<string, Float32Array>();
+    const unknown = new Set<string>();
+    for (const t of texts) {
+      const known = this.#recent.get(t);
+      if (known) fresh.set(t, known);
+      else unknown.add(t);
+    }
+    const missing = [...unknown];
     let next = 0;
     const worker = async (context: LlamaEmbeddingContext) => {
-      while (next < texts.length) {
-        const i = next++;
-        out[i] = await this.#embedOne(context, texts[i]!);
+      while (next < missing.length) {
+        const text = missing[next++]!;
+        fresh.set(text, await this.#embedOne(context, text));
       }
     };
     await Promise.all(this.#contexts.map(worker));
+    const out = texts.map((t) => fresh.get(t)!);
+    // Most recently used last: the oldest is forgotten first.
+    texts.forEach((t, i) => {
+      this.#recent.delete(t);
+      this.#recent.set(t, out[i]!);
+    });
+    while (this.#recent.size > RECENT_TEXTS) this.#recent.delete(this.#recent.keys().next().value!);
     return out;
   }
 

@@ -30,6 +30,8 @@ export interface TrainingSummary {
   heldOut: number;
   /** Held-out examples that tuned the calibrator and the threshold (half of a given held-out set). */
   tuning: number;
+  /** Training examples (resolved escalations) whose out-of-fold predictions chose the threshold instead. */
+  validation?: number;
   /** Exact-match accuracy on the held-out examples (tool and every argument). */
   heldOutAccuracy: number | null;
   /** Precision the recommended threshold was chosen for. */
@@ -160,6 +162,7 @@ const modelSchema = z.strictObject({
     examples: z.number().int().min(0),
     heldOut: z.number().int().min(0),
     tuning: z.number().int().min(0),
+    validation: z.number().int().min(0).optional(),
     heldOutAccuracy: probability.nullable(),
     targetPrecision: probability,
     heldOutCoverage: probability.nullable(),

@@ -12,13 +12,13 @@ import { fitPredictor } from "./fit-predictor.js";
 import { DEFAULT_FEATURES, prepareInput, type FeatureConfig } from "./input-features.js";
 import { MODEL_FORMAT, MODEL_VERSION, type DistilledModelData } from "./model-file.js";
 import { encoderText, type TrainingEmbeddings } from "./encoder-input.js";
-import { planTraining, type TrainingPlan } from "./training-plan.js";
+import { planTraining, type PlanOptions, type TrainingPlan } from "./training-plan.js";
 import type { SgdOptions } from "./sgd-options.js";
 import { exactMatch, type TrainingExample } from "./training-examples.js";
 import type { Clock } from "../../runtime/clock.js";
 
 /** Options of {@link trainDistilled}. */
-export interface TrainDistilledOptions {
+export interface TrainDistilledOptions extends Pick<PlanOptions, "maxVariantExamples"> {
   /** The plan node the model is for (recorded in the file). */
   node: string;
   /**
@@ -26,6 +26,13 @@ export interface TrainDistilledOptions {
    * seed) tune the calibrator and the recommended threshold, the other half is only measured.
    */
   heldOut?: readonly TrainingExample[];
+  /**
+   * Training examples worded like the traffic to come — the resolved escalations — whose out-of-fold predictions
+   * (made by models that did not train on them) choose the recommended threshold and weigh in the calibrator as
+   * much as all other out-of-fold rows, instead of the tuning half of `heldOut`. They are still trained on. Used
+   * when there are at least {@link MIN_VALIDATION} of them.
+   */
+  validation?: ReadonlySet<TrainingExample>;
   /** Share of `examples` held out for measuring when `heldOut` is not given. Default 0.2. */
   heldOutShare?: number;
   /** Precision the recommended `min_confidence` aims for. Default 0.98. */
@@ -62,9 +69,13 @@ export interface TrainDistilledResult {
   heldOutExamples: number;
   /** Held-out examples that tuned the calibrator and the threshold (the other half of `heldOut`; 0 without it). */
   tuningExamples: number;
+  /** Training examples whose out-of-fold predictions chose the threshold (see `validation`; 0 when none did). */
+  validationExamples: number;
 }
 
 const OOD_WEIGHT = 0.25;
+/** Fewer validation examples than this do not choose the threshold (the `heldOut` tuning half does). */
+export const MIN_VALIDATION = 20;
 
 function embeddingOf(embeddings: TrainingEmbeddings, instruction: string): Float32Array {
   const text = encoderText(instruction, embeddings.encoder.prefix);
@@ -104,6 +115,7 @@ export function trainDistilled(
   const inputs = train.map((e) => prep(e.instruction, e.facts));
   const rows: CalibrationRow[] = [];
   const outOfFold: { inputs: number[]; correct: boolean }[] = [];
+  const validationRows: { inputs: number[]; correct: boolean }[] = [];
   for (let f = 0; f < folds; f++) {
     const inFold = new Set(order.filter((_, i) => i % folds === f));
     const keep = (_: unknown, i: number) => !inFold.has(i);
@@ -115,9 +127,10 @@ export function trainDistilled(
       const row = { inputs: prediction.calibrationInputs, correct: exactMatch(prediction, e.call) };
       outOfFold.push(row);
       rows.push(row);
+      if (options.validation?.has(e)) validationRows.push(row);
       for (const variant of plan.variants[i]!) {
         const ood = predictor.predict(prep(variant, e.facts));
-        rows.push({ inputs: ood.calibrationInputs, correct: false, weight: OOD_WEIGHT });
+        rows.push({ inputs: ood.calibrationInputs, correct: false, weight: OOD_WEIGHT * plan.variantWeight });
       }
     }
   }
@@ -130,7 +143,9 @@ export function trainDistilled(
     });
   // Held-out examples the caller gave are worded like the traffic to come: half of them tune the calibrator and
   // the threshold, the other half is only measured.
-  const tuningRows = scoreRows(tuning);
+  // Resolved escalations are the traffic itself: when there are enough, their out-of-fold predictions choose.
+  const validating = validationRows.length >= MIN_VALIDATION;
+  const tuningRows = validating ? validationRows : scoreRows(tuning);
   // As much say as the out-of-fold rows: the calibrator must fit the traffic to come, not only familiar wording.
   const tuningWeight = Math.max(1, outOfFold.length / Math.max(1, tuningRows.length));
   const calibrator = Calibrator.fit([...rows, ...tuningRows.map((r) => ({ ...r, weight: tuningWeight }))]);
@@ -139,7 +154,10 @@ export function trainDistilled(
     correct: r.correct,
   });
   const calibrated = outOfFold.map(score);
-  const recommended = recommendThreshold(tuning.length ? tuningRows.map(score) : calibrated, targetPrecision);
+  const recommended = recommendThreshold(
+    tuningRows.length ? tuningRows.map(score) : calibrated,
+    targetPrecision,
+  );
   const measured = scoreRows(heldOut).map(score);
   const thresholds = [...new Set([...REPORT_THRESHOLDS, recommended])].sort((a, b) => a - b);
   const heldOutTable = thresholdTable(measured, thresholds);
@@ -163,7 +181,8 @@ export function trainDistilled(
     training: {
       examples: train.length,
       heldOut: heldOut.length,
-      tuning: tuning.length,
+      tuning: validating ? 0 : tuning.length,
+      ...(validating ? { validation: validationRows.length } : {}),
       heldOutAccuracy,
       targetPrecision,
       heldOutCoverage: measured.length ? atRecommended.coverage : null,
@@ -179,6 +198,7 @@ export function trainDistilled(
     recommendedMinConfidence: recommended,
     trainingExamples: train.length,
     heldOutExamples: heldOut.length,
-    tuningExamples: tuning.length,
+    tuningExamples: validating ? 0 : tuning.length,
+    validationExamples: validating ? validationRows.length : 0,
   };
 }

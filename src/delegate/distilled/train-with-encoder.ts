@@ -4,6 +4,12 @@ import { trainDistilled, type TrainDistilledOptions, type TrainDistilledResult }
 import { planTraining } from "./training-plan.js";
 import type { TrainingExample } from "./training-examples.js";
 
+/**
+ * Out-of-domain variants are made from at most this many training examples: each costs an embedding, and a few
+ * hundred teach the calibrator as much as thousands (it has four inputs).
+ */
+const MAX_VARIANT_EXAMPLES = 256;
+
 /** Seconds spent embedding and fitting, as {@link trainDistilledWithEncoder} measured them. */
 export interface EncoderTrainingTimes {
   embedSeconds: number;
@@ -23,7 +29,7 @@ export async function trainDistilledWithEncoder(
   options: TrainDistilledOptions,
   encoder: TextEncoder,
 ): Promise<TrainDistilledResult & { times: EncoderTrainingTimes }> {
-  const plan = planTraining(examples, options);
+  const plan = planTraining(examples, { maxVariantExamples: MAX_VARIANT_EXAMPLES, ...options });
   const prefix = commonPrefix(plan.train.map((e) => e.instruction));
   const texts = new Set<string>();
   for (const e of [...plan.train, ...plan.heldOut, ...plan.tuning])

@@ -15,8 +15,13 @@ export interface TrainingPlan {
   folds: number;
   /** Indices of `train` in fold order: index `i` of this list is in fold `i % folds`. */
   order: number[];
-  /** Per training example, the out-of-domain variants made from it (counted as wrong calls when calibrating). */
+  /**
+   * Per training example, the out-of-domain variants made from it (counted as wrong calls when calibrating);
+   * empty for examples past `maxVariantExamples`.
+   */
   variants: string[][];
+  /** Weight of each variant row, so that all variants together weigh as if every example had them. */
+  variantWeight: number;
 }
 
 /** The options {@link planTraining} reads. */
@@ -26,6 +31,12 @@ export interface PlanOptions {
   folds?: number;
   seed?: number;
   features?: FeatureConfig;
+  /**
+   * Make out-of-domain variants from at most this many training examples (spread over the folds), each row
+   * weighted up to make up for the rest. With an encoder every variant must be embedded: this bounds its cost.
+   * Default: all.
+   */
+  maxVariantExamples?: number;
 }
 
 /**
@@ -57,10 +68,12 @@ export function planTraining(examples: readonly TrainingExample[], options: Plan
     random,
   );
   const variants: string[][] = train.map(() => []);
+  const withVariants = Math.min(train.length, options.maxVariantExamples ?? train.length);
   for (let f = 0; f < folds; f++) {
-    const inFold = new Set(order.filter((_, i) => i % folds === f));
-    const familiarity = countFamiliarity(words.filter((_, i) => !inFold.has(i)));
+    const inFold = order.filter((_, i) => i % folds === f && i < withVariants);
+    const excluded = new Set(order.filter((_, i) => i % folds === f));
+    const familiarity = countFamiliarity(words.filter((_, i) => !excluded.has(i)));
     for (const i of inFold) variants[i] = oodVariants(train[i]!.instruction, familiarity, random);
   }
-  return { train, heldOut, tuning, folds, order, variants };
+  return { train, heldOut, tuning, folds, order, variants, variantWeight: train.length / withVariants };
 }
