@@ -180,6 +180,35 @@ describe("distributed runs on PostgreSQL and Graphile Worker", () => {
     expect((await second.exited).code).toBe(0);
   });
 
+  it("brings a killed worker's running units back to another worker within dead-after + one heartbeat", async () => {
+    // Default liveness timing (heartbeat 250 ms, dead after 1000 ms): the recovery time docs/scale-out.md states.
+    const s = await setup(4, 4, 10_000);
+    const live = (...extra: string[]) => s.deputy("worker", "--tools", "tools.mjs", ...extra);
+    const doomed = live("--concurrency", "4");
+    await started(doomed);
+    const run = s.deputy("run", "plan.json", "--tools", "tools.mjs", "--distributed", "--json");
+    await until(() => s.effects().length === 4, "the first worker to start all four units");
+    const rescuer = live("--concurrency", "4");
+    await started(rescuer);
+    doomed.child.kill("SIGKILL");
+    const killedAt = Date.now();
+    const done = await run.exited;
+    expect(done.code, done.stderr).toBe(0);
+    const { runId } = JSON.parse(done.stdout) as { runId: string };
+    const effects = s.effects();
+    const rerun = effects.filter((e) => e.pid === rescuer.child.pid);
+    // Each unit ran twice — on the killed worker, then on the other — under its one idempotency key.
+    expect(rerun.map((e) => e.n).sort()).toEqual([0, 1, 2, 3]);
+    for (const e of effects) expect(e.key).toBe(`${runId}/each/${e.n}`);
+    const after = rerun.map((e) => e.t - killedAt);
+    console.log(
+      `recovery: a killed worker's 4 running units started again ${Math.min(...after)}–${Math.max(...after)} ms ` +
+        `after kill -9 (heartbeat 250 ms, dead after 1000 ms; load average ${loadavg()[0]!.toFixed(1)})`,
+    );
+    rescuer.child.kill("SIGTERM");
+    expect((await rescuer.exited).code).toBe(0);
+  });
+
   it("survives kill -9 of workers and of the coordinator at random moments", async () => {
     const ITEMS = 300;
     const s = await setup(ITEMS, 8, 40);
