@@ -211,7 +211,8 @@ describe("distributed runs on PostgreSQL and Graphile Worker", () => {
 
   it("survives kill -9 of workers and of the coordinator at random moments", async () => {
     const ITEMS = 300;
-    const s = await setup(ITEMS, 8, 40);
+    // 150 ms units: the run lasts long enough (≥ 6 s) for the kills to land on units in flight.
+    const s = await setup(ITEMS, 8, 150);
     const workers = [s.worker(), s.worker(), s.worker()];
     await Promise.all(workers.map(started));
     let coordinator = s.deputy(
@@ -316,10 +317,12 @@ describe("distributed runs on PostgreSQL and Graphile Worker", () => {
           else recoveries.push(runs[i + 1]!.t - k.at);
         }
       }
+      const span = recoveries.length
+        ? `${Math.min(...recoveries)}–${Math.max(...recoveries)} ms after the kill`
+        : "none re-run";
       console.log(
         `distributed chaos: ${kills.length} kills (coordinator once), ${recoveries.length} in-flight units re-run ` +
-          `${Math.min(...recoveries)}–${Math.max(...recoveries)} ms after the kill; ${notKilled} re-run ` +
-          `after a live worker was presumed dead (load average ${loadavg()[0]!.toFixed(1)})`,
+          `(${span}); ${notKilled} re-run after a live worker was presumed dead (load average ${loadavg()[0]!.toFixed(1)})`,
       );
     } finally {
       await store.close();
