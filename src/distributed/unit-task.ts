@@ -1,5 +1,4 @@
 import type { JobHelpers, Task } from "graphile-worker";
-import type pg from "pg";
 import { DeputyError, serializeError } from "../errors/deputy-error.js";
 import { createHost, type RunOptions } from "../index.js";
 import { executeWith } from "../plan/engine-context.js";
@@ -13,6 +12,11 @@ import { doneMessage, UNIT_DONE_CHANNEL } from "./job-dispatcher.js";
 import type { UnitPayload } from "./unit-payload.js";
 
 type Host = ReturnType<typeof createHost>;
+
+/** Where a unit task sends its queries: the worker's queue connections (a `pg` pool, see `queuePool`). */
+export interface UnitQueue {
+  query<R extends object>(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: R[] }>;
+}
 
 /** Marks the failure of a job this worker no longer holds (not worth a log line). */
 export const UNIT_NOT_MINE = "deputy: unit taken over";
@@ -29,7 +33,7 @@ export function createUnitTask(
   /** The ids of this process's worker pools (what its jobs are locked by). */
   poolIds: () => string[],
   /** Where the unit's checks and outcome go: the worker's queue connections (see `queuePool`). */
-  queue: pg.Pool = store.pool,
+  queue: UnitQueue = store.pool,
 ): Task {
   const host: Host = createHost(options);
   const plans = new Map<string, Promise<ExecutionPlan>>();
@@ -67,7 +71,11 @@ export function createUnitTask(
       values: [payload.key, helpers.job.id, poolIds()],
     });
     if (rows[0]!.done) {
-      await queue.query(`SELECT pg_notify($1, $2)`, [UNIT_DONE_CHANNEL, doneMessage(payload.key)]);
+      await queue.query({
+        name: "deputy_unit_announce",
+        text: `SELECT pg_notify($1, $2)`,
+        values: [UNIT_DONE_CHANNEL, doneMessage(payload.key)],
+      });
       return;
     }
     // Failing a job another pool holds changes nothing (Graphile Worker only fails its own locks).
