@@ -1,26 +1,32 @@
 // Distributed benchmark: a for_each of ITEMS items of 0, 5 and 50 ms simulated I/O, run as Graphile Worker jobs
-// by 1, 2 and 4 `deputy worker` processes (two concurrency settings), beside the in-process engine on the same
-// plan and one PostgreSQL commit. Prints a table; nothing here is asserted.
-// Run: npm run bench:distributed   (ITEMS=10000 by default; SLOW_ITEMS=2000 for the 50 ms cells, which would
-// take minutes at 10,000 with one worker; DEPUTY_BENCH_PG_URL uses an existing server instead of starting one)
+// by 1, 2 and 4 `deputy worker` processes at several per-worker concurrencies, beside the in-process engine on
+// the same plan and one PostgreSQL commit. Prints a table; nothing here is asserted.
+//
+// Run: npm run bench:distributed
+//   ITEMS=10000        items per cell (the issue's size)
+//   IO_MS=0,5,50       simulated I/O per item, ms
+//   WORKERS=1,2,4      worker processes
+//   CONCURRENCY=4,16   units each worker runs at once (`deputy worker --concurrency`)
+//   DEPUTY_BENCH_PG_URL=postgres://…   an existing server instead of a throwaway one
+//
+// The plan's max_concurrency is 16 × the worker concurrency — four times what four workers run together — so the
+// workers' own concurrency is what bounds a cell, up to the plan schema's limit of 64. max_concurrency caps the
+// units in flight across all workers: once workers × concurrency reaches it, adding a worker adds nothing.
 import { spawn, execFileSync, type ChildProcess } from "node:child_process";
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { runPlan } from "../dist/index.js";
 import { JobDispatcher } from "../dist/distributed/index.js";
 import { MemoryRunStore, PostgresRunStore } from "../dist/plan/index.js";
+import { commitLatencyMs, commits, cpuMs, hasProc, serverCpuMs, serverCpuSince } from "./distributed-cpu.js";
 
+const list = (name: string, fallback: string) => (process.env[name] ?? fallback).split(",").map(Number);
 const ITEMS = Number(process.env.ITEMS ?? 10_000);
-const SLOW_ITEMS = Number(process.env.SLOW_ITEMS ?? Math.min(ITEMS, 2_000));
-const IO_MS = (process.env.IO_MS ?? "0,5,50").split(",").map(Number);
-const WORKERS = (process.env.WORKERS ?? "1,2,4").split(",").map(Number);
-/** [worker --concurrency, plan max_concurrency]: the plan's limit caps what all workers together run. */
-const SETTINGS: [number, number][] = [
-  [4, 16],
-  [16, 64],
-];
+const IO_MS = list("IO_MS", "0,5,50");
+const WORKERS = list("WORKERS", "1,2,4");
+const CONCURRENCY = list("CONCURRENCY", "4,16");
 const root = new URL("..", import.meta.url).pathname;
 const bin = join(root, "bin/deputy.js");
 
@@ -64,18 +70,6 @@ if (!url) {
   }).trim();
 }
 
-async function commitLatencyMs(): Promise<number> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  await client.query("CREATE TABLE IF NOT EXISTS bench_commit (i int)");
-  const n = 300;
-  const t = performance.now();
-  for (let i = 0; i < n; i++) await client.query("INSERT INTO bench_commit VALUES ($1)", [i]);
-  const ms = (performance.now() - t) / n;
-  await client.end();
-  return ms;
-}
-
 function startWorkers(count: number, concurrency: number): Promise<ChildProcess[]> {
   return Promise.all(
     Array.from({ length: count }, () => {
@@ -113,39 +107,54 @@ async function timed(run: () => Promise<{ status: string }>): Promise<number> {
   return (performance.now() - t) / 1000;
 }
 
-/** Time each concurrency slot spends per item beyond its simulated I/O, µs. */
-const overheadUs = (wall: number, items: number, slots: number, ms: number) =>
-  Math.max(0, ((wall * slots) / items - ms / 1000) * 1e6);
+/** Time each concurrency slot spends per item beyond its simulated I/O, ms. */
+const overheadMs = (wall: number, items: number, slots: number, ms: number) =>
+  Math.max(0, (wall * slots * 1000) / items - ms);
 
-const commitMs = await commitLatencyMs();
+const admin = new pg.Client({ connectionString: url });
+await admin.connect();
+const load0 = loadavg()[0]!;
+const commitMs = await commitLatencyMs(url);
 const rows: string[] = [];
 const speedups: string[] = [];
+const f1 = (n: number) => n.toFixed(1);
 for (const ms of IO_MS) {
-  const items = ms >= 50 ? SLOW_ITEMS : ITEMS;
-  for (const [workerConcurrency, max] of SETTINGS) {
-    const inProcess = await timed(() =>
-      runPlan(plan(items, ms, max), { tools, store: new MemoryRunStore() }),
-    );
-    const inProcessPg = await timed(() =>
-      runPlan(plan(items, ms, max), { tools, store: new PostgresRunStore(url!) }),
-    );
-    const base = overheadUs(inProcess, items, max, ms);
+  for (const c of CONCURRENCY) {
+    const max = Math.min(16 * c, 64);
+    const memory = await timed(() => runPlan(plan(ITEMS, ms, max), { tools, store: new MemoryRunStore() }));
+    const pgStore = new PostgresRunStore(url);
+    const inPg = await timed(() => runPlan(plan(ITEMS, ms, max), { tools, store: pgStore }));
+    await pgStore.close();
+    const base = `${Math.round(ITEMS / memory)} / ${Math.round(ITEMS / inPg)}`;
+    const baseOver = `${f1(overheadMs(memory, ITEMS, max, ms))} / ${f1(overheadMs(inPg, ITEMS, max, ms))}`;
     const byWorkers = new Map<number, number>();
     for (const w of WORKERS) {
-      const workers = await startWorkers(w, workerConcurrency);
-      const store = new PostgresRunStore(url!, { maxConnections: 20 });
+      const workers = await startWorkers(w, c);
+      const store = new PostgresRunStore(url, { maxConnections: 20 });
       const dispatcher = new JobDispatcher(store);
       try {
+        const cpu0 = process.cpuUsage();
+        const workers0 = workers.map((p) => cpuMs(p.pid!));
+        const server0 = await serverCpuMs(admin);
+        const commits0 = await commits(admin);
         const wall = await timed(() =>
-          runPlan(plan(items, ms, max), { tools, store, distributed: dispatcher }),
+          runPlan(plan(ITEMS, ms, max), { tools, store, distributed: dispatcher }),
         );
-        byWorkers.set(w, items / wall);
-        const slots = Math.min(max, w * workerConcurrency);
-        const over = overheadUs(wall, items, slots, ms);
+        const server = serverCpuSince(server0, await serverCpuMs(admin));
+        const perItem = (await commits(admin)) - commits0;
+        const cpu = process.cpuUsage(cpu0);
+        const coordinator = (cpu.user + cpu.system) / 1000;
+        const workerCpu = workers.reduce((s, p, i) => s + cpuMs(p.pid!) - workers0[i]!, 0);
+        byWorkers.set(w, ITEMS / wall);
+        const slots = Math.min(max, w * c);
+        const over = overheadMs(wall, ITEMS, slots, ms);
+        const speedup = byWorkers.get(1) ? `${(ITEMS / wall / byWorkers.get(1)!).toFixed(2)}×` : "";
+        const cpuCell = hasProc
+          ? `${f1(coordinator / ITEMS)} + ${f1(workerCpu / ITEMS)} + ${f1(server / ITEMS)}`
+          : "n/a";
         rows.push(
-          `| ${ms} | ${items} | ${w} | ${workerConcurrency} | ${max} | ${wall.toFixed(1)} | ${Math.round(items / wall)} | ` +
-            `${Math.round(items / inProcess)} / ${Math.round(items / inProcessPg)} | ${Math.round(over)} | ` +
-            `${Math.round(over - base)} | ${(over / 1000 / commitMs).toFixed(1)} |`,
+          `| ${ms} | ${ITEMS} | ${w} | ${c} | ${max} | ${f1(wall)} | ${Math.round(ITEMS / wall)} | ${speedup} | ` +
+            `${cpuCell} | ${f1(perItem / ITEMS)} | ${base} | ${f1(over)} | ${baseOver} | ${(over / commitMs).toFixed(2)} |`,
         );
         console.error(rows.at(-1));
       } finally {
@@ -155,19 +164,23 @@ for (const ms of IO_MS) {
       }
     }
     const one = byWorkers.get(1);
-    const four = byWorkers.get(4);
-    if (one && four)
-      speedups.push(`${ms} ms, worker concurrency ${workerConcurrency}: ${(four / one).toFixed(2)}×`);
+    for (const w of WORKERS.filter((n) => n > 1 && byWorkers.has(n)))
+      if (one)
+        speedups.push(`${ms} ms, concurrency ${c}, 1→${w} workers: ${(byWorkers.get(w)! / one).toFixed(2)}×`);
   }
 }
 
-console.log(`\nOne PostgreSQL commit (single-row INSERT, autocommit): ${(commitMs * 1000).toFixed(0)} µs\n`);
 console.log(
-  "| I/O ms | items | workers | worker conc. | max_concurrency | wall s | items/s | in-process items/s (memory / PG store) | overhead µs/item/slot | vs in-process µs | in PG commits |",
+  `\nOne PostgreSQL commit (single-row INSERT, autocommit, synchronous): ${commitMs.toFixed(2)} ms. ` +
+    `Load average (1 min) ${load0.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end.\n`,
 );
-console.log("|---|---|---|---|---|---|---|---|---|---|---|");
+console.log(
+  "| I/O ms | items | workers | worker conc. | max_concurrency | wall s | items/s | speed-up | CPU ms/item (coordinator + workers + PostgreSQL) | PG transactions/item | in-process items/s (memory / PG store) | overhead ms/item/slot | in-process overhead ms/item/slot (memory / PG store) | overhead in sync commits |",
+);
+console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
 for (const r of rows) console.log(r);
-console.log(`\nSpeed-up from 1 to 4 workers: ${speedups.join("; ")}`);
+console.log(`\nSpeed-up from adding workers: ${speedups.join("; ")}`);
+await admin.end();
 if (!process.env.DEPUTY_BENCH_PG_URL)
   execFileSync("bash", [join(root, "scripts/postgres.sh"), "stop", pgDir]);
 rmSync(dir, { recursive: true, force: true });

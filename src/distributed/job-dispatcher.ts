@@ -1,15 +1,25 @@
 import pg from "pg";
-import { makeWorkerUtils, type WorkerUtils } from "graphile-worker";
+import { makeWorkerUtils } from "graphile-worker";
 import type { PlanNode } from "../plan/plan-schema.js";
 import type { UnitDispatcher, UnitOutcome, WorkUnit } from "../plan/node-executor.js";
 import type { PostgresRunStore } from "../plan/postgres-run-store.js";
 import { quietLogger } from "./quiet-logger.js";
+import { queuePool } from "./queue-pool.js";
 import { toPayload, type UnitPayload } from "./unit-payload.js";
 
 /** The Graphile Worker task that runs one unit. */
 export const UNIT_TASK = "deputy_unit";
-/** The channel a worker notifies (payload: the unit's key) when a unit's outcome is stored. */
+/**
+ * The channel a worker notifies when a unit's outcome is stored: `[key, outcome]` as JSON, or `[key]` when the
+ * outcome is too large for a notification (8,000 bytes) or was stored by another worker first.
+ */
 export const UNIT_DONE_CHANNEL = "deputy_unit_done";
+
+/** The notification announcing a unit's outcome (see {@link UNIT_DONE_CHANNEL}). */
+export function doneMessage(key: string, outcomeJson?: string): string {
+  const full = outcomeJson === undefined ? undefined : `[${JSON.stringify(key)},${outcomeJson}]`;
+  return full !== undefined && Buffer.byteLength(full) < 7900 ? full : JSON.stringify([key]);
+}
 
 /** Options of {@link JobDispatcher}. */
 export interface JobDispatcherOptions {
@@ -47,7 +57,7 @@ export class JobDispatcher implements UnitDispatcher {
   #toEnqueue: Waiter[] = [];
   #toFetch = new Set<string>();
   #enqueuing = false;
-  #started: Promise<WorkerUtils> | undefined;
+  #started: Promise<pg.Pool> | undefined;
   #listener: pg.Client | undefined;
   #poll: NodeJS.Timeout | undefined;
   #closed = false;
@@ -100,28 +110,27 @@ export class JobDispatcher implements UnitDispatcher {
     this.#closed = true;
     clearInterval(this.#poll);
     await this.#listener?.end().catch(() => {});
-    const utils = await this.#started?.catch(() => undefined);
-    await utils?.release();
+    const queue = await this.#started?.catch(() => undefined);
+    await queue?.end();
   }
 
-  #start(): Promise<WorkerUtils> {
+  #start(): Promise<pg.Pool> {
     this.#started ??= (async () => {
       await this.#store.ready();
       const utils = await makeWorkerUtils({ pgPool: this.#store.pool, logger: quietLogger() });
       await utils.migrate();
+      await utils.release();
       await this.#listen();
       this.#poll = setInterval(() => this.#pollOutstanding(), this.#pollMs);
       this.#poll.unref();
-      return utils;
+      return queuePool(this.#store, 4);
     })();
     return this.#started;
   }
 
   async #listen(): Promise<void> {
     const client = new pg.Client(this.#store.pool.options);
-    client.on("notification", (msg) => {
-      if (msg.payload && this.#waiting.has(msg.payload)) this.#fetchSoon(msg.payload);
-    });
+    client.on("notification", (msg) => this.#onDone(msg.payload));
     client.on("error", () => {
       // Reconnect; the poll covers what was missed meanwhile.
       this.#listener = undefined;
@@ -151,49 +160,44 @@ export class JobDispatcher implements UnitDispatcher {
     }
   }
 
+  /**
+   * One statement per batch: answers units whose success is stored, drops stored failures of units that run
+   * again (a resume), and adds jobs for units with neither a success nor a job (`graphile_worker.add_jobs`, which
+   * wakes the workers).
+   */
   async #enqueueBatch(batch: Waiter[]): Promise<void> {
     if (batch.length === 0) return;
-    const utils = await this.#start();
+    const queue = await this.#start();
     try {
-      const { rows } = await this.#store.pool.query<{
-        k: string;
-        outcome: UnitOutcome | null;
-        queued: boolean;
-      }>(
-        `SELECT k, r.outcome, EXISTS (SELECT 1 FROM graphile_worker._private_jobs j WHERE j.key = k) AS queued
-         FROM unnest($1::text[]) AS k LEFT JOIN deputy.unit_results r ON r.key = k`,
-        [batch.map((w) => w.payload.key)],
-      );
-      const fresh: Waiter[] = [];
-      const retry: string[] = [];
-      for (const [i, row] of rows.entries()) {
-        // A stored success is final; a stored error or escalation is from an earlier attempt, which a resume
-        // runs again (with the escalation's resolution, if any).
-        if (row.outcome && (row.outcome.status === "ok" || row.outcome.status === "skipped")) {
-          this.#answer(row.k, row.outcome);
-        } else if (!row.queued) {
-          if (row.outcome) retry.push(row.k);
-          fresh.push(batch[i]!);
-        }
-      }
-      if (retry.length > 0) {
-        await this.#store.pool.query(`DELETE FROM deputy.unit_results WHERE key = ANY($1::text[])`, [retry]);
-      }
-      if (fresh.length > 0) {
-        await utils.addJobs(
-          fresh.map((w) => ({
-            identifier: UNIT_TASK,
-            payload: w.payload,
-            jobKey: w.payload.key,
-            maxAttempts: this.#maxAttempts,
-          })),
-        );
-      }
+      const { rows } = await queue.query<{ done: [string, UnitOutcome][] }>({
+        name: "deputy_enqueue",
+        text: ENQUEUE,
+        values: [
+          batch.map((w) => w.payload.key),
+          batch.map((w) => JSON.stringify(w.payload)),
+          UNIT_TASK,
+          this.#maxAttempts,
+        ],
+      });
+      for (const [key, outcome] of rows[0]!.done) this.#answer(key, outcome);
       for (const w of batch) w.since = Date.now();
     } catch {
       // The database is briefly unreachable: the poll tries these units again.
       for (const w of batch) w.since = Date.now();
     }
+  }
+
+  /** A worker stored an outcome: answer its unit from the notification, or fetch the outcome if it is not in it. */
+  #onDone(message: string | undefined): void {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(message ?? "");
+    } catch {
+      return;
+    }
+    if (!Array.isArray(parsed) || typeof parsed[0] !== "string" || !this.#waiting.has(parsed[0])) return;
+    if (parsed.length > 1) this.#answer(parsed[0], parsed[1] as UnitOutcome);
+    else this.#fetchSoon(parsed[0]);
   }
 
   #fetchSoon(key: string): void {
@@ -204,7 +208,8 @@ export class JobDispatcher implements UnitDispatcher {
     const keys = [...this.#toFetch];
     this.#toFetch = new Set();
     try {
-      const { rows } = await this.#store.pool.query<{ key: string; outcome: UnitOutcome }>(
+      const queue = await this.#start();
+      const { rows } = await queue.query<{ key: string; outcome: UnitOutcome }>(
         `SELECT key, outcome FROM deputy.unit_results WHERE key = ANY($1::text[])`,
         [keys],
       );
@@ -232,3 +237,27 @@ export class JobDispatcher implements UnitDispatcher {
     waiter.resolve(outcome);
   }
 }
+
+/**
+ * The enqueue statement. $1: the units' keys, $2: their payloads (JSON), $3: the task, $4: max attempts. A
+ * stored success is final; a stored error or escalation is from an earlier attempt, which a resume runs again
+ * (with the escalation's resolution, if any). A unit whose job is still queued or running is left to it.
+ */
+const ENQUEUE = `
+WITH unit AS (
+  SELECT u.key, u.payload, r.outcome,
+         coalesce(r.outcome->>'status' IN ('ok', 'skipped'), false) AS done,
+         EXISTS (SELECT 1 FROM graphile_worker._private_jobs j WHERE j.key = u.key) AS queued
+  FROM unnest($1::text[], $2::text[]) AS u(key, payload)
+  LEFT JOIN deputy.unit_results r ON r.key = u.key),
+fresh AS (SELECT key, payload FROM unit WHERE NOT done AND NOT queued),
+stale AS (
+  DELETE FROM deputy.unit_results r USING unit
+  WHERE r.key = unit.key AND unit.outcome IS NOT NULL AND NOT unit.done AND NOT unit.queued)
+SELECT
+  CASE WHEN EXISTS (SELECT 1 FROM fresh) THEN (
+    SELECT count(*) FROM graphile_worker.add_jobs(ARRAY(
+      SELECT ROW($3::text, payload::json, NULL, NULL, $4::int, key, NULL, NULL)::graphile_worker.job_spec
+      FROM fresh)))
+  ELSE 0 END AS added,
+  coalesce((SELECT json_agg(json_build_array(key, outcome)) FROM unit WHERE done), '[]') AS done`;

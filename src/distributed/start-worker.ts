@@ -6,6 +6,7 @@ import type { PostgresRunStore } from "../plan/postgres-run-store.js";
 import { resumeRun, type RunOptions } from "../index.js";
 
 import { JobDispatcher, UNIT_TASK } from "./job-dispatcher.js";
+import { queuePool } from "./queue-pool.js";
 import { quietLogger } from "./quiet-logger.js";
 import { createUnitTask } from "./unit-task.js";
 import { WorkerLiveness, type LivenessOptions } from "./worker-liveness.js";
@@ -52,6 +53,10 @@ export async function startWorker(options: StartWorkerOptions): Promise<DeputyWo
   const utils = await makeWorkerUtils({ pgPool: store.pool, logger: quietLogger() });
   await utils.migrate();
   const liveness = new WorkerLiveness(store, utils, options);
+  const concurrency = options.concurrency ?? 8;
+  // Jobs are fetched, checked, answered and completed on connections that do not wait for the disk (see
+  // queuePool); the run store's commits (runs this worker takes over) stay synchronous.
+  const queue = queuePool(store, concurrency * 2 + 4);
   const events: WorkerEvents = new EventEmitter() as WorkerEvents;
   const pools: Promise<void>[] = [];
   const poolIds: string[] = [];
@@ -60,9 +65,9 @@ export async function startWorker(options: StartWorkerOptions): Promise<DeputyWo
     pools.push(liveness.add(workerPool.id));
   });
   const runner: Runner = await run({
-    pgPool: store.pool,
-    concurrency: options.concurrency ?? 8,
-    taskList: { [UNIT_TASK]: createUnitTask(store, options.run, name, () => poolIds) },
+    pgPool: queue,
+    concurrency,
+    taskList: { [UNIT_TASK]: createUnitTask(store, options.run, name, () => poolIds, queue) },
     noHandleSignals: true,
     pollInterval: 1000,
     logger: quietLogger(),
@@ -72,14 +77,14 @@ export async function startWorker(options: StartWorkerOptions): Promise<DeputyWo
     // job harmless (the task sees it and does not run the unit again), so batching costs no safety.
     preset: {
       worker: {
-        localQueue: { size: options.concurrency ?? 8 },
+        localQueue: { size: concurrency },
         completeJobBatchDelay: 0,
         failJobBatchDelay: 0,
       },
     },
   });
   await Promise.all(pools);
-  log(`worker ${name} started (concurrency ${options.concurrency ?? 8})`);
+  log(`worker ${name} started (concurrency ${concurrency})`);
 
   const takeover = options.takeOver === false ? undefined : new RunTakeover(options, name, log);
   let stopping: Promise<void> | undefined;
@@ -89,6 +94,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<DeputyWo
       await runner.stop();
       await liveness.stop();
       await utils.release();
+      await queue.end();
     })());
   return { name, liveness, stop, done: runner.promise.then(() => stop()) };
 }

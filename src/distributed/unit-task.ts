@@ -8,10 +8,15 @@ import type { PostgresRunStore } from "../plan/postgres-run-store.js";
 
 import type { TemplateScope } from "../runtime/template.js";
 import { parsePlan } from "../plan/validate-plan.js";
-import { UNIT_DONE_CHANNEL } from "./job-dispatcher.js";
+import { doneMessage, UNIT_DONE_CHANNEL } from "./job-dispatcher.js";
 import type { UnitPayload } from "./unit-payload.js";
 
 type Host = ReturnType<typeof createHost>;
+
+/** Where a unit task sends its queries: the worker's queue connections (a `pg` pool, see `queuePool`). */
+export interface UnitQueue {
+  query<R extends object>(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: R[] }>;
+}
 
 /** Marks the failure of a job this worker no longer holds (not worth a log line). */
 export const UNIT_NOT_MINE = "deputy: unit taken over";
@@ -27,6 +32,8 @@ export function createUnitTask(
   workerName: string,
   /** The ids of this process's worker pools (what its jobs are locked by). */
   poolIds: () => string[],
+  /** Where the unit's checks and outcome go: the worker's queue connections (see `queuePool`). */
+  queue: UnitQueue = store.pool,
 ): Task {
   const host: Host = createHost(options);
   const plans = new Map<string, Promise<ExecutionPlan>>();
@@ -56,14 +63,19 @@ export function createUnitTask(
     // Checked right before running, on every attempt: the outcome may have been stored by a worker that died
     // before completing its job; and if this worker was presumed dead, its job was unlocked and someone else
     // holds it now.
-    const { rows } = await store.pool.query<{ done: boolean; mine: boolean }>(
-      `SELECT EXISTS (SELECT 1 FROM deputy.unit_results WHERE key = $1) AS done,
-              EXISTS (SELECT 1 FROM graphile_worker._private_jobs
-                      WHERE id = $2 AND locked_by = ANY($3::text[])) AS mine`,
-      [payload.key, helpers.job.id, poolIds()],
-    );
+    const { rows } = await queue.query<{ done: boolean; mine: boolean }>({
+      name: "deputy_unit_check",
+      text: `SELECT EXISTS (SELECT 1 FROM deputy.unit_results WHERE key = $1) AS done,
+                    EXISTS (SELECT 1 FROM graphile_worker._private_jobs
+                            WHERE id = $2 AND locked_by = ANY($3::text[])) AS mine`,
+      values: [payload.key, helpers.job.id, poolIds()],
+    });
     if (rows[0]!.done) {
-      await store.pool.query(`SELECT pg_notify($1, $2)`, [UNIT_DONE_CHANNEL, payload.key]);
+      await queue.query({
+        name: "deputy_unit_announce",
+        text: `SELECT pg_notify($1, $2)`,
+        values: [UNIT_DONE_CHANNEL, doneMessage(payload.key)],
+      });
       return;
     }
     // Failing a job another pool holds changes nothing (Graphile Worker only fails its own locks).
@@ -71,14 +83,25 @@ export function createUnitTask(
     const outcome = await runUnit(plan, host, payload, helpers.abortSignal);
     // Shutting down: hand the job back (it fails, and runs again elsewhere) rather than store an abort.
     if (helpers.abortSignal.aborted) throw new Error("worker shutting down; unit handed back");
-    // Stored and announced in one statement (the notification is delivered when it commits).
-    await store.pool.query(
-      `WITH stored AS (
-         INSERT INTO deputy.unit_results (key, run_id, outcome, worker) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (key) DO NOTHING)
-       SELECT pg_notify($5, $1)`,
-      [payload.key, payload.runId, jsonOutcome(outcome), workerName, UNIT_DONE_CHANNEL],
-    );
+    // Stored and announced in one statement (the notification is delivered when it commits), the outcome in
+    // the notification unless too large — or unless another worker's outcome was stored first: that one stands.
+    const json = jsonOutcome(outcome);
+    await queue.query({
+      name: "deputy_unit_outcome",
+      text: `WITH stored AS (
+               INSERT INTO deputy.unit_results (key, run_id, outcome, worker) VALUES ($1, $2, $3, $4)
+               ON CONFLICT (key) DO NOTHING RETURNING 1)
+             SELECT pg_notify($5, CASE WHEN EXISTS (SELECT 1 FROM stored) THEN $6 ELSE $7 END)`,
+      values: [
+        payload.key,
+        payload.runId,
+        json,
+        workerName,
+        UNIT_DONE_CHANNEL,
+        doneMessage(payload.key, json),
+        doneMessage(payload.key),
+      ],
+    });
   };
 }
 

@@ -82,8 +82,7 @@ export class WorkerLiveness {
     if (this.#busy) return;
     this.#busy = true;
     try {
-      await this.#beat();
-      await this.sweep();
+      await this.sweep(true);
     } catch {
       // The database is briefly unreachable: the next tick tries again.
     } finally {
@@ -92,25 +91,26 @@ export class WorkerLiveness {
   }
 
   async #beat(): Promise<void> {
-    await this.#query(
-      `INSERT INTO deputy.workers (pool_id, host, pid, heartbeat_at)
-       SELECT p, $2, $3, clock_timestamp() FROM unnest($1::text[]) AS p
-       ON CONFLICT (pool_id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at`,
-      [[...this.#pools], hostname(), process.pid],
-    );
+    await this.#query(`${BEAT} SELECT 1`, [[...this.#pools], hostname(), process.pid]);
   }
 
-  /** Unlocks the jobs of pools that stopped beating, and wakes the workers to take them. */
-  async sweep(): Promise<string[]> {
+  /**
+   * Unlocks the jobs of pools that stopped beating, and wakes the workers to take them. With `beat`, this
+   * process's heartbeat is recorded in the same statement (one round trip per tick).
+   */
+  async sweep(beat = false): Promise<string[]> {
     const { rows } = await this.#query<{ locked_by: string }>(
       // A pool whose heartbeat stopped is dead. A pool never seen beating is given longer (a starting worker
-      // locks jobs a moment before its first heartbeat lands): 30 × deadAfterMs.
-      `SELECT DISTINCT j.locked_by FROM graphile_worker._private_jobs j
+      // locks jobs a moment before its first heartbeat lands): 30 × deadAfterMs. This process's own pools are
+      // alive (the statement cannot see the heartbeat it writes).
+      `${beat ? BEAT : "WITH beat AS (SELECT $2::text, $3::int)"}
+       SELECT DISTINCT j.locked_by FROM graphile_worker._private_jobs j
        LEFT JOIN deputy.workers w ON w.pool_id = j.locked_by
-       WHERE j.locked_by IS NOT NULL AND j.locked_at < clock_timestamp() - $1 * interval '1 millisecond'
-         AND (w.heartbeat_at < clock_timestamp() - $1 * interval '1 millisecond'
-              OR (w.pool_id IS NULL AND j.locked_at < clock_timestamp() - 30 * $1 * interval '1 millisecond'))`,
-      [this.#deadAfterMs],
+       WHERE j.locked_by IS NOT NULL AND NOT (j.locked_by = ANY($1::text[]))
+         AND j.locked_at < clock_timestamp() - $4 * interval '1 millisecond'
+         AND (w.heartbeat_at < clock_timestamp() - $4 * interval '1 millisecond'
+              OR (w.pool_id IS NULL AND j.locked_at < clock_timestamp() - 30 * $4 * interval '1 millisecond'))`,
+      [[...this.#pools], hostname(), process.pid, this.#deadAfterMs],
     );
     const dead = rows.map((r) => r.locked_by);
     if (dead.length === 0) return dead;
@@ -120,3 +120,9 @@ export class WorkerLiveness {
     return dead;
   }
 }
+
+/** Records this process's pools' heartbeats ($1: pool ids, $2: host, $3: pid), as a CTE before a SELECT. */
+const BEAT = `WITH beat AS (
+  INSERT INTO deputy.workers (pool_id, host, pid, heartbeat_at)
+  SELECT p, $2, $3, clock_timestamp() FROM unnest($1::text[]) AS p
+  ON CONFLICT (pool_id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at)`;

@@ -1,6 +1,7 @@
 import pg from "pg";
 import { RunError } from "../errors/run-error.js";
 import { migratePostgres } from "./postgres-migrations.js";
+import { applyWrites, type RunWrite } from "./postgres-mutations.js";
 import type { ItemRecord, NodeRecord, RunRecord, StoredRun } from "./run-state.js";
 import {
   pageItems,
@@ -19,9 +20,7 @@ export interface PostgresRunStoreOptions {
   maxConnections?: number;
 }
 
-interface Pending {
-  runId: string;
-  batch: RunMutation[];
+interface Pending extends RunWrite {
   resolve: () => void;
   reject: (error: unknown) => void;
 }
@@ -29,7 +28,8 @@ interface Pending {
 /**
  * Durable run store in PostgreSQL (schema `deputy`, migrated on first use), shared by processes on many
  * machines. Writes that arrive while a commit is in flight are committed together in the next transaction
- * (group commit), so many in-flight items cost one commit, as with the SQLite store.
+ * (group commit, one statement for artifacts, nodes and items: see `postgres-mutations.ts`), so many in-flight
+ * items cost one commit and one round trip, as with the SQLite store.
  *
  * @example
  * const store = new PostgresRunStore("postgres://deputy@db.internal/deputy");
@@ -117,37 +117,13 @@ export class PostgresRunStore implements RunStore {
       const queue = this.#queue;
       this.#queue = [];
       try {
-        await this.#commit(queue);
+        await applyWrites(() => this.#connect(), queue);
         for (const p of queue) p.resolve();
       } catch (error) {
         for (const p of queue) p.reject(error);
       }
     }
     this.#flushing = false;
-  }
-
-  async #commit(queue: Pending[]): Promise<void> {
-    const client = await this.#connect();
-    try {
-      await client.query("BEGIN");
-      const upserts = new Upserts();
-      for (const p of queue) {
-        for (const m of p.batch) {
-          if (m.kind === "status" || m.kind === "resolution") {
-            // These read rows the upserts write: apply what came before them first.
-            await upserts.flush(client);
-            await applyInPlace(client, p.runId, m);
-          } else upserts.add(p.runId, m);
-        }
-      }
-      await upserts.flush(client);
-      await client.query("COMMIT");
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => {});
-      throw error;
-    } finally {
-      client.release();
-    }
   }
 
   async load(runId: string): Promise<StoredRun | undefined> {
@@ -273,99 +249,6 @@ export class PostgresRunStore implements RunStore {
         { cause },
       );
     }
-  }
-}
-
-/** Rows to upsert, last write per key winning (a statement may not touch one row twice). */
-class Upserts {
-  readonly #artifacts = new Map<string, [string, string, string]>();
-  readonly #nodes = new Map<string, [string, string, string]>();
-  readonly #items = new Map<string, [string, string, number, string, string | null, string | null]>();
-
-  add(runId: string, m: Exclude<RunMutation, { kind: "status" | "resolution" }>): void {
-    switch (m.kind) {
-      case "artifact":
-        this.#artifacts.set(`${runId}\0${m.key}`, [runId, m.key, JSON.stringify(m.value ?? null)]);
-        break;
-      case "node":
-        this.#nodes.set(`${runId}\0${m.nodeId}`, [runId, m.nodeId, JSON.stringify(m.record)]);
-        break;
-      case "item": {
-        const hasValue = "value" in m && m.item.key !== undefined;
-        this.#items.set(`${runId}\0${m.nodeId}\0${m.item.index}`, [
-          runId,
-          m.nodeId,
-          m.item.index,
-          JSON.stringify(m.item),
-          hasValue ? m.item.key! : null,
-          hasValue ? JSON.stringify(m.value ?? null) : null,
-        ]);
-        break;
-      }
-    }
-  }
-
-  async flush(client: pg.ClientBase): Promise<void> {
-    if (this.#artifacts.size) {
-      await client.query(
-        `INSERT INTO deputy.artifacts (run_id, key, value)
-         SELECT r, k, v::json FROM unnest($1::text[], $2::text[], $3::text[]) AS t(r, k, v)
-         ON CONFLICT (run_id, key) DO UPDATE SET value = excluded.value`,
-        columns([...this.#artifacts.values()], 3),
-      );
-      this.#artifacts.clear();
-    }
-    if (this.#nodes.size) {
-      await client.query(
-        `INSERT INTO deputy.nodes (run_id, node_id, record)
-         SELECT r, n, v::jsonb FROM unnest($1::text[], $2::text[], $3::text[]) AS t(r, n, v)
-         ON CONFLICT (run_id, node_id) DO UPDATE SET record = excluded.record`,
-        columns([...this.#nodes.values()], 3),
-      );
-      this.#nodes.clear();
-    }
-    if (this.#items.size) {
-      await client.query(
-        `INSERT INTO deputy.items (run_id, node_id, idx, record, key, value)
-         SELECT r, n, i, rec::jsonb, k, v::json
-         FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::text[], $6::text[]) AS t(r, n, i, rec, k, v)
-         ON CONFLICT (run_id, node_id, idx) DO UPDATE
-           SET record = excluded.record, key = excluded.key, value = excluded.value`,
-        columns([...this.#items.values()], 6),
-      );
-      this.#items.clear();
-    }
-  }
-}
-
-function columns(rows: unknown[][], width: number): unknown[][] {
-  return Array.from({ length: width }, (_, c) => rows.map((r) => r[c]));
-}
-
-async function applyInPlace(
-  client: pg.ClientBase,
-  runId: string,
-  m: Extract<RunMutation, { kind: "status" | "resolution" }>,
-): Promise<void> {
-  if (m.kind === "status") {
-    await client.query(`UPDATE deputy.runs SET status = $1, updated_at = $2, error = $3 WHERE run_id = $4`, [
-      m.status,
-      m.updatedAt,
-      m.error ? JSON.stringify(m.error) : null,
-      runId,
-    ]);
-  } else if (m.item === undefined) {
-    await client.query(
-      `UPDATE deputy.nodes SET record = jsonb_set(record, '{escalation,resolution}', $3::jsonb)
-       WHERE run_id = $1 AND node_id = $2 AND record ? 'escalation'`,
-      [runId, m.nodeId, JSON.stringify(m.resolution)],
-    );
-  } else {
-    await client.query(
-      `UPDATE deputy.items SET record = jsonb_set(record, '{escalation,resolution}', $4::jsonb)
-       WHERE run_id = $1 AND node_id = $2 AND idx = $3 AND record ? 'escalation'`,
-      [runId, m.nodeId, m.item, JSON.stringify(m.resolution)],
-    );
   }
 }
 

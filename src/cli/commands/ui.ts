@@ -5,10 +5,10 @@ import { InvalidOptionError } from "../../errors/invalid-option-error.js";
 import { RunError } from "../../errors/run-error.js";
 import { serveConsole } from "../../ui/server/serve-console.js";
 import type { CliContext } from "../cli-context.js";
-import { DEFAULT_STORE, openStore } from "../run-setup.js";
+import { isPostgresUrl, openStore, storeLabel, storeLocation } from "../run-setup.js";
 
 interface UiFlags {
-  store: string;
+  store?: string;
   port: string;
   host: string;
   open?: boolean;
@@ -17,14 +17,17 @@ interface UiFlags {
 }
 
 /**
- * `deputy ui [--store FILE] [--port N] [--open]`: serves the console over the run store on 127.0.0.1 until
- * interrupted. The URL it prints carries the per-start token the page needs for every API call.
+ * `deputy ui [--store FILE|URL] [--port N] [--open]`: serves the console over the run store (an SQLite file or a
+ * PostgreSQL URL) on 127.0.0.1 until interrupted. The URL it prints carries the per-start token the page needs for every API call.
  */
 export function registerUi(program: Command, ctx: CliContext): void {
   program
     .command("ui")
     .description("serve a local web console: runs, graphs, traces, spend and the escalation inbox")
-    .option("--store <file>", "run store (SQLite file)", DEFAULT_STORE)
+    .option(
+      "--store <location>",
+      "run store: an SQLite file or a postgres:// URL (default: $DEPUTY_STORE, else .deputy/runs.db)",
+    )
     .option("--port <n>", "port to listen on (0: any free port)", "4680")
     .option("--host <address>", "address to bind (anything but loopback exposes your runs)", "127.0.0.1")
     .option("--tools <module>", "tools module to check corrections and resume with (default: each run's)")
@@ -34,10 +37,11 @@ export function registerUi(program: Command, ctx: CliContext): void {
       const port = Number(flags.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535)
         throw new InvalidOptionError("--port", "an integer from 0 to 65535", flags.port);
-      if (!existsSync(flags.store))
+      const location = storeLocation(flags.store) || "";
+      if (!isPostgresUrl(location) && !existsSync(location))
         throw new RunError(
           "STORE_NOT_FOUND",
-          `No run store at ${flags.store} (run a plan first, or pass --store).`,
+          `No run store at ${storeLabel(location)} (run a plan first, or pass --store).`,
         );
       for (const [option, path] of [
         ["--tools", flags.tools],
@@ -45,9 +49,11 @@ export function registerUi(program: Command, ctx: CliContext): void {
       ] as const)
         if (path !== undefined && !existsSync(path))
           throw new InvalidOptionError(option, "an existing file", path);
-      const store = openStore(flags.store);
+      const store = openStore(location, { mustExist: true });
       let running;
       try {
+        // A store that cannot be read fails here, in one line, not at the first page load.
+        await store.list({ limit: 1 });
         running = await serveConsole({
           store,
           port,

@@ -39,8 +39,9 @@ export function registerWorker(program: Command, ctx: CliContext): void {
       const heartbeatMs = positiveInt("--heartbeat-ms", flags.heartbeatMs);
       const deadAfterMs = positiveInt("--dead-after-ms", flags.deadAfterMs);
       const lease = leaseFrom(flags);
-      // Each running unit may hold a connection (fetch, outcome, completion), plus the LISTEN connections.
-      const store = requirePostgres(flags.store, "deputy worker", { maxConnections: concurrency * 2 + 4 });
+      // The run store's own connections: plans, and the runs this worker takes over. Units use the worker's
+      // queue connections (startWorker opens 2 × concurrency + 4 of them).
+      const store = requirePostgres(flags.store, "deputy worker", { maxConnections: 6 });
       const log = flags.quiet ? undefined : (line: string) => ctx.stderr(`deputy worker: ${line}\n`);
       const { options, close } = await setupRun(flags);
       try {
