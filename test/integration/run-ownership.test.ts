@@ -122,7 +122,9 @@ describe("one process owns a run", () => {
   });
 
   it("after a kill -9, refuses until the lease lapses; then of two resumes at once exactly one runs", async () => {
-    const s = setup();
+    // Items slow enough (80 left × 100 ms / 2 ≈ 4 s) that the second resume, started under load, still finds the
+    // first one running rather than a finished run.
+    const s = setup(100);
     const killed = await killedRun(s);
     const atKill = s.effects();
     // Still owned by the dead process: its lease has not lapsed yet.
