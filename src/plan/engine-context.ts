@@ -6,7 +6,7 @@ import type { ExecutionPlan, PlanNode } from "./plan-schema.js";
 import type { Emitter } from "./run-events.js";
 import type { NodeStatus, StoredRun } from "./run-state.js";
 import { applyMutations, type RunMutation, type RunStore } from "./run-store.js";
-import { renderString, type TemplateScope } from "../runtime/template.js";
+import { compileValue, type TemplateScope, type ValueRenderer } from "../runtime/template.js";
 import { RESERVED_KEYS } from "../runtime/own.js";
 
 /** Everything one run needs while it goes; one instance per run (or resume). */
@@ -110,9 +110,16 @@ export function makeUnit(
   return unit;
 }
 
-/** Renders a node's `store_as` for a scope; the result must be a non-empty string key. */
-export function storeKey(node: PlanNode, scope: TemplateScope): string {
-  const key = renderString(node.store_as, scope);
+/**
+ * Renders a node's `store_as` for a scope; the result must be a non-empty string key. `render`: the compiled
+ * `store_as`, when the caller renders it many times (for_each).
+ */
+export function storeKey(
+  node: PlanNode,
+  scope: TemplateScope,
+  render: ValueRenderer = compileValue(node.store_as),
+): string {
+  const key = render(scope);
   if (typeof key !== "string" || key === "" || RESERVED_KEYS.has(key)) {
     throw new NodeError(
       "STORE_AS_INVALID",

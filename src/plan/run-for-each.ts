@@ -4,7 +4,7 @@ import { commit, executeUnit, makeUnit, storeKey, type EngineContext } from "./e
 import type { PlanNode } from "./plan-schema.js";
 import type { ItemCounts, ItemRecord, NodeRecord } from "./run-state.js";
 import { applySelectPath, parseSelectPath } from "../runtime/select-path.js";
-import { renderString, type TemplateScope } from "../runtime/template.js";
+import { compileValue, renderString, type TemplateScope } from "../runtime/template.js";
 
 /**
  * Fans a node out over a list: at most `max_concurrency` items in flight, each item committed (its record and
@@ -35,6 +35,7 @@ export async function runForEach(
   const previous = ctx.state.items[node.id] ?? {};
   const counts: ItemCounts = { total: list.length, ok: 0, error: 0, skipped: 0, escalated: 0, reused: 0 };
   const keys: (string | undefined)[] = new Array(list.length);
+  const keyOf = compileValue(node.store_as);
 
   // `on_item_error: "fail"` stops the node at the first failure and aborts the items in flight; so does the run's
   // abort, forwarded once. One plain signal, not AbortSignal.any: every item reads `aborted` several times, and a
@@ -54,7 +55,7 @@ export async function runForEach(
     const prev = previous[index];
     let key: string;
     try {
-      key = storeKey(node, scope);
+      key = storeKey(node, scope, keyOf);
     } catch (error) {
       return finish(index, { index, status: "error", error: serializeError(error) }, false, undefined);
     }
