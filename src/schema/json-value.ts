@@ -106,9 +106,13 @@ function objectReason(obj: object, depth: number, maxDepth: number, onPath: Set<
   if (typeof (obj as { toJSON?: unknown }).toJSON === "function") return undefined;
   if (onPath.has(obj)) return "a circular reference is not JSON";
   if (depth + 1 > maxDepth) return `nested deeper than ${maxDepth} levels`;
-  if (obj instanceof Map) return "a Map is not JSON (it would be stored as {})";
-  if (obj instanceof Set) return "a Set is not JSON (it would be stored as {})";
-  if (!Array.isArray(obj) && Object.getOwnPropertySymbols(obj).length > 0)
-    return "an object with Symbol keys is not JSON";
+  if (Array.isArray(obj)) return undefined;
+  // A plain object (the usual case) is no Map or Set: no prototype chain to walk.
+  const proto: unknown = Object.getPrototypeOf(obj);
+  if (proto !== Object.prototype && proto !== null) {
+    if (obj instanceof Map) return "a Map is not JSON (it would be stored as {})";
+    if (obj instanceof Set) return "a Set is not JSON (it would be stored as {})";
+  }
+  if (Object.getOwnPropertySymbols(obj).length > 0) return "an object with Symbol keys is not JSON";
   return undefined;
 }
