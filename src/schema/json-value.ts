@@ -43,12 +43,15 @@ export function checkJsonValue(value: unknown, maxDepth = MAX_JSON_DEPTH): JsonV
       const reason = objectReason(v, frames.length, maxDepth, onPath);
       if (reason !== undefined) return { path: pathOf(frames), reason };
       if (typeof (v as { toJSON?: unknown }).toJSON !== "function") {
-        onPath.add(v);
-        frames.push(
-          Array.isArray(v)
-            ? { container: v, keys: undefined, next: 0 }
-            : { container: v, keys: Object.keys(v), next: 0 },
-        );
+        const keys = Array.isArray(v) ? undefined : Object.keys(v);
+        // A container of scalars only (a list's items, often) is checked here, with no frame of its own.
+        const leaf = checkLeaf(v, keys);
+        if (leaf === NOT_LEAF) {
+          onPath.add(v);
+          frames.push({ container: v, keys, next: 0 });
+        } else if (leaf !== undefined) {
+          return { path: pathOf(frames) + step(keys, leaf.at), reason: leaf.reason };
+        }
       }
     } else {
       const reason = scalarReason(v);
@@ -82,8 +85,37 @@ interface Frame {
 
 function pathOf(frames: Frame[]): string {
   let path = "$";
-  for (const { keys, next } of frames) path += keys === undefined ? `[${next - 1}]` : `.${keys[next - 1]}`;
+  for (const { keys, next } of frames) path += step(keys, next - 1);
   return path;
+}
+
+function step(keys: string[] | undefined, at: number): string {
+  return keys === undefined ? `[${at}]` : `.${keys[at]}`;
+}
+
+const NOT_LEAF = { at: -1, reason: "" };
+
+/**
+ * For a container whose children are all scalars: the first bad child, or `undefined` when all are fine.
+ * `NOT_LEAF` when a child is an object or array (then the container is walked like any other).
+ */
+function checkLeaf(
+  container: object,
+  keys: string[] | undefined,
+): { at: number; reason: string } | undefined {
+  const n = keys === undefined ? (container as unknown[]).length : keys.length;
+  for (let i = 0; i < n; i++) {
+    const child =
+      keys === undefined ? (container as unknown[])[i] : (container as Record<string, unknown>)[keys[i]!];
+    if (typeof child === "object" && child !== null) return NOT_LEAF;
+  }
+  for (let i = 0; i < n; i++) {
+    const child =
+      keys === undefined ? (container as unknown[])[i] : (container as Record<string, unknown>)[keys[i]!];
+    const reason = scalarReason(child);
+    if (reason !== undefined) return { at: i, reason };
+  }
+  return undefined;
 }
 
 function scalarReason(v: unknown): string | undefined {
