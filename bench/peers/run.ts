@@ -1,6 +1,6 @@
 // deputy vs LangGraph.js vs Mastra on the same workloads (see workloads.ts). One child process per engine per
 // workload per round (child.ts), engines in a rotating order each round, medians over the rounds, and
-// deputy/peer ratios for wall time, per-step overhead and peak RSS.
+// deputy/peer ratios for wall time, CPU time, per-step overhead and peak RSS.
 // Run: npm run bench:peers   (builds dist/ first). Environment:
 //   ROUNDS=3       rounds (median over them)          QUICK=1   small sizes, 1 round (a smoke run)
 //   LIMIT_S=15     a timed run longer than this is killed and reported as "> limit" (not retried)
@@ -118,8 +118,9 @@ function median(xs: number[]): number {
 
 interface Cell {
   ms?: number;
-  /** Median CPU time of the timed run (user + system), ms. */
+  /** Median CPU time of the timed run (user + system), ms: the whole process, and its main thread alone. */
   cpu?: number;
+  mainCpu?: number;
   runs?: number;
   spread?: number;
   rss?: number;
@@ -139,6 +140,7 @@ function cell(e: Engine, w: Workload): Cell | undefined {
     runs: times.length,
     spread: times.length > 1 ? (Math.max(...times) - Math.min(...times)) / med : 0,
     cpu: median(ms.map((m) => (m as ChildResult).cpuMs ?? NaN)),
+    mainCpu: median(ms.map((m) => (m as ChildResult).mainCpuMs ?? NaN)),
     rss: median(ms.map((m) => (m as ChildResult).peakRssMb)),
     delta: median(ms.map((m) => (m as ChildResult).peakRssMb - (m as ChildResult).baseRssMb)),
   };
@@ -197,12 +199,16 @@ table(
   ]),
 );
 table(
-  "CPU time of the timed run, ms (median; user + system of the child, less disturbed by a loaded machine)",
+  "CPU time of the timed run, ms (median; user + system of the child process, in brackets its main thread alone —" +
+    " the rest is V8's compiler and GC threads; less disturbed by a loaded machine than wall time)",
   ["workload", ...names, ...ratioHeads],
   list.map((w) => [
     w.id,
-    ...ENGINES.map((e) => fmt(cell(e, w), (c) => c.cpu!.toFixed(0))),
-    ...peers.map((p) => ratio(cell("deputy", w)?.cpu, cell(p, w)?.cpu)),
+    ...ENGINES.map((e) => fmt(cell(e, w), (c) => `${c.cpu!.toFixed(0)} (${c.mainCpu!.toFixed(0)})`)),
+    ...peers.map(
+      (p) =>
+        `${ratio(cell("deputy", w)?.cpu, cell(p, w)?.cpu)} (${ratio(cell("deputy", w)?.mainCpu, cell(p, w)?.mainCpu)})`,
+    ),
   ]),
 );
 table(
