@@ -12,6 +12,10 @@ import { checkOutcome, type Outcome, type Workload } from "./workloads.js";
 export interface ChildResult {
   ok: boolean;
   ms?: number;
+  /** CPU time (user + system) of the process during the timed run, ms: less disturbed by load than `ms`. */
+  cpuMs?: number;
+  /** CPU time of the main thread alone, ms (the rest of `cpuMs`: JIT compiler and GC helper threads). */
+  mainCpuMs?: number;
   /** Peak resident set size of the whole process (warm-up included), MiB. */
   peakRssMb: number;
   /** RSS after the engine was imported, before any run, MiB. */
@@ -50,15 +54,21 @@ try {
   const dir = fresh();
   process.stdout.write("START\n"); // the parent's time limit starts here
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
+  const main0 = process.threadCpuUsage();
   const outcome = await mod.runWorkload(w, dir);
   const ms = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  const main = process.threadCpuUsage(main0);
+  const cpuMs = (cpu.user + cpu.system) / 1000;
+  const mainCpuMs = (main.user + main.system) / 1000;
   if (process.env.CPU_PROF_WINDOW) {
     // Microseconds on the monotonic clock V8's profile timestamps use, so the summary can keep only the timed run.
     const now = Number(process.hrtime.bigint() / 1000n);
     writeFileSync(process.env.CPU_PROF_WINDOW, JSON.stringify({ start: now - ms * 1000, end: now }));
   }
   const error = checkOutcome(w, outcome());
-  result = { ok: !error, ms, peakRssMb: mb(), baseRssMb, ...(error ? { error } : {}) };
+  result = { ok: !error, ms, cpuMs, mainCpuMs, peakRssMb: mb(), baseRssMb, ...(error ? { error } : {}) };
 } catch (e) {
   result = { ok: false, peakRssMb: mb(), baseRssMb, error: String((e as Error)?.stack ?? e).slice(0, 600) };
 }

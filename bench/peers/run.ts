@@ -1,6 +1,6 @@
 // deputy vs LangGraph.js vs Mastra on the same workloads (see workloads.ts). One child process per engine per
 // workload per round (child.ts), engines in a rotating order each round, medians over the rounds, and
-// deputy/peer ratios for wall time, per-step overhead and peak RSS.
+// deputy/peer ratios for wall time, CPU time, per-step overhead and peak RSS.
 // Run: npm run bench:peers   (builds dist/ first). Environment:
 //   ROUNDS=3       rounds (median over them)          QUICK=1   small sizes, 1 round (a smoke run)
 //   LIMIT_S=15     a timed run longer than this is killed and reported as "> limit" (not retried)
@@ -8,6 +8,7 @@
 //                  that distance the ratio needs no second digit, and the run stays within ~15 minutes)
 //   ONLY=fan10000  workload ids or id prefixes, comma-separated   ENGINES=deputy,mastra   engines to run
 //   ITEMS, CHAIN, WIDTH, GROWTH=1000,2000,4000   sizes     CPU_PROF=DIR   node --cpu-prof the deputy children into DIR/<workload>/
+//   (CPU_PROF_INTERVAL=100 µs between samples)
 //   RESULTS_JSON=FILE   also write every raw measurement there
 import { spawn } from "node:child_process";
 import { cpSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
@@ -48,7 +49,11 @@ function measure(engine: Engine, w: Workload): Promise<Measurement> {
   const profDir = env.CPU_PROF && engine === "deputy" ? `${env.CPU_PROF}/${w.id.replaceAll("/", "_")}` : "";
   if (profDir) {
     mkdirSync(profDir, { recursive: true });
-    args.push("--cpu-prof", `--cpu-prof-dir=${profDir}`);
+    args.push(
+      "--cpu-prof",
+      `--cpu-prof-interval=${env.CPU_PROF_INTERVAL ?? 100}`,
+      `--cpu-prof-dir=${profDir}`,
+    );
   }
   const proc = spawn(process.execPath, [...args, child, engine, JSON.stringify(w)], {
     stdio: ["ignore", "pipe", "pipe"],
@@ -113,6 +118,9 @@ function median(xs: number[]): number {
 
 interface Cell {
   ms?: number;
+  /** Median CPU time of the timed run (user + system), ms: the whole process, and its main thread alone. */
+  cpu?: number;
+  mainCpu?: number;
   runs?: number;
   spread?: number;
   rss?: number;
@@ -131,6 +139,8 @@ function cell(e: Engine, w: Workload): Cell | undefined {
     ms: med,
     runs: times.length,
     spread: times.length > 1 ? (Math.max(...times) - Math.min(...times)) / med : 0,
+    cpu: median(ms.map((m) => (m as ChildResult).cpuMs ?? NaN)),
+    mainCpu: median(ms.map((m) => (m as ChildResult).mainCpuMs ?? NaN)),
     rss: median(ms.map((m) => (m as ChildResult).peakRssMb)),
     delta: median(ms.map((m) => (m as ChildResult).peakRssMb - (m as ChildResult).baseRssMb)),
   };
@@ -186,6 +196,19 @@ table(
       ),
     ),
     ...peers.map((p) => ratio(cell("deputy", w)?.ms, cell(p, w)?.ms)),
+  ]),
+);
+table(
+  "CPU time of the timed run, ms (median; user + system of the child process, in brackets its main thread alone —" +
+    " the rest is V8's compiler and GC threads; less disturbed by a loaded machine than wall time)",
+  ["workload", ...names, ...ratioHeads],
+  list.map((w) => [
+    w.id,
+    ...ENGINES.map((e) => fmt(cell(e, w), (c) => `${c.cpu!.toFixed(0)} (${c.mainCpu!.toFixed(0)})`)),
+    ...peers.map(
+      (p) =>
+        `${ratio(cell("deputy", w)?.cpu, cell(p, w)?.cpu)} (${ratio(cell("deputy", w)?.mainCpu, cell(p, w)?.mainCpu)})`,
+    ),
   ]),
 );
 table(

@@ -6,7 +6,7 @@ import type { ExecutionPlan, PlanNode } from "./plan-schema.js";
 import type { Emitter } from "./run-events.js";
 import type { NodeStatus, StoredRun } from "./run-state.js";
 import { applyMutations, type RunMutation, type RunStore } from "./run-store.js";
-import { renderString, type TemplateScope } from "../runtime/template.js";
+import { compileValue, type TemplateScope, type ValueRenderer } from "../runtime/template.js";
 import { RESERVED_KEYS } from "../runtime/own.js";
 
 /** Everything one run needs while it goes; one instance per run (or resume). */
@@ -15,6 +15,12 @@ export interface EngineContext {
   host: ExecutionHost;
   executors: Partial<Record<PlanNode["type"], NodeExecutor<any>>>;
   store: RunStore;
+  /**
+   * Whether commits are written to `store`: the plan checkpoints and the store is one the caller gave. The store
+   * a run makes for itself when given none is never read by anyone, so writing to it would only apply every
+   * mutation a second time.
+   */
+  persist: boolean;
   /** The run's state, kept in step with what was written to the store. */
   state: StoredRun;
   signal: AbortSignal;
@@ -31,17 +37,20 @@ export interface EngineContext {
   dispatcher?: UnitDispatcher;
 }
 
-/** Writes a batch durably (when the plan checkpoints) and applies it to the in-memory state. */
-export async function commit(ctx: EngineContext, input: RunMutation[]): Promise<void> {
+/**
+ * Applies a batch to the in-memory state and, when the run persists (see {@link EngineContext.persist}), writes it
+ * to the store: then the promise settles when it is written. Nothing to wait for (`undefined`) otherwise, so the
+ * hot path of an in-memory run takes no extra turn.
+ */
+export function commit(ctx: EngineContext, input: RunMutation[]): Promise<void> | undefined {
   const batch = ctx.redact ? input.map((m) => scrubMutation(m, ctx.redact!)) : input;
   applyMutations(ctx.state, batch);
-  if (ctx.plan.metadata.checkpoint) await ctx.store.write(ctx.state.run.runId, batch);
+  return ctx.persist ? ctx.store.write(ctx.state.run.runId, batch) : undefined;
 }
 
 /** Runs a unit through its node type's executor, or hands it to the run's dispatcher. */
-export async function executeUnit(ctx: EngineContext, node: PlanNode, unit: WorkUnit): Promise<UnitOutcome> {
-  if (ctx.dispatcher) return ctx.dispatcher.dispatch(node, unit);
-  return executeWith(ctx.executors, node, unit);
+export function executeUnit(ctx: EngineContext, node: PlanNode, unit: WorkUnit): Promise<UnitOutcome> {
+  return ctx.dispatcher ? ctx.dispatcher.dispatch(node, unit) : executeWith(ctx.executors, node, unit);
 }
 
 /** Runs a unit through its node type's executor; an executor that throws yields an error outcome. */
@@ -101,9 +110,16 @@ export function makeUnit(
   return unit;
 }
 
-/** Renders a node's `store_as` for a scope; the result must be a non-empty string key. */
-export function storeKey(node: PlanNode, scope: TemplateScope): string {
-  const key = renderString(node.store_as, scope);
+/**
+ * Renders a node's `store_as` for a scope; the result must be a non-empty string key. `render`: the compiled
+ * `store_as`, when the caller renders it many times (for_each).
+ */
+export function storeKey(
+  node: PlanNode,
+  scope: TemplateScope,
+  render: ValueRenderer = compileValue(node.store_as),
+): string {
+  const key = render(scope);
   if (typeof key !== "string" || key === "" || RESERVED_KEYS.has(key)) {
     throw new NodeError(
       "STORE_AS_INVALID",
@@ -121,14 +137,19 @@ export function storeKey(node: PlanNode, scope: TemplateScope): string {
 function scrubMutation(m: RunMutation, redact: (value: unknown) => unknown): RunMutation {
   switch (m.kind) {
     case "node":
-      return { ...m, record: scrubRecord(m.record, redact) };
+      return hasFreeText(m.record) ? { ...m, record: scrubRecord(m.record, redact) } : m;
     case "item":
-      return { ...m, item: scrubRecord(m.item, redact) };
+      return hasFreeText(m.item) ? { ...m, item: scrubRecord(m.item, redact) } : m;
     case "status":
       return m.error ? { ...m, error: redact(m.error) as typeof m.error } : m;
     default:
       return m;
   }
+}
+
+/** True when a record has any of the fields {@link scrubRecord} scrubs (most items have none). */
+function hasFreeText(record: { error?: unknown; escalation?: unknown; details?: unknown }): boolean {
+  return record.error !== undefined || record.escalation !== undefined || record.details !== undefined;
 }
 
 function scrubRecord<R extends { error?: unknown; escalation?: unknown; details?: unknown }>(

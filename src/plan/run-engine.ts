@@ -79,9 +79,11 @@ export async function runEngine(ctx: EngineContext, resumed: boolean): Promise<R
   });
   if (fatal) {
     const error = serializeError(fatal.error);
-    await commit(ctx, [
-      { kind: "status", status: "failed", updatedAt: ctx.now().toISOString(), error },
-    ]).catch(() => undefined);
+    try {
+      await commit(ctx, [{ kind: "status", status: "failed", updatedAt: ctx.now().toISOString(), error }]);
+    } catch {
+      // The store already failed: the run's own failure is what the caller gets.
+    }
     throw fatal.error;
   }
 

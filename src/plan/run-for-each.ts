@@ -4,7 +4,7 @@ import { commit, executeUnit, makeUnit, storeKey, type EngineContext } from "./e
 import type { PlanNode } from "./plan-schema.js";
 import type { ItemCounts, ItemRecord, NodeRecord } from "./run-state.js";
 import { applySelectPath, parseSelectPath } from "../runtime/select-path.js";
-import { renderString, type TemplateScope } from "../runtime/template.js";
+import { compileValue, renderString, type TemplateScope } from "../runtime/template.js";
 
 /**
  * Fans a node out over a list: at most `max_concurrency` items in flight, each item committed (its record and
@@ -35,6 +35,7 @@ export async function runForEach(
   const previous = ctx.state.items[node.id] ?? {};
   const counts: ItemCounts = { total: list.length, ok: 0, error: 0, skipped: 0, escalated: 0, reused: 0 };
   const keys: (string | undefined)[] = new Array(list.length);
+  const keyOf = compileValue(node.store_as);
 
   // `on_item_error: "fail"` stops the node at the first failure and aborts the items in flight; so does the run's
   // abort, forwarded once. One plain signal, not AbortSignal.any: every item reads `aborted` several times, and a
@@ -48,15 +49,15 @@ export async function runForEach(
   let next = 0;
   let done = 0;
 
-  const runItem = async (index: number) => {
+  const runItem = async (index: number): Promise<void> => {
     const scope: TemplateScope = { artifacts: base.artifacts, alias: fe.as, item: list[index], index };
     if (base.inputs) scope.inputs = base.inputs;
     const prev = previous[index];
     let key: string;
     try {
-      key = storeKey(node, scope);
+      key = storeKey(node, scope, keyOf);
     } catch (error) {
-      return finish(index, { index, status: "error", error: serializeError(error) });
+      return finish(index, { index, status: "error", error: serializeError(error) }, false, undefined);
     }
     if (prev?.status === "ok" || (fe.skip_existing && Object.hasOwn(ctx.state.artifacts, key))) {
       counts.reused++;
@@ -78,16 +79,18 @@ export async function runForEach(
       if (prev.escalation.resolution) unit.resolution = prev.escalation.resolution;
     }
     const outcome = await executeUnit(ctx, node, unit);
-    const details = outcome.details ? { details: outcome.details } : {};
     // A person's decision stays on the item once applied: `deputy distill --store` learns from it.
-    const resolved = prev?.escalation?.resolution ? { escalation: prev.escalation } : {};
+    const resolved = prev?.escalation?.resolution ? prev.escalation : undefined;
+    let item: ItemRecord;
     switch (outcome.status) {
       case "ok":
-        return finish(index, { index, status: "ok", key, ...resolved, ...details }, outcome.value);
+        item = { index, status: "ok", key };
+        break;
       case "skipped":
-        return finish(index, { index, status: "skipped", ...resolved, ...details });
+        item = { index, status: "skipped" };
+        break;
       case "escalated":
-        return finish(index, {
+        item = {
           index,
           status: "escalated",
           escalation: {
@@ -96,32 +99,40 @@ export async function runForEach(
             item: index,
             createdAt: ctx.now().toISOString(),
           },
-          ...details,
-        });
+        };
+        break;
       case "error":
-        return finish(index, {
+        item = {
           index,
           status: fe.on_item_error === "skip" ? "skipped" : "error",
           error: outcome.error,
-          ...resolved,
-          ...details,
-        });
+        };
+        break;
     }
+    if (resolved && outcome.status !== "escalated") item.escalation = resolved;
+    if (outcome.details) item.details = outcome.details;
+    const written = finish(
+      index,
+      item,
+      outcome.status === "ok",
+      outcome.status === "ok" ? outcome.value : undefined,
+    );
+    if (written) await written;
   };
 
-  const finish = async (index: number, item: ItemRecord, ...value: [unknown?]) => {
+  /** Counts and commits an item; the promise (only when the run persists) settles once it is written. */
+  const finish = (index: number, item: ItemRecord, hasValue: boolean, value: unknown) => {
     if (item.status === "ok") keys[index] = item.key;
     counts[item.status]++;
     if (item.status === "error" && fe.on_item_error === "fail" && !firstFailure) {
       firstFailure = { index, error: item.error! };
       stop.abort(new NodeError("ITEM_FAILED", `Item ${index} failed; on_item_error is "fail".`));
     }
-    await commit(ctx, [
-      value.length
-        ? { kind: "item", nodeId: node.id, item, value: value[0] }
-        : { kind: "item", nodeId: node.id, item },
+    const written = commit(ctx, [
+      hasValue ? { kind: "item", nodeId: node.id, item, value } : { kind: "item", nodeId: node.id, item },
     ]);
-    report(index, item.status);
+    if (!written) return report(index, item.status);
+    return written.then(() => report(index, item.status));
   };
 
   const report = (index: number, status: string) => {

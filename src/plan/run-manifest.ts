@@ -75,21 +75,23 @@ export function buildManifest(
     const record = stored.nodes[node.id];
     const status = record?.status ?? "pending";
     counts[status]++;
-    const items = Object.values(stored.items[node.id] ?? {});
     const errors: NodeManifest["errors"] = [];
     if (record?.error) errors.push(record.error);
-    for (const item of items) if (item.error) errors.push({ ...item.error, item: item.index });
     const escalations: Escalation[] = [];
     if (record?.escalation) escalations.push(record.escalation);
-    for (const item of items)
-      if (item.escalation && item.status === "escalated") escalations.push(item.escalation);
-    const itemDetails: Record<number, Record<string, unknown>> = {};
+    let itemDetails: Record<number, Record<string, unknown>> | undefined;
     let spend = addSpend(undefined, record?.details);
-    for (const item of items) {
-      if (!item.details) continue;
-      itemDetails[item.index] = item.details;
-      spend = addSpend(spend, item.details);
-    }
+    // One pass over the items (a for_each node may have many): item errors, open escalations, details, spend.
+    const items = stored.items[node.id];
+    if (items)
+      for (const item of Object.values(items)) {
+        if (item.error) errors.push({ ...item.error, item: item.index });
+        if (item.escalation && item.status === "escalated") escalations.push(item.escalation);
+        if (item.details) {
+          (itemDetails ??= {})[item.index] = item.details;
+          spend = addSpend(spend, item.details);
+        }
+      }
     out[node.id] = {
       type: (node.type ?? "tool") as NodeManifest["type"],
       status,
@@ -97,7 +99,7 @@ export function buildManifest(
       ...(record?.items ? { items: record.items } : {}),
       errors,
       escalations,
-      ...(Object.keys(itemDetails).length ? { itemDetails } : {}),
+      ...(itemDetails ? { itemDetails } : {}),
       ...(record?.details ? { details: record.details } : {}),
       ...(spend ? { spend } : {}),
       attempts: record?.attempts ?? 0,

@@ -18,7 +18,10 @@ export interface EngineOptions {
   host: ExecutionHost;
   /** The executor of each node type; a node type with none fails validation. */
   executors: ExecutorTable;
-  /** Where checkpoints go. Default: a new in-memory store (no durability; the CLI uses SQLite). */
+  /**
+   * Where checkpoints go. Default: none — the run keeps its state in memory only (no durability, nothing to
+   * resume; the manifest is the result). The CLI uses SQLite; pass a `MemoryRunStore` to read the run afterwards.
+   */
   store?: RunStore;
   /** Artifacts stored before the first node runs (what `skip_existing` can find, what templates can read). */
   artifacts?: Record<string, unknown>;

@@ -50,7 +50,9 @@ export async function startRun(input: unknown, options: EngineOptions): Promise<
   const lease = await acquireRunLease(store, runId, options.lease, options.signal);
   return owned(runId, lease, options.distributed, async () => {
     const state: StoredRun = { run, artifacts: dataMap(), nodes: dataMap(), items: dataMap() };
-    const ctx = context(options, plan, host, executors, lease, state, now);
+    // A store made here, for want of one, is never read: the run keeps its state in memory and skips it.
+    const persist = options.store !== undefined && plan.metadata.checkpoint;
+    const ctx = context(options, plan, host, executors, lease, state, now, persist);
     const initial: RunMutation[] = Object.entries(options.artifacts ?? {}).map(([key, value]) => ({
       kind: "artifact",
       key,
@@ -144,6 +146,7 @@ async function continueOwned(
     lease,
     stored,
     now,
+    plan.metadata.checkpoint,
   );
   return runEngine(ctx, true);
 }
@@ -156,6 +159,7 @@ function context(
   lease: HeldLease,
   state: StoredRun,
   now: () => Date,
+  persist: boolean,
 ): EngineContext {
   const timeout = plan.metadata.execution_timeout;
   // A lost lease stops the run at once, like an abort.
@@ -169,6 +173,7 @@ function context(
     host,
     executors,
     store: lease.store,
+    persist,
     state,
     signal: limit.signal,
     stop: options.stop ?? new AbortController().signal,

@@ -1,6 +1,6 @@
 import { serializeError, type SerializedError } from "../errors/deputy-error.js";
 import { abortedError } from "./abort.js";
-import { retryWithDeadline } from "./retry.js";
+import { retryWithDeadline, type RetryOptions } from "./retry.js";
 import { ToolError } from "../errors/tool-error.js";
 import { validateValue } from "../schema/validator.js";
 import type { Tool, ToolContext } from "../tools/define-tool.js";
@@ -54,24 +54,20 @@ export async function dispatchTool(
     unit.itemIndex === undefined
       ? `${unit.runId}/${unit.nodeId}`
       : `${unit.runId}/${unit.nodeId}/${unit.itemIndex}`;
-  const outcome = await retryWithDeadline(
-    {
-      attempts: retry.max_attempts,
-      backoffMs: retry.backoff_seconds * 1000,
-      signal: unit.signal,
-      ...(timeoutSeconds === undefined
-        ? {}
-        : {
-            timeoutMs: timeoutSeconds * 1000,
-            timeoutReason: () => new DOMException(`timed out after ${timeoutSeconds}s`, "TimeoutError"),
-          }),
-    },
-    (attempt, signal) => {
-      const ctx: ToolContext = { signal, idempotencyKey, runId: unit.runId, nodeId: unit.nodeId, attempt };
-      if (unit.itemIndex !== undefined) ctx.itemIndex = unit.itemIndex;
-      return tool.run(args, ctx);
-    },
-  );
+  const options: RetryOptions = {
+    attempts: retry.max_attempts,
+    backoffMs: retry.backoff_seconds * 1000,
+    signal: unit.signal,
+  };
+  if (timeoutSeconds !== undefined) {
+    options.timeoutMs = timeoutSeconds * 1000;
+    options.timeoutReason = () => new DOMException(`timed out after ${timeoutSeconds}s`, "TimeoutError");
+  }
+  const outcome = await retryWithDeadline(options, (attempt, signal) => {
+    const ctx: ToolContext = { signal, idempotencyKey, runId: unit.runId, nodeId: unit.nodeId, attempt };
+    if (unit.itemIndex !== undefined) ctx.itemIndex = unit.itemIndex;
+    return tool.run(args, ctx);
+  });
   if (outcome.ok) return outcome;
   if (outcome.aborted) return { ok: false, error: abortedError(unit.signal), attempts: outcome.attempts };
   const error = outcome.timedOut ? timeoutError(tool.name, timeoutSeconds!) : serializeError(outcome.error);

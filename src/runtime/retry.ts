@@ -1,5 +1,5 @@
 import { deadline } from "./deadline.js";
-import { isPromiseLike, raceAbort } from "./race-abort.js";
+import { isPromiseLike, raceAbort, raceAbortThen } from "./race-abort.js";
 import { sleep } from "./sleep.js";
 
 /** Options of {@link retryWithDeadline}. */
@@ -33,15 +33,22 @@ export type RetryOutcome<T> =
 /**
  * Runs `attempt` up to `attempts` times with exponential backoff, each attempt under its own deadline (the
  * attempt gets a signal that fires on its timeout or on the outer abort; an attempt that ignores it is
- * abandoned when it fires). A synchronous result costs no extra turn. Never throws.
+ * abandoned when it fires). A synchronous result costs no extra turn. Never rejects.
  */
-export async function retryWithDeadline<T>(
+export function retryWithDeadline<T>(
+  options: RetryOptions,
+  attempt: (n: number, signal: AbortSignal) => T | PromiseLike<T>,
+): Promise<RetryOutcome<T>> {
+  // The common case (one attempt, no timeout) needs no deadline: the outer signal is the attempt's.
+  if (options.attempts === 1 && options.timeoutMs === undefined) return once(options.signal, attempt);
+  return withRetries(options, attempt);
+}
+
+async function withRetries<T>(
   options: RetryOptions,
   attempt: (n: number, signal: AbortSignal) => T | PromiseLike<T>,
 ): Promise<RetryOutcome<T>> {
   const { signal } = options;
-  // The common case (one attempt, no timeout) needs no deadline: the outer signal is the attempt's.
-  if (options.attempts === 1 && options.timeoutMs === undefined) return once(signal, attempt);
   let last: RetryOutcome<T> = { ok: false, error: undefined, attempts: 0, timedOut: false, aborted: false };
   for (let n = 1; n <= options.attempts; n++) {
     if (signal.aborted) return aborted(signal, n - 1);
@@ -61,19 +68,30 @@ export async function retryWithDeadline<T>(
   return last;
 }
 
-async function once<T>(
+/** One attempt under the outer signal: no async frame of its own, and one promise around the attempt's. */
+function once<T>(
   signal: AbortSignal,
   attempt: (n: number, signal: AbortSignal) => T | PromiseLike<T>,
 ): Promise<RetryOutcome<T>> {
-  if (signal.aborted) return aborted(signal, 0);
+  if (signal.aborted) return Promise.resolve(aborted(signal, 0));
+  let result: T | PromiseLike<T>;
   try {
-    const result = attempt(1, signal);
-    const value = isPromiseLike(result) ? await raceAbort(result, signal) : result;
-    return { ok: true, value: value as T, attempts: 1 };
+    result = attempt(1, signal);
   } catch (error) {
-    if (signal.aborted) return aborted(signal, 1);
-    return { ok: false, error, attempts: 1, timedOut: false, aborted: false };
+    return Promise.resolve(failedOnce(error, signal));
   }
+  if (!isPromiseLike(result)) return Promise.resolve({ ok: true, value: result, attempts: 1 });
+  return raceAbortThen(result as PromiseLike<T>, signal, succeededOnce<T>, failedOnce<T>);
+}
+
+function succeededOnce<T>(value: T): RetryOutcome<T> {
+  return { ok: true, value, attempts: 1 };
+}
+
+function failedOnce<T>(error: unknown, signal: AbortSignal): RetryOutcome<T> {
+  return signal.aborted
+    ? aborted(signal, 1)
+    : { ok: false, error, attempts: 1, timedOut: false, aborted: false };
 }
 
 function aborted<T>(signal: AbortSignal, attempts: number): RetryOutcome<T> {

@@ -36,33 +36,52 @@ export function parseSelectPath(path: string): PathStep[] {
 export function applySelectPath(value: unknown, steps: PathStep[], label = "value"): unknown {
   let many = false;
   let current: unknown = value;
-  let where = label;
-  const one = (v: unknown, step: PathStep): unknown => {
-    if ("key" in step) {
-      // Own keys only: `{item.constructor}` must not hand a tool Object's constructor.
-      if (!hasOwnKey(v, step.key)) {
-        throw new ExpressionError("SELECT_MISSING", `${where} has no key "${step.key}".`);
-      }
-      return v[step.key];
-    }
-    if ("index" in step) {
-      if (!Array.isArray(v) || step.index >= v.length) {
-        throw new ExpressionError("SELECT_MISSING", `${where} has no element [${step.index}].`);
-      }
-      return v[step.index];
-    }
-    if (!Array.isArray(v))
-      throw new ExpressionError("SELECT_MISSING", `${where} is not a list, so it cannot be flattened.`);
-    return v;
-  };
-  for (const step of steps) {
+  for (let k = 0; k < steps.length; k++) {
+    const step = steps[k]!;
     if ("flatten" in step) {
-      current = many ? (current as unknown[]).flatMap((v) => one(v, step) as unknown[]) : one(current, step);
+      current = many
+        ? (current as unknown[]).flatMap((v) => one(v, step, label, steps, k) as unknown[])
+        : one(current, step, label, steps, k);
       many = true;
     } else {
-      current = many ? (current as unknown[]).map((v) => one(v, step)) : one(current, step);
+      current = many
+        ? (current as unknown[]).map((v) => one(v, step, label, steps, k))
+        : one(current, step, label, steps, k);
     }
-    where += "key" in step ? `.${step.key}` : "index" in step ? `[${step.index}]` : "[]";
   }
   return current;
+}
+
+/** Step `k` of `steps` applied to one value. */
+function one(v: unknown, step: PathStep, label: string, steps: PathStep[], k: number): unknown {
+  if ("key" in step) {
+    // Own keys only: `{item.constructor}` must not hand a tool Object's constructor.
+    if (!hasOwnKey(v, step.key)) {
+      throw new ExpressionError("SELECT_MISSING", `${where(label, steps, k)} has no key "${step.key}".`);
+    }
+    return v[step.key];
+  }
+  if ("index" in step) {
+    if (!Array.isArray(v) || step.index >= v.length) {
+      throw new ExpressionError(
+        "SELECT_MISSING",
+        `${where(label, steps, k)} has no element [${step.index}].`,
+      );
+    }
+    return v[step.index];
+  }
+  if (!Array.isArray(v))
+    throw new ExpressionError(
+      "SELECT_MISSING",
+      `${where(label, steps, k)} is not a list, so it cannot be flattened.`,
+    );
+  return v;
+}
+
+/** The path up to step `k`, for an error message (built only when there is an error). */
+function where(label: string, steps: PathStep[], k: number): string {
+  let out = label;
+  for (const step of steps.slice(0, k))
+    out += "key" in step ? `.${step.key}` : "index" in step ? `[${step.index}]` : "[]";
+  return out;
 }

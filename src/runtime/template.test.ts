@@ -76,6 +76,16 @@ describe("templates", () => {
     expect(renderValue(args, { ...scope, index: 4 })).toMatchObject({ a: 4 });
   });
 
+  it("renders a key named __proto__ as data, never as the copy's prototype", () => {
+    const args = JSON.parse('{"__proto__": {"polluted": "{index}"}, "a": "{alert.id}"}') as object;
+    const out = renderValue(args, scope) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+    expect(Object.hasOwn(out, "__proto__")).toBe(true);
+    expect(Object.getOwnPropertyDescriptor(out, "__proto__")?.value).toEqual({ polluted: 3 });
+    expect((out as { polluted?: unknown }).polluted).toBeUndefined();
+    expect(out.a).toBe(7);
+  });
+
   it("compiles once per template and per value object", () => {
     expect(compileTemplate("x {index}")).toBe(compileTemplate("x {index}"));
     const args = { i: "{alert.id}" };

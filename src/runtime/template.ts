@@ -153,15 +153,21 @@ export function compileValue(value: unknown): ValueRenderer {
     const items = value.map(compileValue);
     renderer = (scope) => items.map((render) => render(scope));
   } else {
-    const entries = Object.entries(value).map(([k, v]) => [k, compileValue(v)] as const);
-    renderer = (scope) => {
-      const out: Record<string, unknown> = {};
-      for (const [k, render] of entries) {
-        // A key named __proto__ (plans and tool outputs are JSON) is data, not the prototype.
-        setOwn(out, k, render(scope));
-      }
-      return out;
-    };
+    const keys = Object.keys(value);
+    const renders = keys.map((k) => compileValue((value as Record<string, unknown>)[k]));
+    // A key named __proto__ (plans and tool outputs are JSON) is data, not the prototype: such an object is
+    // built with setOwn; any other is assigned directly (this runs per for_each item).
+    renderer = keys.includes("__proto__")
+      ? (scope) => {
+          const out: Record<string, unknown> = {};
+          for (let i = 0; i < keys.length; i++) setOwn(out, keys[i]!, renders[i]!(scope));
+          return out;
+        }
+      : (scope) => {
+          const out: Record<string, unknown> = {};
+          for (let i = 0; i < keys.length; i++) out[keys[i]!] = renders[i]!(scope);
+          return out;
+        };
   }
   renderers.set(value, renderer);
   return renderer;

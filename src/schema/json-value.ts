@@ -25,56 +25,126 @@ export const MAX_JSON_DEPTH = 200;
 /**
  * Why a value is not JSON data, or `undefined` when it is: only plain objects, arrays, strings, finite numbers,
  * booleans and null, nested at most `maxDepth` deep, with no cycles. (`undefined` inside objects is dropped by
- * JSON and allowed; `toJSON` values such as `Date` are allowed.) Checked iteratively.
+ * JSON and allowed; `toJSON` values such as `Date` are allowed.) Checked iteratively, in document order; a scalar
+ * costs no allocation and the path of the problem is built only when there is one.
  */
 export function checkJsonValue(value: unknown, maxDepth = MAX_JSON_DEPTH): JsonValueProblem | undefined {
+  if (typeof value !== "object" || value === null) {
+    const reason = scalarReason(value);
+    return reason === undefined ? undefined : { path: "$", reason };
+  }
+  // The containers from the root down to the value being looked at; each frame's `next` is one past the child
+  // being looked at, so the frames spell its path.
+  const frames: Frame[] = [];
   const onPath = new Set<object>();
-  const stack: { v: unknown; path: string; depth: number; exit?: object }[] = [
-    { v: value, path: "$", depth: 0 },
-  ];
-  while (stack.length > 0) {
-    const { v, path, depth, exit } = stack.pop()!;
-    if (exit) {
-      onPath.delete(exit);
-      continue;
-    }
-    switch (typeof v) {
-      case "string":
-      case "boolean":
-      case "undefined":
-        continue;
-      case "number":
-        if (!Number.isFinite(v)) return { path, reason: `${v} is not a JSON number` };
-        continue;
-      case "bigint":
-        return { path, reason: "a BigInt is not JSON (convert it to a string or a number)" };
-      case "function":
-        return { path, reason: "a function is not JSON" };
-      case "symbol":
-        return { path, reason: "a Symbol is not JSON" };
-    }
-    if (v === null) continue;
-    const obj = v as object;
-    if (typeof (obj as { toJSON?: unknown }).toJSON === "function") continue;
-    if (onPath.has(obj)) return { path, reason: "a circular reference is not JSON" };
-    if (depth + 1 > maxDepth) return { path, reason: `nested deeper than ${maxDepth} levels` };
-    onPath.add(obj);
-    stack.push({ v: undefined, path, depth, exit: obj });
-    if (obj instanceof Map || obj instanceof Set) {
-      return {
-        path,
-        reason: `a ${obj instanceof Map ? "Map" : "Set"} is not JSON (it would be stored as {})`,
-      };
-    }
-    if (Array.isArray(obj)) {
-      obj.forEach((child, i) => stack.push({ v: child, path: `${path}[${i}]`, depth: depth + 1 }));
-    } else {
-      for (const key of Object.keys(obj)) {
-        stack.push({ v: (obj as Record<string, unknown>)[key], path: `${path}.${key}`, depth: depth + 1 });
+  let v: unknown = value;
+  for (;;) {
+    if (typeof v === "object" && v !== null) {
+      const reason = objectReason(v, frames.length, maxDepth, onPath);
+      if (reason !== undefined) return { path: pathOf(frames), reason };
+      if (typeof (v as { toJSON?: unknown }).toJSON !== "function") {
+        const keys = Array.isArray(v) ? undefined : Object.keys(v);
+        // A container of scalars only (a list's items, often) is checked here, with no frame of its own.
+        const leaf = checkLeaf(v, keys);
+        if (leaf === NOT_LEAF) {
+          onPath.add(v);
+          frames.push({ container: v, keys, next: 0 });
+        } else if (leaf !== undefined) {
+          return { path: pathOf(frames) + step(keys, leaf.at), reason: leaf.reason };
+        }
       }
-      if (Object.getOwnPropertySymbols(obj).length > 0)
-        return { path, reason: "an object with Symbol keys is not JSON" };
+    } else {
+      const reason = scalarReason(v);
+      if (reason !== undefined) return { path: pathOf(frames), reason };
+    }
+    // On to the next child: of the innermost container that has one left.
+    for (;;) {
+      const top = frames[frames.length - 1];
+      if (!top) return undefined;
+      const { container, keys } = top;
+      if (keys === undefined ? top.next < (container as unknown[]).length : top.next < keys.length) {
+        v =
+          keys === undefined
+            ? (container as unknown[])[top.next]
+            : (container as Record<string, unknown>)[keys[top.next]!];
+        top.next++;
+        break;
+      }
+      onPath.delete(container);
+      frames.pop();
     }
   }
+}
+
+interface Frame {
+  container: object;
+  /** An object's own keys; `undefined` for an array. */
+  keys: string[] | undefined;
+  next: number;
+}
+
+function pathOf(frames: Frame[]): string {
+  let path = "$";
+  for (const { keys, next } of frames) path += step(keys, next - 1);
+  return path;
+}
+
+function step(keys: string[] | undefined, at: number): string {
+  return keys === undefined ? `[${at}]` : `.${keys[at]}`;
+}
+
+const NOT_LEAF = { at: -1, reason: "" };
+
+/**
+ * For a container whose children are all scalars: the first bad child, or `undefined` when all are fine.
+ * `NOT_LEAF` when a child is an object or array (then the container is walked like any other).
+ */
+function checkLeaf(
+  container: object,
+  keys: string[] | undefined,
+): { at: number; reason: string } | undefined {
+  const n = keys === undefined ? (container as unknown[]).length : keys.length;
+  for (let i = 0; i < n; i++) {
+    const child =
+      keys === undefined ? (container as unknown[])[i] : (container as Record<string, unknown>)[keys[i]!];
+    if (typeof child === "object" && child !== null) return NOT_LEAF;
+  }
+  for (let i = 0; i < n; i++) {
+    const child =
+      keys === undefined ? (container as unknown[])[i] : (container as Record<string, unknown>)[keys[i]!];
+    const reason = scalarReason(child);
+    if (reason !== undefined) return { at: i, reason };
+  }
+  return undefined;
+}
+
+function scalarReason(v: unknown): string | undefined {
+  switch (typeof v) {
+    case "number":
+      return Number.isFinite(v) ? undefined : `${v} is not a JSON number`;
+    case "bigint":
+      return "a BigInt is not JSON (convert it to a string or a number)";
+    case "function":
+      return "a function is not JSON";
+    case "symbol":
+      return "a Symbol is not JSON";
+    default:
+      return undefined; // string, boolean, undefined, null
+  }
+}
+
+/** Why an object at `depth` is not JSON data (`toJSON` values are; their contents are not walked). */
+function objectReason(obj: object, depth: number, maxDepth: number, onPath: Set<object>): string | undefined {
+  if (typeof (obj as { toJSON?: unknown }).toJSON === "function") return undefined;
+  if (onPath.has(obj)) return "a circular reference is not JSON";
+  if (depth + 1 > maxDepth) return `nested deeper than ${maxDepth} levels`;
+  if (Array.isArray(obj)) return undefined;
+  // A plain object (the usual case) is no Map or Set: no prototype chain to walk.
+  const proto: unknown = Object.getPrototypeOf(obj);
+  if (proto !== Object.prototype && proto !== null) {
+    if (obj instanceof Map) return "a Map is not JSON (it would be stored as {})";
+    if (obj instanceof Set) return "a Set is not JSON (it would be stored as {})";
+  }
+  if (Object.getOwnPropertySymbols(obj).length > 0) return "an object with Symbol keys is not JSON";
   return undefined;
 }

@@ -10,6 +10,7 @@ const ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: true 
 // Draft-07 style `definitions` are common in hand-written tool schemas; Ajv2020 resolves $ref into them anyway.
 
 const cache = new WeakMap<object, ValidateFunction>();
+const VALID: ValidationResult = Object.freeze({ ok: true });
 
 /** Compiles (once per schema object) and returns the validator. Throws on an invalid schema. */
 export function compileSchema(schema: JsonSchema): ValidateFunction {
@@ -24,7 +25,7 @@ export function compileSchema(schema: JsonSchema): ValidateFunction {
 /** Validates `value` against `schema`, returning every issue with its JSON path. */
 export function validateValue(schema: JsonSchema, value: unknown): ValidationResult {
   const fn = compileSchema(schema);
-  if (fn(value)) return { ok: true };
+  if (fn(value)) return VALID;
   return { ok: false, issues: formatIssues(fn.errors ?? []) };
 }
 
