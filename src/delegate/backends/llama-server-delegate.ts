@@ -10,6 +10,7 @@ import {
   decisionOffset,
 } from "./choice-confidence.js";
 import { LLAMA_SERVER_DIALECT, toGrammarSchema } from "./grammar-schema.js";
+import { answerConfidenceOfTokens, CONFIDENCE_METHODS, type ConfidenceMethod } from "./answer-confidence.js";
 import { deadline } from "../../runtime/deadline.js";
 import { postJson } from "./http-json.js";
 import { parseProposal } from "./parse-proposal.js";
@@ -33,6 +34,13 @@ export interface LlamaServerDelegateOptions {
    * option as every backend's. Default true.
    */
   confidence?: boolean;
+  /**
+   * How confidence is measured (see docs/quality.md): `"answer"` — from the probabilities of the answer's value
+   * tokens (tool name, argument values) that the server returns with the completion, no extra request;
+   * `"choice"` — the probability of the chosen tool among the candidates only (one short extra `/completion`
+   * per branch point). Default `"answer"`.
+   */
+  confidenceMethod?: ConfidenceMethod;
   /** How many top next-token probabilities to ask for at a branch point (`n_probs`). Default 100. */
   topLogprobs?: number;
   /** Extra attempts after a connection error (never after an HTTP answer). Default 2. */
@@ -53,6 +61,7 @@ interface CompletionAnswer {
   timings?: { prompt_n?: number; predicted_n?: number; cache_n?: number };
   completion_probabilities?: {
     id: number;
+    token?: string;
     bytes?: number[];
     logprob?: number;
     top_logprobs?: { id: number; logprob: number }[];
@@ -91,6 +100,9 @@ export class LlamaServerDelegate implements ToolCallDelegate {
       if (v !== undefined && (!Number.isInteger(v) || v < 1))
         throw new InvalidOptionError(key, "an integer >= 1", v);
     }
+    if (options.confidenceMethod !== undefined && !CONFIDENCE_METHODS.includes(options.confidenceMethod)) {
+      throw new InvalidOptionError("confidenceMethod", '"answer" or "choice"', options.confidenceMethod);
+    }
     if (options.retries !== undefined && (!Number.isInteger(options.retries) || options.retries < 0)) {
       throw new InvalidOptionError("retries", "an integer >= 0", options.retries);
     }
@@ -103,6 +115,7 @@ export class LlamaServerDelegate implements ToolCallDelegate {
       maxInputChars: this.maxInputChars,
       timeoutMs: options.timeoutMs ?? 30_000,
       confidence: options.confidence ?? true,
+      confidenceMethod: options.confidenceMethod ?? "answer",
       topLogprobs: options.topLogprobs ?? 100,
       retries: options.retries ?? 2,
       maxOutputTokens: options.maxOutputTokens ?? 512,
@@ -139,7 +152,10 @@ export class LlamaServerDelegate implements ToolCallDelegate {
       ];
       const { prompt } = (await this.#post("/apply-template", { messages }, signal)) as { prompt: string };
       const useLogprobs = this.#options.confidence;
-      const promptIds = useLogprobs ? await this.#tokenize(prompt, true, signal) : undefined;
+      const promptIds =
+        useLogprobs && this.#options.confidenceMethod === "choice"
+          ? await this.#tokenize(prompt, true, signal)
+          : undefined;
       const answer = (await this.#post(
         "/completion",
         {
@@ -156,10 +172,13 @@ export class LlamaServerDelegate implements ToolCallDelegate {
       )) as CompletionAnswer;
       const raw = typeof answer.content === "string" ? answer.content : "";
       const parsed = parseProposal(this.name, raw);
-      const confidence =
-        useLogprobs && promptIds
-          ? await this.#confidence(promptIds, answer, raw, parsed.name, request, signal)
-          : null;
+      const confidence = !useLogprobs
+        ? null
+        : this.#options.confidenceMethod === "answer"
+          ? answerFromServer(answer)
+          : promptIds
+            ? await this.#confidence(promptIds, answer, raw, parsed.name, request, signal)
+            : null;
       const meanTokenProbability = useLogprobs ? meanProbability(answer) : undefined;
       const usage: Proposal["usage"] = {};
       const inputTokens = answer.tokens_evaluated ?? promptIds?.length;
@@ -282,6 +301,22 @@ export class LlamaServerDelegate implements ToolCallDelegate {
     hook(distribution);
     return distribution.get(chosen) ?? 0;
   }
+}
+
+/**
+ * The answer confidence from the server's per-token pre-sampling probabilities: llama-server does not report
+ * probabilities renormalised under the grammar (at temperature 0 its post-sampling ones are all 1), so the
+ * value tokens' raw probabilities stand in — inside a value the grammar allows almost every token, so the two
+ * nearly agree there (see answer-confidence.ts and docs/quality.md).
+ */
+function answerFromServer(answer: CompletionAnswer): number | null {
+  const pieces = answer.completion_probabilities;
+  if (!pieces || pieces.length === 0 || pieces.some((p) => typeof p.logprob !== "number")) return null;
+  const decoder = new TextDecoder();
+  return answerConfidenceOfTokens(
+    pieces.map((p) => p.token ?? decoder.decode(new Uint8Array(p.bytes ?? []))),
+    pieces.map((p) => Math.exp(p.logprob!)),
+  );
 }
 
 /** Mean pre-sampling probability of the generated tokens (`n_probs` with `post_sampling_probs: false`). */

@@ -38,15 +38,16 @@ export function sequenceProbabilities(
 }
 
 /**
- * Mean raw probability of the generated tokens (each read from the distribution before it, without grammar or
- * temperature, truncated to the top 40 tokens): the prompt's last token and all generated tokens but the last are evaluated in one batch.
+ * Raw probability of each generated token (read from the distribution before it, without grammar or
+ * temperature, truncated to the top 40 tokens): the prompt's last token and all generated tokens but the last
+ * are evaluated in one batch.
  */
-export async function meanGeneratedProbability(
+export async function rawGeneratedProbabilities(
   sequence: LlamaContextSequence,
   promptTokens: readonly Token[],
   generated: readonly Token[],
-): Promise<number | undefined> {
-  if (generated.length === 0) return undefined;
+): Promise<number[]> {
+  if (generated.length === 0) return [];
   const keep = promptTokens.length - 1;
   if (sequence.nextTokenIndex > keep) {
     await sequence.eraseContextTokenRanges([{ start: keep, end: sequence.nextTokenIndex }]);
@@ -58,9 +59,5 @@ export async function meanGeneratedProbability(
     (token) => [token, { generateNext: { probabilities: true, options: { ...RAW, topK: 40 } } }] as const,
   );
   const result = await sequence.controlledEvaluate(input as never);
-  let sum = 0;
-  for (let i = 0; i < generated.length; i++) {
-    sum += result[i]?.next.probabilities?.get(generated[i]!) ?? 0;
-  }
-  return sum / generated.length;
+  return generated.map((token, i) => result[i]?.next.probabilities?.get(token) ?? 0);
 }
