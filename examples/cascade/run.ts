@@ -119,7 +119,16 @@ await second?.close();
 // Who decided each item: the last accepted hop, else a person (the item is escalated).
 const byItem = new Map<number, DelegateTrace[]>();
 for (const t of traceSink.traces) byItem.set(t.item!, [...(byItem.get(t.item!) ?? []), t]);
-const level = () => ({ decided: 0, correct: 0, ms: 0, tokens: 0, usd: 0, asked: 0 });
+const level = () => ({
+  decided: 0,
+  correct: 0,
+  ms: 0,
+  tokens: 0,
+  usd: 0,
+  asked: 0,
+  p50Ms: 0,
+  hops: [] as number[],
+});
 const levels = {
   fast: level(),
   ...(second ? { second: level() } : {}),
@@ -134,6 +143,7 @@ for (const [item, hops] of byItem) {
   for (const h of hops) {
     levels[levelOf(h)]!.ms += h.latencyMs;
     levels[levelOf(h)]!.asked++;
+    levels[levelOf(h)]!.hops.push(h.latencyMs);
   }
   const spend = details[item]?.spend as { tokens: number; cost: number } | undefined;
   if (spend) {
@@ -147,6 +157,10 @@ for (const [item, hops] of byItem) {
   if (accepted && canonicalJson(accepted.finalCall) === expected.get(id)) levels[decider]!.correct++;
 }
 
+for (const l of Object.values(levels)) {
+  l.hops.sort((a, b) => a - b);
+  l.p50Ms = Math.round(l.hops[Math.floor(l.hops.length / 2)] ?? 0);
+}
 const summary = {
   items: alerts.length,
   status: manifest.status,
@@ -154,18 +168,18 @@ const summary = {
   fastBackend: fast.name,
   ...(second ? { secondBackend: second.name } : {}),
   minConfidence: plan.nodes[1]!.min_confidence,
-  levels,
+  levels: Object.fromEntries(Object.entries(levels).map(([k, { hops: _hops, ...l }]) => [k, l])),
 };
 if (flags.json) console.log(JSON.stringify(summary, null, 2));
 else {
   console.log(
     `cascade over ${alerts.length} alerts: run ${manifest.status} in ${summary.wallMs} ms (fast level: ${fast.name}, min_confidence ${summary.minConfidence})`,
   );
-  console.log("level     asked  decided  correct  model time  tokens   USD");
+  console.log("level     asked  decided  correct  model time  p50 a proposal  tokens   USD");
   for (const [name, l] of Object.entries(levels)) {
     const correct = name === "person" ? "—" : `${l.correct}/${l.decided}`;
     console.log(
-      `${name.padEnd(9)} ${String(l.asked).padStart(5)} ${String(l.decided).padStart(7)}  ${correct.padStart(7)}  ${`${Math.round(l.ms)} ms`.padStart(10)}  ${String(l.tokens).padStart(6)}  ${l.usd.toFixed(5)}`,
+      `${name.padEnd(9)} ${String(l.asked).padStart(5)} ${String(l.decided).padStart(7)}  ${correct.padStart(7)}  ${`${Math.round(l.ms)} ms`.padStart(10)}  ${`${l.p50Ms} ms`.padStart(14)}  ${String(l.tokens).padStart(6)}  ${l.usd.toFixed(5)}`,
     );
   }
   console.log(
