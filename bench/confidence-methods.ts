@@ -122,6 +122,16 @@ calibrated("calibrated: choice + mean raw (old calibrate)", (r) => [
   logit(r.confidence!),
   logit(r.meanTokenProbability ?? 0),
 ]);
+calibrated("calibrated: values joint under the grammar", (r) => [
+  logit(answerConfidence(valueScores(r, (t) => t.grammar), "joint")),
+]);
+calibrated("calibrated: values mean under the grammar", (r) => [
+  logit(answerConfidence(valueScores(r, (t) => t.grammar), "mean")),
+]);
+calibrated("calibrated: values joint under the grammar + mean raw", (r) => [
+  logit(answerConfidence(valueScores(r, (t) => t.grammar), "joint")),
+  logit(r.meanTokenProbability ?? 0),
+]);
 calibrated("calibrated: joint + mean raw", (r) => [
   logit(answerConfidence(g(r), "joint")),
   logit(r.meanTokenProbability ?? 0),

@@ -183,6 +183,7 @@ async function pairedOverhead(model: string, label: string, list: ProposeRequest
   await bare.close();
   const base = totals.get("bare node-llama-cpp")!;
   for (const [name, t] of totals) {
+    console.error(`  side by side: ${name} ${t.wall.toFixed(0)} ms wall, ${t.cpu.toFixed(0)} ms CPU in all`);
     notes.push(
       `${label} side by side (${list.length} requests, rotating order): ${name} ${(t.wall / list.length).toFixed(0)} ms wall, ` +
         `${(t.cpu / list.length).toFixed(0)} ms CPU a proposal` +

@@ -3,7 +3,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { LocalDelegate } from "../../src/delegate/backends/local-delegate.js";
-import { valueTokens } from "../../src/delegate/backends/answer-confidence.js";
+import {
+  ANSWER_TOKENS,
+  answerConfidence,
+  valueTokens,
+} from "../../src/delegate/backends/answer-confidence.js";
 import { buildProposalSchema } from "../../src/delegate/proposal-schema.js";
 import { DelegateBackendError } from "../../src/errors/index.js";
 import { writeTinyModel } from "../../src/testing/index.js";
@@ -98,7 +102,7 @@ describe("LocalDelegate on the tiny model", () => {
     }
   }, 120_000);
 
-  it("answer confidence (the default) is the joint grammar probability of the answer's value tokens", async () => {
+  it("answer confidence (the default) combines the grammar probabilities of the answer's value tokens", async () => {
     let tokens: { piece: string; grammar: number }[] = [];
     const delegate = new LocalDelegate({ model, _internal: { onTokens: (t) => (tokens = t) } });
     try {
@@ -111,7 +115,10 @@ describe("LocalDelegate on the tiny model", () => {
         }
         const mask = valueTokens(tokens.map((t) => t.piece));
         expect(mask.some(Boolean)).toBe(true); // the tool name (or null) at least
-        const expected = tokens.filter((_, i) => mask[i]).reduce((p, t) => p * Math.min(1, t.grammar), 1);
+        const expected = answerConfidence(
+          tokens.filter((_, i) => mask[i]).map((t) => t.grammar),
+          ANSWER_TOKENS,
+        );
         expect(proposal.confidence).toBeCloseTo(expected, 9);
       }
       // Off means null, whatever the method.

@@ -9,7 +9,8 @@
  * optional keys appear — it is the model's own belief in what it chose. So:
  *
  * - `joint`: the product over all tokens, i.e. the probability the constrained model gives its own answer;
- * - `min`: the least likely single choice in the answer (its weakest link).
+ * - `min`: the least likely single choice in the answer (its weakest link);
+ * - `mean`: their average.
  */
 
 /** How a delegate measures `confidence`: the whole answer (default) or only the choice of tool. */
@@ -19,7 +20,7 @@ export type ConfidenceMethod = "answer" | "choice";
 export const CONFIDENCE_METHODS: readonly ConfidenceMethod[] = ["answer", "choice"];
 
 /** How per-token probabilities are combined into one score. */
-export type TokenCombination = "joint" | "min";
+export type TokenCombination = "joint" | "min" | "mean";
 
 /** The combination deputy uses (chosen on a fit split of labelled proposals; docs/quality.md). */
 export const ANSWER_TOKENS: TokenCombination = "joint";
@@ -49,6 +50,7 @@ export function answerConfidence(
 ): number {
   if (probabilities.length === 0) return 0;
   if (combine === "min") return Math.min(...probabilities.map(clamp));
+  if (combine === "mean") return probabilities.reduce((sum, p) => sum + clamp(p), 0) / probabilities.length;
   let log = 0;
   for (const p of probabilities) log += Math.log(clamp(p));
   return Math.exp(log);
