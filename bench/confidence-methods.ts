@@ -70,8 +70,7 @@ const methods: Record<string, (r: Row) => number> = {
       valueScores(r, (t) => t.grammar),
       "min",
     ),
-  "values: mean under the grammar": (r) => mean(valueScores(r, (t) => t.grammar)),
-  "values: geometric mean under the grammar": (r) => geo(valueScores(r, (t) => t.grammar)),
+  "values: mean under the grammar": (r) => answerConfidence(valueScores(r, (t) => t.grammar), "mean"),
   "values: joint raw": (r) =>
     answerConfidence(
       valueScores(r, (t) => t.raw ?? 0),
@@ -84,6 +83,7 @@ const methods: Record<string, (r: Row) => number> = {
 interface Result {
   name: string;
   fitAuroc: number | undefined;
+  fitEce: number;
   report: ScoredOutcome[];
   threshold: number | undefined;
 }
@@ -96,6 +96,7 @@ for (const [name, score] of Object.entries(methods)) {
   results.push({
     name,
     fitAuroc: auroc(f),
+    fitEce: expectedCalibrationError(f),
     report: reportRows.map((r) => ({ score: score(r), correct: r.correct })),
     threshold: bestThreshold(f, target)?.threshold,
   });
@@ -112,6 +113,7 @@ const calibrated = (name: string, inputs: (r: Row) => number[]) => {
   results.push({
     name,
     fitAuroc: auroc(f),
+    fitEce: expectedCalibrationError(f),
     report: reportRows.map((r) => ({ score: c.confidence(inputs(r)), correct: r.correct })),
     threshold: bestThreshold(f, target)?.threshold,
   });
@@ -124,6 +126,9 @@ calibrated("calibrated: choice + mean raw (old calibrate)", (r) => [
 ]);
 calibrated("calibrated: values joint under the grammar", (r) => [
   logit(answerConfidence(valueScores(r, (t) => t.grammar), "joint")),
+]);
+calibrated("calibrated: values min under the grammar", (r) => [
+  logit(answerConfidence(valueScores(r, (t) => t.grammar), "min")),
 ]);
 calibrated("calibrated: values mean under the grammar", (r) => [
   logit(answerConfidence(valueScores(r, (t) => t.grammar), "mean")),
@@ -162,6 +167,18 @@ for (const r of results) {
     } | ${best ? `${(best.coverage * 100).toFixed(0)} %` : "none"} |`,
   );
 }
+// The rule, fixed before the final numbers: among the scores deputy can compute from the generation alone (value
+// tokens under the grammar), those within 0.01 of the best AUROC on the fit split are ties; of these the one with
+// the lowest ECE on the fit split (a min_confidence that means what it says) becomes the default.
+const free = results.filter((r) => r.name.startsWith("values: ") && r.name.endsWith("under the grammar"));
+const bestFit = Math.max(...free.map((r) => r.fitAuroc ?? 0));
+const chosen = free
+  .filter((r) => (r.fitAuroc ?? 0) >= bestFit - 0.01)
+  .reduce((a, b) => (b.fitEce < a.fitEce ? b : a));
+console.log();
+console.log(
+  `chosen on the fit split: ${chosen.name} (fit AUROC ${f2(chosen.fitAuroc)}, fit ECE ${f2(chosen.fitEce)})`,
+);
 if (values.svg) {
   const pick = [
     "choice confidence (old default)",

@@ -6,7 +6,7 @@
 //   npx tsx examples/cascade/run.ts --fast local=MODEL.gguf  # a real small model as the fast level
 //   npx tsx examples/cascade/run.ts --teacher-url http://127.0.0.1:8080/v1 --teacher-model NAME
 //   npx tsx examples/cascade/run.ts --second local=MODEL.gguf --no-teacher   # distilled → real model → person
-//   add --json for the summary as JSON, --limit N to serve only the first N alerts
+//   add --json for the summary as JSON, --limit N to serve only the first N alerts, --concurrency N items at once
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -32,6 +32,8 @@ const { values: flags } = parseArgs({
     second: { type: "string" },
     "no-teacher": { type: "boolean", default: false },
     limit: { type: "string" },
+    // Items in flight (the plan's for_each max_concurrency, 8): 1 makes a proposal's latency its own, not a queue's.
+    concurrency: { type: "string" },
     "teacher-url": { type: "string" },
     "teacher-model": { type: "string", default: "teacher" },
     json: { type: "boolean", default: false },
@@ -97,6 +99,9 @@ const plan = JSON.parse(readFileSync(new URL("plan.json", here), "utf8")) as {
 };
 if (!flags.fast) plan.nodes[1]!.min_confidence = trained.recommendedMinConfidence;
 if (flags["no-teacher"]) delete plan.nodes[1]!.escalate_to;
+if (flags.concurrency) {
+  (plan.nodes[1]!.for_each as { max_concurrency: number }).max_concurrency = Number(flags.concurrency);
+}
 const traceSink = new MemoryTraceSink();
 const loadAlerts = {
   name: "load_alerts",
