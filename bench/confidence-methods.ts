@@ -183,8 +183,8 @@ if (values.svg) {
   const pick = [
     "choice confidence (old default)",
     "mean raw token probability",
-    "answer probability under the grammar (joint)",
-    "least likely choice under the grammar (min)",
+    chosen.name,
+    `calibrated: values ${chosen.name.slice("values: ".length)}`,
   ];
   writeFileSync(
     values.svg,
