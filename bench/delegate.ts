@@ -10,6 +10,7 @@
  *   npx tsx bench/delegate.ts --qwen-only # the Qwen2.5-0.5B-shaped model only
  *   npx tsx bench/delegate.ts --real-only # the real Qwen2.5-Coder-0.5B-Instruct only (bash scripts/models.sh)
  *     (DEPUTY_BENCH_REAL_N=6 questions, DEPUTY_BENCH_REAL_POOLS=1,2 pool sizes and parallel slots)
+ *   npx tsx bench/delegate.ts --paired-only # only deputy vs the bare call, side by side, on the real model
  *
  * The full run ends with the real Qwen2.5-Coder-0.5B-Instruct weights that scripts/models.sh caches (skipped,
  * with a note, when they are not there).
@@ -36,7 +37,9 @@ import { loadAllBfclSamples } from "../test/bfcl-fixtures.js";
 
 const quick = process.argv.includes("--quick");
 const realOnly = process.argv.includes("--real-only");
-const qwenOnly = process.argv.includes("--qwen-only") || realOnly;
+// --paired-only: just deputy against the bare call, side by side, on the real model.
+const pairedOnly = process.argv.includes("--paired-only");
+const qwenOnly = process.argv.includes("--qwen-only") || realOnly || pairedOnly;
 
 interface Row {
   model: string;
@@ -250,6 +253,7 @@ async function benchModel(model: string, label: string, grid: Grid) {
   const maxOutputTokens = grid.maxOutputTokens;
   console.error(`${label}: ${model}`);
   if (grid.paired) await pairedOverhead(model, label, all, maxOutputTokens);
+  if (pairedOnly) return;
   for (const threads of grid.threads) {
     // Two threads spin against each other on 2 cores with small models (tens of times slower): a short sample.
     const list = threads > 1 && grid.pools.length > 1 ? all.slice(0, 4) : all;
@@ -396,7 +400,7 @@ try {
       maxOutputTokens: 512,
       prefixCaching: true,
     });
-  if (!quick && !realOnly) {
+  if (!quick && !realOnly && !pairedOnly) {
     // A 0.5B model on 2 cores costs seconds per proposal: one short tool set, four questions, the whole grid.
     await benchModel(qwenModel(), "qwen2.5-0.5b-shape", {
       pools: [1, 2, 4],

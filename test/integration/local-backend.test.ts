@@ -102,9 +102,13 @@ describe("LocalDelegate on the tiny model", () => {
     }
   }, 120_000);
 
-  it("answer confidence (the default) combines the grammar probabilities of the answer's value tokens", async () => {
-    let tokens: { piece: string; grammar: number }[] = [];
-    const delegate = new LocalDelegate({ model, _internal: { onTokens: (t) => (tokens = t) } });
+  it("answer confidence (the default) combines the raw probabilities of the answer's value tokens", async () => {
+    let tokens: { piece: string; grammar: number; raw?: number }[] = [];
+    const delegate = new LocalDelegate({
+      model,
+      tokenProbability: true,
+      _internal: { onTokens: (t) => (tokens = t) },
+    });
     try {
       for (const c of buildSuiteCases(4, 3)) {
         const proposal = await delegate.propose(c.request);
@@ -116,7 +120,7 @@ describe("LocalDelegate on the tiny model", () => {
         const mask = valueTokens(tokens.map((t) => t.piece));
         expect(mask.some(Boolean)).toBe(true); // the tool name (or null) at least
         const expected = answerConfidence(
-          tokens.filter((_, i) => mask[i]).map((t) => t.grammar),
+          tokens.filter((_, i) => mask[i]).map((t) => t.raw!),
           ANSWER_TOKENS,
         );
         expect(proposal.confidence).toBeCloseTo(expected, 9);

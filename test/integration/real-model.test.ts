@@ -43,8 +43,8 @@ const settings = { threads: 1, seed: 1, temperature: 0, maxInputChars: 4000 } as
 
 describe("Qwen2.5-Coder-0.5B-Instruct through LocalDelegate (real weights)", () => {
   // The committed calibration maps the choice confidence (it predates the answer confidence); the answer
-  // confidence, deputy's default, is read from the same generation through the token hook.
-  let tokens: { piece: string; grammar: number }[] = [];
+  // confidence, deputy's default, is computed from the same proposal's raw token probabilities (token hook).
+  let tokens: { piece: string; grammar: number; raw?: number }[] = [];
   const local = new LocalDelegate({
     model,
     tokenProbability: true,
@@ -65,7 +65,7 @@ describe("Qwen2.5-Coder-0.5B-Instruct through LocalDelegate (real weights)", () 
           record.outcome === "proposed"
             ? answerConfidenceOfTokens(
                 tokens.map((t) => t.piece),
-                tokens.map((t) => t.grammar),
+                tokens.map((t) => t.raw!),
               )
             : null;
         records.set(c.sample.id, { ...record, calibrated: score, answer });

@@ -40,12 +40,14 @@ export function sequenceProbabilities(
 /**
  * Raw probability of each generated token (read from the distribution before it, without grammar or
  * temperature, truncated to the top 40 tokens): the prompt's last token and all generated tokens but the last
- * are evaluated in one batch.
+ * are evaluated in one batch. With `wanted`, only those tokens' distributions are computed (logits cost a
+ * vocabulary-sized matrix product each); the others read `NaN`.
  */
 export async function rawGeneratedProbabilities(
   sequence: LlamaContextSequence,
   promptTokens: readonly Token[],
   generated: readonly Token[],
+  wanted?: readonly boolean[],
 ): Promise<number[]> {
   if (generated.length === 0) return [];
   const keep = promptTokens.length - 1;
@@ -55,9 +57,13 @@ export async function rawGeneratedProbabilities(
   const items = [promptTokens[keep]!, ...generated.slice(0, -1)];
   // The top 40 carry almost all the mass of a trained model and keep this cheap (a full 150k-entry map per
   // token costs more than the proposal); a token outside them counts as 0.
-  const input = items.map(
-    (token) => [token, { generateNext: { probabilities: true, options: { ...RAW, topK: 40 } } }] as const,
+  const input = items.map((token, i) =>
+    wanted && !wanted[i]
+      ? token
+      : ([token, { generateNext: { probabilities: true, options: { ...RAW, topK: 40 } } }] as const),
   );
   const result = await sequence.controlledEvaluate(input as never);
-  return generated.map((token, i) => result[i]?.next.probabilities?.get(token) ?? 0);
+  return generated.map((token, i) =>
+    wanted && !wanted[i] ? NaN : (result[i]?.next.probabilities?.get(token) ?? 0),
+  );
 }
