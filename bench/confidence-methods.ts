@@ -130,6 +130,9 @@ calibrated("calibrated: values joint under the grammar", (r) => [
 calibrated("calibrated: values min under the grammar", (r) => [
   logit(answerConfidence(valueScores(r, (t) => t.grammar), "min")),
 ]);
+calibrated("calibrated: values joint raw", (r) => [
+  logit(answerConfidence(valueScores(r, (t) => t.raw ?? 0), "joint")),
+]);
 calibrated("calibrated: values mean under the grammar", (r) => [
   logit(answerConfidence(valueScores(r, (t) => t.grammar), "mean")),
 ]);
@@ -184,7 +187,8 @@ if (values.svg) {
     "choice confidence (old default)",
     "mean raw token probability",
     chosen.name,
-    `calibrated: values ${chosen.name.slice("values: ".length)}`,
+    // deputy's default: the same joint over raw probabilities (the grammar version costs +36 % CPU a proposal).
+    "values: joint raw",
   ];
   writeFileSync(
     values.svg,

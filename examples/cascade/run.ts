@@ -144,6 +144,8 @@ type Level = keyof typeof levels;
 const levelOf = (h: DelegateTrace): Level =>
   h.source === "agent" ? "teacher" : second && h.backend === second.name ? "second" : "fast";
 const details = manifest.nodes.triage_items!.itemDetails ?? {};
+// The second level's proposals, accepted or not: its confidence and whether the call was the labelled one.
+const secondScores: { confidence: number | null; right: boolean; verdict: string }[] = [];
 for (const [item, hops] of byItem) {
   for (const h of hops) {
     levels[levelOf(h)]!.ms += h.latencyMs;
@@ -154,6 +156,16 @@ for (const [item, hops] of byItem) {
   if (spend) {
     levels.teacher!.tokens += spend.tokens;
     levels.teacher!.usd += spend.cost;
+  }
+  for (const h of hops) {
+    if (second && h.backend === second.name && h.proposal) {
+      const call = { name: h.proposal.name, arguments: h.proposal.arguments };
+      secondScores.push({
+        confidence: h.proposal.confidence,
+        right: canonicalJson(call) === expected.get(String(alerts[item]!.id)),
+        verdict: h.verdict,
+      });
+    }
   }
   const accepted = hops.find((h) => h.verdict === "accepted");
   const decider: Level = !accepted ? "person" : levelOf(accepted);
@@ -171,7 +183,7 @@ const summary = {
   status: manifest.status,
   wallMs: Math.round(wallMs),
   fastBackend: fast.name,
-  ...(second ? { secondBackend: second.name } : {}),
+  ...(second ? { secondBackend: second.name, secondScores } : {}),
   minConfidence: plan.nodes[1]!.min_confidence,
   levels: Object.fromEntries(Object.entries(levels).map(([k, { hops: _hops, ...l }]) => [k, l])),
 };
