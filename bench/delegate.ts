@@ -440,5 +440,5 @@ console.log("");
 for (const n of notes) console.log(`- ${n}`);
 console.log(
   "- vs bare = p50 / p50 of node-llama-cpp's LlamaCompletion with the same prompt and grammar (same threads); " +
-    "LocalDelegate's includes choice-confidence scoring and schema/prompt building.",
+    "LocalDelegate's includes its default confidence scoring and schema/prompt building.",
 );
