@@ -70,7 +70,11 @@ const methods: Record<string, (r: Row) => number> = {
       valueScores(r, (t) => t.grammar),
       "min",
     ),
-  "values: mean under the grammar": (r) => answerConfidence(valueScores(r, (t) => t.grammar), "mean"),
+  "values: mean under the grammar": (r) =>
+    answerConfidence(
+      valueScores(r, (t) => t.grammar),
+      "mean",
+    ),
   "values: joint raw": (r) =>
     answerConfidence(
       valueScores(r, (t) => t.raw ?? 0),
@@ -125,19 +129,44 @@ calibrated("calibrated: choice + mean raw (old calibrate)", (r) => [
   logit(r.meanTokenProbability ?? 0),
 ]);
 calibrated("calibrated: values joint under the grammar", (r) => [
-  logit(answerConfidence(valueScores(r, (t) => t.grammar), "joint")),
+  logit(
+    answerConfidence(
+      valueScores(r, (t) => t.grammar),
+      "joint",
+    ),
+  ),
 ]);
 calibrated("calibrated: values min under the grammar", (r) => [
-  logit(answerConfidence(valueScores(r, (t) => t.grammar), "min")),
+  logit(
+    answerConfidence(
+      valueScores(r, (t) => t.grammar),
+      "min",
+    ),
+  ),
 ]);
 calibrated("calibrated: values joint raw", (r) => [
-  logit(answerConfidence(valueScores(r, (t) => t.raw ?? 0), "joint")),
+  logit(
+    answerConfidence(
+      valueScores(r, (t) => t.raw ?? 0),
+      "joint",
+    ),
+  ),
 ]);
 calibrated("calibrated: values mean under the grammar", (r) => [
-  logit(answerConfidence(valueScores(r, (t) => t.grammar), "mean")),
+  logit(
+    answerConfidence(
+      valueScores(r, (t) => t.grammar),
+      "mean",
+    ),
+  ),
 ]);
 calibrated("calibrated: values joint under the grammar + mean raw", (r) => [
-  logit(answerConfidence(valueScores(r, (t) => t.grammar), "joint")),
+  logit(
+    answerConfidence(
+      valueScores(r, (t) => t.grammar),
+      "joint",
+    ),
+  ),
   logit(r.meanTokenProbability ?? 0),
 ]);
 calibrated("calibrated: joint + mean raw", (r) => [
