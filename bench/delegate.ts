@@ -9,6 +9,8 @@
  *   npx tsx bench/delegate.ts --quick    # tiny model only
  *   npx tsx bench/delegate.ts --qwen-only # the Qwen2.5-0.5B-shaped model only
  *   npx tsx bench/delegate.ts --real-only # the real Qwen2.5-Coder-0.5B-Instruct only (bash scripts/models.sh)
+ *     (DEPUTY_BENCH_REAL_N=6 questions, DEPUTY_BENCH_REAL_POOLS=1,2 pool sizes and parallel slots)
+ *   npx tsx bench/delegate.ts --paired-only # only deputy vs the bare call, side by side, on the real model
  *
  * The full run ends with the real Qwen2.5-Coder-0.5B-Instruct weights that scripts/models.sh caches (skipped,
  * with a note, when they are not there).
@@ -35,7 +37,9 @@ import { loadAllBfclSamples } from "../test/bfcl-fixtures.js";
 
 const quick = process.argv.includes("--quick");
 const realOnly = process.argv.includes("--real-only");
-const qwenOnly = process.argv.includes("--qwen-only") || realOnly;
+// --paired-only: just deputy against the bare call, side by side, on the real model.
+const pairedOnly = process.argv.includes("--paired-only");
+const qwenOnly = process.argv.includes("--qwen-only") || realOnly || pairedOnly;
 
 interface Row {
   model: string;
@@ -147,6 +151,52 @@ async function bareNodeLlamaCpp(model: string, threads: number, maxTokens: numbe
   return { run, close: async () => (await context.dispose(), await loaded.dispose()) };
 }
 
+/**
+ * deputy's overhead measured side by side: for each request LocalDelegate (default confidence), LocalDelegate
+ * without confidence and the bare node-llama-cpp call run back to back in a rotating order, so load drift falls
+ * on all three alike. Wall and CPU time (process.cpuUsage: llama.cpp's threads run in this process) are summed
+ * over the requests; the ratios are deputy's sums over the bare call's.
+ */
+async function pairedOverhead(model: string, label: string, list: ProposeRequest[], maxOutputTokens: number) {
+  const withConfidence = new LocalDelegate({ model, threads: 1, maxOutputTokens });
+  const noConfidence = new LocalDelegate({ model, threads: 1, maxOutputTokens, confidence: false });
+  const bare = await bareNodeLlamaCpp(model, 1, maxOutputTokens);
+  const ways: [string, (r: ProposeRequest) => Promise<unknown>][] = [
+    ["LocalDelegate", (r) => withConfidence.propose(r)],
+    ["LocalDelegate (confidence off)", (r) => noConfidence.propose(r)],
+    ["bare node-llama-cpp", bare.run],
+  ];
+  const totals = new Map(ways.map(([name]) => [name, { wall: 0, cpu: 0 }]));
+  for (const [, run] of ways) await run(list[0]!); // warm-up: model, grammar, prompt prefix
+  for (let i = 0; i < list.length; i++) {
+    for (let k = 0; k < ways.length; k++) {
+      const [name, run] = ways[(i + k) % ways.length]!;
+      const cpu0 = process.cpuUsage();
+      const t0 = performance.now();
+      await run(list[i]!);
+      const wall = performance.now() - t0;
+      const cpu = process.cpuUsage(cpu0);
+      const t = totals.get(name)!;
+      t.wall += wall;
+      t.cpu += (cpu.user + cpu.system) / 1000;
+    }
+  }
+  await withConfidence.close();
+  await noConfidence.close();
+  await bare.close();
+  const base = totals.get("bare node-llama-cpp")!;
+  for (const [name, t] of totals) {
+    console.error(`  side by side: ${name} ${t.wall.toFixed(0)} ms wall, ${t.cpu.toFixed(0)} ms CPU in all`);
+    notes.push(
+      `${label} side by side (${list.length} requests, rotating order): ${name} ${(t.wall / list.length).toFixed(0)} ms wall, ` +
+        `${(t.cpu / list.length).toFixed(0)} ms CPU a proposal` +
+        (name === "bare node-llama-cpp"
+          ? ""
+          : ` → ${(t.wall / base.wall).toFixed(3)}× wall, ${(t.cpu / base.cpu).toFixed(3)}× CPU of the bare call`),
+    );
+  }
+}
+
 async function prefixCaching(
   model: string,
   name: string,
@@ -193,6 +243,8 @@ interface Grid {
   /** Output cap for the prefix-caching runs (default: maxOutputTokens). */
   prefixOutputTokens?: number;
   prefixCaching: boolean;
+  /** Also measure deputy against the bare call side by side (pairedOverhead). */
+  paired?: boolean;
 }
 
 async function benchModel(model: string, label: string, grid: Grid) {
@@ -200,6 +252,8 @@ async function benchModel(model: string, label: string, grid: Grid) {
   const sameTools = requests(1, 4, grid.maxTools);
   const maxOutputTokens = grid.maxOutputTokens;
   console.error(`${label}: ${model}`);
+  if (grid.paired) await pairedOverhead(model, label, all, maxOutputTokens);
+  if (pairedOnly) return;
   for (const threads of grid.threads) {
     // Two threads spin against each other on 2 cores with small models (tens of times slower): a short sample.
     const list = threads > 1 && grid.pools.length > 1 ? all.slice(0, 4) : all;
@@ -346,7 +400,7 @@ try {
       maxOutputTokens: 512,
       prefixCaching: true,
     });
-  if (!quick && !realOnly) {
+  if (!quick && !realOnly && !pairedOnly) {
     // A 0.5B model on 2 cores costs seconds per proposal: one short tool set, four questions, the whole grid.
     await benchModel(qwenModel(), "qwen2.5-0.5b-shape", {
       pools: [1, 2, 4],
@@ -364,14 +418,16 @@ try {
   const real = findRealModel("qwen2.5-coder-0.5b-instruct");
   if (!quick && real) {
     // Real weights answer in ~20–40 tokens and stop by themselves: one tool set of two, four questions.
+    // Knobs: DEPUTY_BENCH_REAL_N questions (default 6), DEPUTY_BENCH_REAL_POOLS pool sizes / parallel slots.
     await benchModel(real, "qwen2.5-coder-0.5b (real)", {
-      pools: [1, 2],
+      pools: (process.env.DEPUTY_BENCH_REAL_POOLS ?? "1,2").split(",").map(Number),
       threads: [1],
       sets: 1,
-      perSet: 4,
+      perSet: Number(process.env.DEPUTY_BENCH_REAL_N ?? 6),
       maxTools: 2,
       maxOutputTokens: 256,
       prefixCaching: true,
+      paired: true,
     });
   } else if (!quick) {
     notes.push("real Qwen2.5-Coder-0.5B-Instruct not cached (run `bash scripts/models.sh`): not measured");
@@ -384,5 +440,5 @@ console.log("");
 for (const n of notes) console.log(`- ${n}`);
 console.log(
   "- vs bare = p50 / p50 of node-llama-cpp's LlamaCompletion with the same prompt and grammar (same threads); " +
-    "LocalDelegate's includes choice-confidence scoring and schema/prompt building.",
+    "LocalDelegate's includes its default confidence scoring and schema/prompt building.",
 );

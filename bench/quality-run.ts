@@ -26,6 +26,8 @@ const { values } = parseArgs({
     suite: { type: "string", default: "test/fixtures/bfcl" },
     limit: { type: "string", default: "40" },
     url: { type: "string" },
+    // Record each generated token's text and probabilities (local only), for fitting confidence methods.
+    tokens: { type: "boolean", default: false },
   },
 });
 if (!values.backend || !values.model || !values.out) {
@@ -67,16 +69,29 @@ const url = values.url ?? server?.baseUrl ?? "";
 // Stopping the run (kill PID) must not leave the server behind.
 process.once("SIGTERM", () => void server?.stop().finally(() => process.exit(143)));
 const common = { maxTools: 5, maxInputChars: 4000 };
+let lastTokens: { piece: string; grammar: number; raw?: number }[] | undefined;
 const delegate: ToolCallDelegate =
   values.backend === "local"
-    ? new LocalDelegate({ model: values.model, threads: 1, seed: 1, tokenProbability: true, ...common })
+    ? new LocalDelegate({
+        model: values.model,
+        threads: 1,
+        seed: 1,
+        tokenProbability: true,
+        ...common,
+        // With the tokens recorded, `confidence` is the choice confidence and the answer confidence is computed
+        // from the tokens (bench/confidence-methods.ts compares them).
+        ...(values.tokens
+          ? { confidenceMethod: "choice" as const, _internal: { onTokens: (t) => (lastTokens = t) } }
+          : {}),
+      })
     : values.backend === "llama-server"
       ? new LlamaServerDelegate({ baseUrl: url, timeoutMs: 900_000, ...common })
       : new FreeFormToolCallBaseline({ baseUrl: url, timeoutMs: 900_000, ...common });
 try {
   for (const c of cases) {
+    lastTokens = undefined;
     const record = await evaluateCase(delegate, c);
-    appendFileSync(out, JSON.stringify(record) + "\n");
+    appendFileSync(out, JSON.stringify(values.tokens ? { ...record, tokens: lastTokens } : record) + "\n");
     console.error(`${record.id}\t${record.outcome}\t${record.correct}\t${record.latencyMs.toFixed(0)} ms`);
   }
 } finally {

@@ -326,6 +326,44 @@ describe("delegateNodeExecutor", () => {
     expect(calls).toEqual([]);
   });
 
+  it("escalate asks each backend once, cheapest first, before a person (a cascade)", async () => {
+    const fast = new ScriptedDelegate({
+      name: "fast",
+      entries: [{ node: "d", ...ok("ignore_alert", { reason: "x" }, 0.5) }],
+    });
+    const real = new ScriptedDelegate({
+      name: "real",
+      entries: [{ node: "d", ...ok("ignore_alert", { reason: "y" }, 0.97) }],
+    });
+    const sink = new MemorySink();
+    const taken = await runPlan(plan({ on_reject: "escalate", min_confidence: 0.95 }), {
+      tools,
+      delegates: [fast, real],
+      traceSink: sink,
+      artifacts,
+    });
+    expect(taken.status).toBe("completed");
+    expect(taken.artifacts.out).toEqual({ ignored: true, reason: "y" });
+    expect(sink.traces.map((t) => `${t.backend}:${t.verdict}`)).toEqual([
+      "fast:low_confidence",
+      "real:accepted",
+    ]);
+
+    const unsure = new ScriptedDelegate({
+      name: "real",
+      entries: [{ node: "d", ...ok("ignore_alert", { reason: "y" }, 0.6) }],
+    });
+    const fast2 = new ScriptedDelegate({ name: "fast", entries: [{ node: "d", ...ok(null) }] });
+    const paused = await runPlan(plan({ on_reject: "escalate", min_confidence: 0.95 }), {
+      tools,
+      delegates: [fast2, unsure],
+      artifacts,
+      store: new MemoryRunStore(),
+    });
+    expect(paused.status).toBe("escalated");
+    expect(paused.nodes.d!.escalations[0]).toMatchObject({ verdict: "low_confidence" });
+  });
+
   it("escalate_to: an installed handler's answer goes through the gate without confidence checks", async () => {
     const seen: string[] = [];
     const handler: EscalationHandler = async (req) => {

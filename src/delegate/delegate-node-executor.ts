@@ -23,8 +23,9 @@ export { toolSpec, type HopSummary } from "./delegate-unit.js";
 
 /**
  * Runs `delegate` nodes: render the instruction and facts, ask the backend chain for one tool call, pass it
- * through the accept gate with `proposeAndJudge` (every hop traced), dispatch it only when `accepted` (with the node's retry and
- * timeout), and apply `on_reject` otherwise. A unit resumed with a person's resolution uses it instead
+ * through the accept gate with `proposeAndJudge` (every hop traced), dispatch it only when `accepted` (with the
+ * node's retry and timeout), and apply `on_reject` otherwise (`escalate` after every fitting backend has been asked
+ * once). A unit resumed with a person's resolution uses it instead
  * (`call` still passes the gate's tool, schema and side-effect checks). The outcome's `details` hold the verdict,
  * confidence, backend and hops, so the manifest shows per-item verdicts.
  */
@@ -48,10 +49,14 @@ export const delegateNodeExecutor: NodeExecutor<DelegateNode> = {
             : `No configured delegate backend accepts ${p.specs.length} tools (maxTools: ${unit.host.delegates.map((d) => `${d.name}=${d.maxTools}`).join(", ")}).`,
       });
     }
+    // retry_backend asks each fitting backend up to retry.max_attempts times; escalate asks each once (a cascade
+    // of small models, cheapest first) before its escalate_to agent or a person; fail asks the first only.
     const chain =
       node.on_reject === "retry_backend"
         ? backends.flatMap((b) => Array.from({ length: node.retry.max_attempts }, () => b))
-        : [backends[0]!];
+        : node.on_reject === "escalate"
+          ? backends
+          : [backends[0]!];
     let last: { gate: GateResult; proposal: Proposal | undefined } | undefined;
     for (const backend of chain) {
       if (unit.signal.aborted) return failure(p, { code: "ABORTED", message: "The run was aborted." });

@@ -3,6 +3,7 @@ import {
   type DelegateCalibrationFile,
   delegateCalibrationInputs,
 } from "../delegate/backends/delegate-calibration.js";
+import type { ConfidenceMethod } from "../delegate/backends/answer-confidence.js";
 import { Calibrator, type CalibrationRow } from "../delegate/distilled/calibrator.js";
 import { InvalidOptionError } from "../errors/index.js";
 import { auroc, bestThreshold, expectedCalibrationError, type ScoredOutcome } from "./score-metrics.js";
@@ -18,6 +19,8 @@ export interface LabelledProposal {
 export interface FitCalibrationOptions {
   /** The model the records came from (stored in the file). */
   model: string;
+  /** The confidence method the records were scored with (stored in the file). Default `"answer"`. */
+  confidenceMethod?: ConfidenceMethod;
   /** Precision the recommended `min_confidence` must reach. Default 0.95. */
   targetPrecision?: number;
   /** Folds of the cross-validation that measures the calibrated score. Default 5. */
@@ -56,6 +59,7 @@ export function fitDelegateCalibration(
     format: "deputy-delegate-calibration",
     version: 1,
     model: options.model,
+    confidenceMethod: options.confidenceMethod ?? "answer",
     calibrator: calibrator.toJSON(),
     fittedOn: rows.length,
     targetPrecision,

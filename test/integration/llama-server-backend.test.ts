@@ -57,6 +57,7 @@ describe("LlamaServerDelegate against a real llama-server", () => {
     const delegate = new LlamaServerDelegate({
       baseUrl: server.baseUrl,
       topLogprobs: 300, // the whole tiny vocabulary: exact
+      confidenceMethod: "choice",
       _internal: { onChoiceDistribution: (d) => distributions.push(d) },
     });
     for (const c of buildSuiteCases(6, 5)) {
@@ -66,10 +67,23 @@ describe("LlamaServerDelegate against a real llama-server", () => {
       expect([...d.values()].reduce((a, b) => a + b, 0)).toBeCloseTo(1, 9);
       expect(proposal.confidence).toBeCloseTo(d.get(proposal.name)!, 12);
       // Without the hook only the chosen path is scored: the same number.
-      const plain = await new LlamaServerDelegate({ baseUrl: server.baseUrl, topLogprobs: 300 }).propose(
-        c.request,
-      );
+      const plain = await new LlamaServerDelegate({
+        baseUrl: server.baseUrl,
+        topLogprobs: 300,
+        confidenceMethod: "choice",
+      }).propose(c.request);
       expect(plain.confidence).toBeCloseTo(proposal.confidence!, 5); // separate requests: batch-dependent float noise
+    }
+    await delegate.close();
+  }, 120_000);
+
+  it("answer confidence (the default) is a probability read from the completion itself", async () => {
+    const delegate = new LlamaServerDelegate({ baseUrl: server.baseUrl });
+    for (const c of buildSuiteCases(3, 3)) {
+      const proposal = await delegate.propose(c.request);
+      expect(proposal.confidence).not.toBeNull();
+      expect(proposal.confidence).toBeGreaterThan(0);
+      expect(proposal.confidence).toBeLessThanOrEqual(1);
     }
     await delegate.close();
   }, 120_000);

@@ -3,6 +3,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { LocalDelegate } from "../../src/delegate/backends/local-delegate.js";
+import {
+  ANSWER_TOKENS,
+  answerConfidence,
+  valueTokens,
+} from "../../src/delegate/backends/answer-confidence.js";
 import { buildProposalSchema } from "../../src/delegate/proposal-schema.js";
 import { DelegateBackendError } from "../../src/errors/index.js";
 import { writeTinyModel } from "../../src/testing/index.js";
@@ -64,6 +69,7 @@ describe("LocalDelegate on the tiny model", () => {
     const distributions: Map<string | null, number>[] = [];
     const delegate = new LocalDelegate({
       model,
+      confidenceMethod: "choice",
       _internal: { onChoiceDistribution: (d) => distributions.push(d) },
     });
     try {
@@ -81,7 +87,7 @@ describe("LocalDelegate on the tiny model", () => {
   }, 300_000);
 
   it("scores a single candidate against declining, and a forced decline with confidence 1", async () => {
-    const delegate = new LocalDelegate({ model });
+    const delegate = new LocalDelegate({ model, confidenceMethod: "choice" });
     try {
       const [c] = buildSuiteCases(1, 1);
       const one = await delegate.propose(c!.request);
@@ -95,6 +101,39 @@ describe("LocalDelegate on the tiny model", () => {
       await delegate.close();
     }
   }, 120_000);
+
+  it("answer confidence (the default) combines the raw probabilities of the answer's value tokens", async () => {
+    let tokens: { piece: string; grammar: number; raw?: number }[] = [];
+    const delegate = new LocalDelegate({
+      model,
+      tokenProbability: true,
+      _internal: { onTokens: (t) => (tokens = t) },
+    });
+    try {
+      for (const c of buildSuiteCases(4, 3)) {
+        const proposal = await delegate.propose(c.request);
+        expect(tokens.map((t) => t.piece).join("")).toContain('"name"');
+        for (const t of tokens) {
+          expect(t.grammar).toBeGreaterThan(0);
+          expect(t.grammar).toBeLessThanOrEqual(1 + 1e-6);
+        }
+        const mask = valueTokens(tokens.map((t) => t.piece));
+        expect(mask.some(Boolean)).toBe(true); // the tool name (or null) at least
+        const expected = answerConfidence(
+          tokens.filter((_, i) => mask[i]).map((t) => t.raw!),
+          ANSWER_TOKENS,
+        );
+        expect(proposal.confidence).toBeCloseTo(expected, 9);
+      }
+      // Off means null, whatever the method.
+      const off = new LocalDelegate({ model, confidence: false });
+      const [c] = buildSuiteCases(1, 1);
+      expect((await off.propose(c!.request)).confidence).toBeNull();
+      await off.close();
+    } finally {
+      await delegate.close();
+    }
+  }, 300_000);
 
   it("reuses the prompt prefix of the previous proposal with the same tools", async () => {
     const delegate = new LocalDelegate({ model });

@@ -9,6 +9,7 @@ import {
   calibratedConfidence,
   readDelegateCalibration,
 } from "../../src/delegate/backends/delegate-calibration.js";
+import { answerConfidenceOfTokens } from "../../src/delegate/backends/answer-confidence.js";
 import { LlamaServerDelegate } from "../../src/delegate/backends/llama-server-delegate.js";
 import { LocalDelegate } from "../../src/delegate/backends/local-delegate.js";
 import { bfclQuestion, bfclToToolSpec } from "../../src/eval/bfcl.js";
@@ -41,8 +42,17 @@ const calibration = readDelegateCalibration(
 const settings = { threads: 1, seed: 1, temperature: 0, maxInputChars: 4000 } as const;
 
 describe("Qwen2.5-Coder-0.5B-Instruct through LocalDelegate (real weights)", () => {
-  const local = new LocalDelegate({ model, tokenProbability: true, ...settings });
-  const records = new Map<string, EvalRecord & { calibrated: number | null }>();
+  // The committed calibration maps the choice confidence (it predates the answer confidence); the answer
+  // confidence, deputy's default, is computed from the same proposal's raw token probabilities (token hook).
+  let tokens: { piece: string; grammar: number; raw?: number }[] = [];
+  const local = new LocalDelegate({
+    model,
+    tokenProbability: true,
+    confidenceMethod: "choice",
+    _internal: { onTokens: (t) => (tokens = t) },
+    ...settings,
+  });
+  const records = new Map<string, EvalRecord & { calibrated: number | null; answer: number | null }>();
   afterAll(() => local.close());
 
   it(
@@ -51,7 +61,14 @@ describe("Qwen2.5-Coder-0.5B-Instruct through LocalDelegate (real weights)", () 
       for (const c of pick(RIGHT.concat(WRONG))) {
         const record = await evaluateCase(local, c);
         const score = record.outcome === "proposed" ? calibratedConfidence(calibration, record) : null;
-        records.set(c.sample.id, { ...record, calibrated: score });
+        const answer =
+          record.outcome === "proposed"
+            ? answerConfidenceOfTokens(
+                tokens.map((t) => t.piece),
+                tokens.map((t) => t.raw!),
+              )
+            : null;
+        records.set(c.sample.id, { ...record, calibrated: score, answer });
       }
       for (const id of EASY) {
         const r = records.get(id)!;
@@ -74,6 +91,16 @@ describe("Qwen2.5-Coder-0.5B-Instruct through LocalDelegate (real weights)", () 
     expect(mean(outcomes.filter((o) => o.correct).map((o) => o.score))).toBeGreaterThan(
       mean(outcomes.filter((o) => !o.correct).map((o) => o.score)),
     );
+  });
+
+  it("scores the labelled right calls above the wrong ones (answer confidence, the default)", () => {
+    const outcomes = [...records.values()]
+      .filter((r) => r.answer !== null)
+      .map((r) => ({ score: r.answer!, correct: r.correct }));
+    expect(outcomes).toHaveLength(RIGHT.length + WRONG.length);
+    expect(auroc(outcomes)).toBeGreaterThanOrEqual(0.8);
+    // Every easy call is one the model is sure of under the grammar.
+    for (const id of EASY) expect(records.get(id)!.answer, id).toBeGreaterThan(0.9);
   });
 
   it(

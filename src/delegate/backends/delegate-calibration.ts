@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { InvalidOptionError } from "../../errors/index.js";
 import { Calibrator, type CalibratorData } from "../distilled/calibrator.js";
 import type { Proposal } from "../protocol.js";
+import { CONFIDENCE_METHODS, type ConfidenceMethod } from "./answer-confidence.js";
 
 /** The scores a delegate calibration reads, in order: logits of the choice confidence and of the mean token probability. */
 export const DELEGATE_CALIBRATION_INPUTS = ["choiceLogit", "meanTokenLogit"] as const;
@@ -12,6 +13,11 @@ export interface DelegateCalibrationFile {
   version: 1;
   /** The model it was fitted for (a file name; a calibration only holds for the model and prompt it saw). */
   model: string;
+  /**
+   * The confidence method the labelled proposals were scored with; the delegate it wraps must use the same.
+   * Files written before methods existed lack it and mean `"choice"`.
+   */
+  confidenceMethod?: ConfidenceMethod;
   calibrator: CalibratorData;
   /** Labelled proposals it was fitted on. */
   fittedOn: number;
@@ -60,7 +66,8 @@ export function readDelegateCalibration(path: string): DelegateCalibrationFile {
     !numbers(c.weights) ||
     !numbers(c.mean) ||
     !numbers(c.scale) ||
-    !Number.isFinite(c.bias)
+    !Number.isFinite(c.bias) ||
+    (file.confidenceMethod !== undefined && !CONFIDENCE_METHODS.includes(file.confidenceMethod))
   ) {
     throw new InvalidOptionError("calibration", "a deputy-delegate-calibration file of version 1", path);
   }

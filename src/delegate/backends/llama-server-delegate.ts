@@ -1,4 +1,4 @@
-import { DelegateBackendError } from "../../errors/index.js";
+import { DelegateBackendError, InvalidOptionError } from "../../errors/index.js";
 import type { JsonSchema } from "../../schema/json-schema.js";
 import type { Proposal, ProposeRequest } from "../protocol.js";
 import {
@@ -9,6 +9,7 @@ import {
 } from "./choice-confidence.js";
 import { LLAMA_SERVER_DIALECT, toGrammarSchema } from "./grammar-schema.js";
 import { HttpDelegate, type HttpDelegateOptions, type HttpProposeCall } from "./http-delegate.js";
+import { answerConfidenceOfTokens, CONFIDENCE_METHODS, type ConfidenceMethod } from "./answer-confidence.js";
 import { parseProposal } from "./parse-proposal.js";
 
 /**
@@ -22,6 +23,13 @@ export interface LlamaServerDelegateOptions extends HttpDelegateOptions {
   model?: string;
   /** Backend name in proposals and traces. Default `"llama-server"`. */
   name?: string;
+  /**
+   * How confidence is measured (see docs/quality.md): `"answer"` — from the probabilities of the answer's value
+   * tokens (tool name, argument values) that the server returns with the completion, no extra request;
+   * `"choice"` — the probability of the chosen tool among the candidates only (one short extra `/completion`
+   * per branch point). Default `"answer"`.
+   */
+  confidenceMethod?: ConfidenceMethod;
   /** How many top next-token probabilities to ask for at a branch point (`n_probs`). Default 100. */
   topLogprobs?: number;
   /** `n_predict`. Default 512. */
@@ -38,6 +46,7 @@ interface CompletionAnswer {
   timings?: { prompt_n?: number; predicted_n?: number; cache_n?: number };
   completion_probabilities?: {
     id: number;
+    token?: string;
     bytes?: number[];
     logprob?: number;
     top_logprobs?: { id: number; logprob: number }[];
@@ -57,13 +66,18 @@ interface CompletionAnswer {
  */
 export class LlamaServerDelegate extends HttpDelegate {
   readonly #model: string | undefined;
+  readonly #confidenceMethod: ConfidenceMethod;
   readonly #internal: LlamaServerDelegateOptions["_internal"];
   readonly #tokenCache = new Map<string, number[]>();
   readonly #schemas = new WeakMap<JsonSchema, JsonSchema>();
 
   constructor(options: LlamaServerDelegateOptions) {
     super(options, { name: "llama-server", topLogprobs: 100 });
+    if (options.confidenceMethod !== undefined && !CONFIDENCE_METHODS.includes(options.confidenceMethod)) {
+      throw new InvalidOptionError("confidenceMethod", '"answer" or "choice"', options.confidenceMethod);
+    }
     this.#model = options.model;
+    this.#confidenceMethod = options.confidenceMethod ?? "answer";
     this.#internal = options._internal;
   }
 
@@ -82,7 +96,10 @@ export class LlamaServerDelegate extends HttpDelegate {
     ];
     const { prompt } = (await this.#post("/apply-template", { messages }, signal)) as { prompt: string };
     const useLogprobs = this.settings.confidence;
-    const promptIds = useLogprobs ? await this.#tokenize(prompt, true, signal) : undefined;
+    const promptIds =
+      useLogprobs && this.#confidenceMethod === "choice"
+        ? await this.#tokenize(prompt, true, signal)
+        : undefined;
     const answer = (await this.#post(
       "/completion",
       {
@@ -98,10 +115,13 @@ export class LlamaServerDelegate extends HttpDelegate {
     )) as CompletionAnswer;
     const raw = typeof answer.content === "string" ? answer.content : "";
     const parsed = parseProposal(this.name, raw);
-    const confidence =
-      useLogprobs && promptIds
-        ? await this.#confidence(promptIds, answer, raw, parsed.name, request, signal)
-        : null;
+    const confidence = !useLogprobs
+      ? null
+      : this.#confidenceMethod === "answer"
+        ? answerFromServer(answer)
+        : promptIds
+          ? await this.#confidence(promptIds, answer, raw, parsed.name, request, signal)
+          : null;
     const meanTokenProbability = useLogprobs ? meanProbability(answer) : undefined;
     const usage: Proposal["usage"] = {};
     const inputTokens = answer.tokens_evaluated ?? promptIds?.length;
@@ -206,6 +226,22 @@ export class LlamaServerDelegate extends HttpDelegate {
     hook(distribution);
     return distribution.get(chosen) ?? 0;
   }
+}
+
+/**
+ * The answer confidence from the server's per-token pre-sampling probabilities: llama-server does not report
+ * probabilities renormalised under the grammar (at temperature 0 its post-sampling ones are all 1), so the
+ * value tokens' raw probabilities stand in — inside a value the grammar allows almost every token, so the two
+ * nearly agree there (see answer-confidence.ts and docs/quality.md).
+ */
+function answerFromServer(answer: CompletionAnswer): number | null {
+  const pieces = answer.completion_probabilities;
+  if (!pieces || pieces.length === 0 || pieces.some((p) => typeof p.logprob !== "number")) return null;
+  const decoder = new TextDecoder();
+  return answerConfidenceOfTokens(
+    pieces.map((p) => p.token ?? decoder.decode(new Uint8Array(p.bytes ?? []))),
+    pieces.map((p) => Math.exp(p.logprob!)),
+  );
 }
 
 /** Mean pre-sampling probability of the generated tokens (`n_probs` with `post_sampling_probs: false`). */

@@ -38,15 +38,18 @@ export function sequenceProbabilities(
 }
 
 /**
- * Mean raw probability of the generated tokens (each read from the distribution before it, without grammar or
- * temperature, truncated to the top 40 tokens): the prompt's last token and all generated tokens but the last are evaluated in one batch.
+ * Raw probability of each generated token (read from the distribution before it, without grammar or
+ * temperature, truncated to the top 40 tokens): the prompt's last token and all generated tokens but the last
+ * are evaluated in one batch. With `wanted`, only those tokens' distributions are computed (logits cost a
+ * vocabulary-sized matrix product each); the others read `NaN`.
  */
-export async function meanGeneratedProbability(
+export async function rawGeneratedProbabilities(
   sequence: LlamaContextSequence,
   promptTokens: readonly Token[],
   generated: readonly Token[],
-): Promise<number | undefined> {
-  if (generated.length === 0) return undefined;
+  wanted?: readonly boolean[],
+): Promise<number[]> {
+  if (generated.length === 0) return [];
   const keep = promptTokens.length - 1;
   if (sequence.nextTokenIndex > keep) {
     await sequence.eraseContextTokenRanges([{ start: keep, end: sequence.nextTokenIndex }]);
@@ -54,13 +57,13 @@ export async function meanGeneratedProbability(
   const items = [promptTokens[keep]!, ...generated.slice(0, -1)];
   // The top 40 carry almost all the mass of a trained model and keep this cheap (a full 150k-entry map per
   // token costs more than the proposal); a token outside them counts as 0.
-  const input = items.map(
-    (token) => [token, { generateNext: { probabilities: true, options: { ...RAW, topK: 40 } } }] as const,
+  const input = items.map((token, i) =>
+    wanted && !wanted[i]
+      ? token
+      : ([token, { generateNext: { probabilities: true, options: { ...RAW, topK: 40 } } }] as const),
   );
   const result = await sequence.controlledEvaluate(input as never);
-  let sum = 0;
-  for (let i = 0; i < generated.length; i++) {
-    sum += result[i]?.next.probabilities?.get(generated[i]!) ?? 0;
-  }
-  return sum / generated.length;
+  return generated.map((token, i) =>
+    wanted && !wanted[i] ? NaN : (result[i]?.next.probabilities?.get(token) ?? 0),
+  );
 }

@@ -1,6 +1,8 @@
 import { numberOption, parseSpecValue, registerDelegateSpec } from "../delegate-spec.js";
+import { InvalidOptionError } from "../../errors/index.js";
+import { CONFIDENCE_METHODS, type ConfidenceMethod } from "./answer-confidence.js";
 import { CalibratedDelegate } from "./calibrated-delegate.js";
-import { readDelegateCalibration } from "./delegate-calibration.js";
+import { type DelegateCalibrationFile, readDelegateCalibration } from "./delegate-calibration.js";
 import { LlamaServerDelegate } from "./llama-server-delegate.js";
 import { LocalDelegate } from "./local-delegate.js";
 import { OpenAICompatibleDelegate } from "./openai-compatible-delegate.js";
@@ -23,9 +25,9 @@ const COMMON = { maxTools: "maxTools", maxInputChars: "maxInputChars" };
 
 /**
  * Registers the llama.cpp backends for `--delegate`:
- * - `local=MODEL.gguf[,pool=N,threads=N,contextSize=N,calibration=FILE,maxTools=N,maxInputChars=N,name=NAME]` —
+ * - `local=MODEL.gguf[,pool=N,threads=N,contextSize=N,confidence=false|answer|choice,calibration=FILE,maxTools=N,maxInputChars=N,name=NAME]` —
  *   {@link LocalDelegate}; with `calibration=FILE` (from `deputy calibrate`) its confidence is calibrated
- * - `llama-server=URL[,model=NAME,timeoutMs=N,confidence=false,calibration=FILE,maxTools=N,maxInputChars=N,name=NAME]` —
+ * - `llama-server=URL[,model=NAME,timeoutMs=N,confidence=false|answer|choice,calibration=FILE,maxTools=N,maxInputChars=N,name=NAME]` —
  *   {@link LlamaServerDelegate}
  * - `openai=URL[,model=NAME,apiKeyEnv=VAR,timeoutMs=N,confidence=false,maxTools=N,maxInputChars=N,name=NAME]` —
  *   {@link OpenAICompatibleDelegate}
@@ -41,7 +43,8 @@ export function registerBackendSpecs(): void {
       const calibration = options.calibration ? readDelegateCalibration(options.calibration) : undefined;
       const delegate = new LocalDelegate({
         model: main,
-        ...(calibration ? { tokenProbability: true } : {}),
+        ...(calibration ? { tokenProbability: true, ...calibratedMethod(calibration) } : {}),
+        ...confidenceOption(options, spec),
         ...(options.name ? { name: options.name } : {}),
         ...numbers(options, spec, {
           ...COMMON,
@@ -52,7 +55,7 @@ export function registerBackendSpecs(): void {
       });
       return calibration ? new CalibratedDelegate(delegate, calibration) : delegate;
     },
-    "local=MODEL.gguf[,pool=N,threads=N,contextSize=N,calibration=FILE]",
+    "local=MODEL.gguf[,pool=N,threads=N,contextSize=N,confidence=answer|choice|false,calibration=FILE]",
   );
   registerDelegateSpec(
     "llama-server",
@@ -64,12 +67,13 @@ export function registerBackendSpecs(): void {
         baseUrl: main,
         ...(options.name ? { name: options.name } : {}),
         ...(options.model ? { model: options.model } : {}),
-        ...confidenceOption(options),
+        ...(calibration ? calibratedMethod(calibration) : {}),
+        ...confidenceOption(options, spec),
         ...numbers(options, spec, { ...COMMON, timeoutMs: "timeoutMs" }),
       });
       return calibration ? new CalibratedDelegate(delegate, calibration) : delegate;
     },
-    "llama-server=URL[,model=NAME,timeoutMs=N,confidence=false,calibration=FILE]",
+    "llama-server=URL[,model=NAME,timeoutMs=N,confidence=answer|choice|false,calibration=FILE]",
   );
   registerDelegateSpec(
     "openai",
@@ -81,7 +85,7 @@ export function registerBackendSpecs(): void {
         ...(options.name ? { name: options.name } : {}),
         ...(options.model ? { model: options.model } : {}),
         ...(options.apiKeyEnv ? { apiKeyEnv: options.apiKeyEnv } : {}),
-        ...confidenceOption(options),
+        ...confidenceOption(options, spec),
         ...numbers(options, spec, { ...COMMON, timeoutMs: "timeoutMs" }),
       });
     },
@@ -91,8 +95,24 @@ export function registerBackendSpecs(): void {
 
 registerBackendSpecs();
 
-/** `confidence=false` turns the choice confidence off (`logprobs=false`, its older spelling, still works). */
-function confidenceOption(options: Record<string, string>): { confidence?: boolean } {
+/** A calibration maps the confidence method it was fitted on (files without one predate methods: choice). */
+function calibratedMethod(file: DelegateCalibrationFile): { confidenceMethod: ConfidenceMethod } {
+  return { confidenceMethod: file.confidenceMethod ?? "choice" };
+}
+
+/**
+ * `confidence=false` turns confidence off (`logprobs=false`, its older spelling, still works);
+ * `confidence=answer|choice` picks the method (docs/quality.md).
+ */
+function confidenceOption(
+  options: Record<string, string>,
+  spec: string,
+): { confidence?: boolean; confidenceMethod?: ConfidenceMethod } {
   const value = options.confidence ?? options.logprobs;
-  return value === undefined ? {} : { confidence: value !== "false" };
+  if (value === undefined || value === "true") return {};
+  if (value === "false") return { confidence: false };
+  if ((CONFIDENCE_METHODS as readonly string[]).includes(value)) {
+    return { confidenceMethod: value as ConfidenceMethod };
+  }
+  throw new InvalidOptionError("confidence", `false, answer or choice in ${spec}`, value);
 }

@@ -1,0 +1,18 @@
+import { describe, expect, it } from "vitest";
+import { InvalidOptionError } from "../../errors/index.js";
+import { createDelegateFromSpec } from "../delegate-spec.js";
+import { LlamaServerDelegate } from "./llama-server-delegate.js";
+import "./register-specs.js";
+
+describe("confidence= in llama.cpp delegate specs", () => {
+  it("takes answer, choice, false or true, and refuses anything else naming the spec", async () => {
+    for (const value of ["answer", "choice", "false", "true"]) {
+      const d = await createDelegateFromSpec(`llama-server=http://127.0.0.1:9,confidence=${value}`);
+      expect(d).toBeInstanceOf(LlamaServerDelegate);
+      await d.close();
+    }
+    const bad = createDelegateFromSpec("llama-server=http://127.0.0.1:9,confidence=maybe");
+    await expect(bad).rejects.toSatisfy((e: unknown) => InvalidOptionError.isInstance(e));
+    await expect(bad).rejects.toThrow(/confidence.*llama-server=http/);
+  });
+});
