@@ -11,12 +11,6 @@ import type { JsonSchema } from "../../schema/json-schema.js";
 import { buildPrompt } from "../../tools/tool-call-prompt.js";
 import { buildProposalSchema } from "../proposal-schema.js";
 import type { Proposal, ProposeRequest, ToolCallDelegate } from "../protocol.js";
-import {
-  candidateTexts,
-  choiceDistribution,
-  choiceProbability,
-  decisionOffset,
-} from "./choice-confidence.js";
 import { NODE_LLAMA_CPP_DIALECT, toGrammarSchema } from "./grammar-schema.js";
 import {
   acquireModel,
@@ -35,7 +29,7 @@ import {
   type ConfidenceMethod,
   valueTokens,
 } from "./answer-confidence.js";
-import { rawGeneratedProbabilities, sequenceProbabilities } from "./local-scoring.js";
+import { localChoiceConfidence, rawGeneratedProbabilities } from "./local-scoring.js";
 
 /** Options of {@link LocalDelegate}. */
 export interface LocalDelegateOptions {
@@ -100,7 +94,8 @@ interface State {
  * use). The model is loaded once per process and shared; each delegate has one context with `poolSize`
  * sequences, so concurrent proposals are decoded in the same batches. Decoding is constrained by a grammar built
  * from the proposal schema; the prompt prefix of the previous proposal on a sequence is reused (prefix caching).
- * Confidence is the probability of the chosen tool normalised over the candidates (see choice-confidence.ts).
+ * Confidence is the answer confidence by default (the probability of the answer's value tokens, see
+ * answer-confidence.ts), or the chosen tool's probability among the candidates (`confidenceMethod: "choice"`).
  *
  * @example
  * const delegate = new LocalDelegate({ model: "./models/qwen2.5-0.5b-instruct-q4_k_m.gguf", poolSize: 2 });
@@ -239,7 +234,11 @@ export class LocalDelegate implements ToolCallDelegate {
         ? null
         : this.#options.confidenceMethod === "answer"
           ? answerConfidenceOfTokens(pieces, raw!)
-          : await this.#confidence(state, sequence, promptTokens, generated, text, parsed.name, request);
+          : await localChoiceConfidence(
+              { model: state.model, sequence, promptTokens, generated, text, chosen: parsed.name },
+              request.tools.map((t) => t.name),
+              this.#options._internal?.onChoiceDistribution,
+            );
       return {
         name: parsed.name,
         arguments: parsed.arguments,
@@ -379,41 +378,6 @@ export class LocalDelegate implements ToolCallDelegate {
       }
     }
     return { text: state.model.detokenize(generated), generated, reused, grammarProbabilities };
-  }
-
-  async #confidence(
-    state: State,
-    sequence: LlamaContextSequence,
-    promptTokens: Token[],
-    generated: Token[],
-    text: string,
-    chosen: string | null,
-    request: ProposeRequest,
-  ): Promise<number | null> {
-    const offset = decisionOffset(text);
-    if (offset === undefined) return null;
-    // The generated tokens that end at or before the decision point; any rest of the prefix (a token that
-    // straddles it) is prepended to every candidate, so all paths start from the same model state.
-    let k = 0;
-    let consumed = "";
-    while (k < generated.length) {
-      const next = state.model.detokenize(generated.slice(0, k + 1));
-      if (next.length > offset) break;
-      consumed = next;
-      k++;
-    }
-    const leftover = text.slice(consumed.length, offset);
-    const paths = candidateTexts(request.tools.map((t) => t.name)).map((c) => ({
-      key: c.key,
-      tokens: state.model.tokenize(leftover + c.text, false),
-    }));
-    const base = [...promptTokens, ...generated.slice(0, k)];
-    const probabilitiesAt = sequenceProbabilities(sequence, base);
-    const hook = this.#options._internal?.onChoiceDistribution;
-    if (!hook) return choiceProbability(paths, chosen, probabilitiesAt);
-    const distribution = await choiceDistribution(paths, probabilitiesAt);
-    hook(distribution);
-    return distribution.get(chosen) ?? 0;
   }
 }
 

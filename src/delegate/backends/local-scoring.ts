@@ -1,5 +1,11 @@
-import type { LlamaContextSequence, Token } from "node-llama-cpp";
-import type { ProbabilitiesAt } from "./choice-confidence.js";
+import type { LlamaContextSequence, LlamaModel, Token } from "node-llama-cpp";
+import {
+  candidateTexts,
+  choiceDistribution,
+  choiceProbability,
+  decisionOffset,
+  type ProbabilitiesAt,
+} from "./choice-confidence.js";
 
 /** Raw next-token distribution: no temperature, truncation or grammar (the trie renormalises). */
 const RAW = { temperature: 1, topK: 0, topP: 1, minP: 0 } as const;
@@ -66,4 +72,48 @@ export async function rawGeneratedProbabilities(
   return generated.map((token, i) =>
     wanted && !wanted[i] ? NaN : (result[i]?.next.probabilities?.get(token) ?? 0),
   );
+}
+
+/** A finished generation on a sequence, as {@link localChoiceConfidence} reads it. */
+export interface LocalGeneration {
+  model: LlamaModel;
+  sequence: LlamaContextSequence;
+  promptTokens: Token[];
+  generated: Token[];
+  text: string;
+  /** The tool the answer chose (`null`: declined). */
+  chosen: string | null;
+}
+
+/**
+ * The choice confidence on an in-process sequence: the chosen tool's probability among the candidates at the
+ * answer's decision point (null when the text has none). `onDistribution` (evaluations) gets every candidate's.
+ */
+export async function localChoiceConfidence(
+  { model, sequence, promptTokens, generated, text, chosen }: LocalGeneration,
+  toolNames: readonly string[],
+  onDistribution?: (distribution: Map<string | null, number>) => void,
+): Promise<number | null> {
+  const offset = decisionOffset(text);
+  if (offset === undefined) return null;
+  // The generated tokens that end at or before the decision point; any rest of the prefix (a token that
+  // straddles it) is prepended to every candidate, so all paths start from the same model state.
+  let k = 0;
+  let consumed = "";
+  while (k < generated.length) {
+    const next = model.detokenize(generated.slice(0, k + 1));
+    if (next.length > offset) break;
+    consumed = next;
+    k++;
+  }
+  const leftover = text.slice(consumed.length, offset);
+  const paths = candidateTexts(toolNames).map((c) => ({
+    key: c.key,
+    tokens: model.tokenize(leftover + c.text, false),
+  }));
+  const probabilitiesAt = sequenceProbabilities(sequence, [...promptTokens, ...generated.slice(0, k)]);
+  if (!onDistribution) return choiceProbability(paths, chosen, probabilitiesAt);
+  const distribution = await choiceDistribution(paths, probabilitiesAt);
+  onDistribution(distribution);
+  return distribution.get(chosen) ?? 0;
 }
