@@ -86,6 +86,19 @@ export function requirePostgres(
   return new PostgresRunStore(location, options);
 }
 
+/**
+ * Says on stderr when no `deputy worker` is alive on the store: a distributed run's units wait for one (a
+ * resumed run included), which would otherwise look like a hang. Never fails the command.
+ */
+export async function noticeWithoutWorkers(
+  dispatcher: { liveWorkers(): Promise<number> },
+  stderr: (text: string) => void,
+): Promise<void> {
+  const live = await dispatcher.liveWorkers().catch(() => 1);
+  if (live === 0)
+    stderr("deputy: no `deputy worker` is alive on this store; the run's units wait until one starts\n");
+}
+
 /** The `--store …` to print in a hint: only what the user passed (`$DEPUTY_STORE` and the default carry over). */
 export function storeHint(store: string | false | undefined): string | false | undefined {
   if (store === false) return false; // --no-store: nothing to resume, so no hint

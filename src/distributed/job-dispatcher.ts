@@ -94,6 +94,17 @@ export class JobDispatcher implements UnitDispatcher {
     });
   }
 
+  /** How many worker pools recorded a heartbeat within `withinMs` (default 5 s): 0 means units will wait. */
+  async liveWorkers(withinMs = 5000): Promise<number> {
+    await this.#store.ready();
+    const { rows } = await this.#store.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM deputy.workers
+       WHERE heartbeat_at > clock_timestamp() - $1 * interval '1 millisecond'`,
+      [withinMs],
+    );
+    return rows[0]!.n;
+  }
+
   /**
    * Drops the run's jobs not yet taken (of units the run stopped waiting for). Stored outcomes stay (an audit
    * of which worker ran what) until the run is pruned.

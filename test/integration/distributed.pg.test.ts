@@ -130,6 +130,7 @@ describe("distributed runs on PostgreSQL and Graphile Worker", () => {
     await Promise.all(workers.map(started));
     const run = await s.deputy("run", "plan.json", "--tools", "tools.mjs", "--distributed", "--json").exited;
     expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).not.toContain("no `deputy worker` is alive");
     const manifest = JSON.parse(run.stdout);
     expect(manifest).toMatchObject({ status: "completed", nodes: { each: { items: { ok: 60 } } } });
     expect(manifest.artifacts.out_59).toBe(118);
@@ -145,6 +146,22 @@ describe("distributed runs on PostgreSQL and Graphile Worker", () => {
     // SIGTERM: the workers stop gracefully (exit 0).
     for (const w of workers) w.child.kill("SIGTERM");
     for (const w of workers) expect((await w.exited).code).toBe(0);
+  });
+
+  it("says when no worker is alive (the units wait, it is not a hang), and goes on when one starts", async () => {
+    const s = await setup(4, 2, 0);
+    const run = s.deputy("run", "plan.json", "--tools", "tools.mjs", "--distributed", "--json");
+    await until(() => run.stderr().includes("no `deputy worker` is alive on this store"), "the notice");
+    expect(s.effects()).toEqual([]);
+    const w = s.worker();
+    const done = await run.exited;
+    expect(done.code, done.stderr).toBe(0);
+    expect(JSON.parse(done.stdout)).toMatchObject({
+      status: "completed",
+      nodes: { each: { items: { ok: 4 } } },
+    });
+    w.child.kill("SIGTERM");
+    expect((await w.exited).code).toBe(0);
   });
 
   it("refuses --distributed without a PostgreSQL store, with exit 2 and one line", async () => {

@@ -10,6 +10,7 @@ import { readPlanFile } from "../read-plan-file.js";
 import { printRunResult } from "../render-manifest.js";
 import {
   leaseFrom,
+  noticeWithoutWorkers,
   openStore,
   setupRun,
   storeHint,
@@ -79,6 +80,7 @@ export function registerResume(program: Command, ctx: CliContext): void {
             meta.distributed === true && store instanceof PostgresRunStore
               ? new JobDispatcher(store)
               : undefined;
+          if (distributed) await noticeWithoutWorkers(distributed, ctx.stderr);
           try {
             const manifest = await withGracefulStop(ctx, grace, (stops) =>
               resumeRun(runId, {

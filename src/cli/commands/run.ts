@@ -6,7 +6,15 @@ import { DEFAULT_GRACE_SECONDS, withGracefulStop } from "../graceful-stop.js";
 import { createProgress } from "../progress.js";
 import { readPlanFile } from "../read-plan-file.js";
 import { printRunResult, renderIssues } from "../render-manifest.js";
-import { leaseFrom, openStore, requirePostgres, setupRun, storeHint, type RunFlags } from "../run-setup.js";
+import {
+  leaseFrom,
+  noticeWithoutWorkers,
+  openStore,
+  requirePostgres,
+  setupRun,
+  storeHint,
+  type RunFlags,
+} from "../run-setup.js";
 import { JobDispatcher } from "../../distributed/job-dispatcher.js";
 import type { PostgresRunStore } from "../../plan/postgres-run-store.js";
 import { InvalidOptionError } from "../../errors/invalid-option-error.js";
@@ -84,6 +92,7 @@ export function registerRun(program: Command, ctx: CliContext): void {
             : openStore(flags.store);
           const distributed = flags.distributed ? new JobDispatcher(store as PostgresRunStore) : undefined;
           const progress = ctx.isTTY && !flags.json ? createProgress(ctx.rawStderr) : undefined;
+          if (distributed) await noticeWithoutWorkers(distributed, ctx.stderr);
           try {
             const manifest = await withGracefulStop(ctx, grace, (stops) =>
               runPlan(input, {
