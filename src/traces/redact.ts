@@ -83,10 +83,13 @@ export class Redactor {
     this.#sensitive = options.sensitiveArguments !== false;
     const rules = options.rules ?? [];
     this.#secretValues = options.secretValues !== false;
+    // Global copies made once: `replace` needs the `g` flag, and a copy per string scrubbed cost as much as the scrub.
     this.#valuePatterns = [
       ...(this.#secretValues ? SECRET_PATTERNS : []),
       ...rules.flatMap((r) => (r.value ? [{ name: "rule", pattern: r.value }] : [])),
-    ];
+    ].map((p) =>
+      p.pattern.global ? p : { ...p, pattern: new RegExp(p.pattern.source, `${p.pattern.flags}g`) },
+    );
     this.#keyRules = rules.flatMap((r) => (r.key === undefined ? [] : [r.key]));
   }
 
@@ -101,14 +104,21 @@ export class Redactor {
 
   /** Replaces credential-looking substrings, known secrets and the given literal secrets inside a string. */
   redactString(text: string, literals: readonly string[] = []): string {
+    return this.#scrub(text, this.#secretsWith(literals));
+  }
+
+  /** The literal secrets to replace: the given ones, then every known secret (read once per redaction). */
+  #secretsWith(literals: readonly string[]): readonly string[] {
+    return this.#secretValues ? [...literals, ...knownSecrets()] : literals;
+  }
+
+  #scrub(text: string, secrets: readonly string[]): string {
     let out = text;
-    const all = this.#secretValues ? [...literals, ...knownSecrets()] : literals;
-    for (const secret of all)
+    for (const secret of secrets)
       if (secret.length >= 4 && out.includes(secret)) out = out.split(secret).join(REDACTED);
     for (const { pattern, keep, accept } of this.#valuePatterns) {
-      const global = pattern.global ? pattern : new RegExp(pattern.source, `${pattern.flags}g`);
-      global.lastIndex = 0;
-      out = out.replace(global, (match: string, ...groups: unknown[]) => {
+      pattern.lastIndex = 0;
+      out = out.replace(pattern, (match: string, ...groups: unknown[]) => {
         if (accept && !accept(match)) return match;
         if (match.includes(REDACTED)) return match;
         if (keep === "prefix" && typeof groups[0] === "string") return `${groups[0]}${REDACTED}`;
@@ -131,19 +141,28 @@ export class Redactor {
     found: string[] = [],
     literals: readonly string[] = [],
   ): unknown {
-    if (typeof value === "string") return this.redactString(value, literals);
-    if (Array.isArray(value)) return value.map((v) => this.redactValue(v, sensitive, found, literals));
+    return this.#redactValue(value, sensitive, found, this.#secretsWith(literals));
+  }
+
+  #redactValue(
+    value: unknown,
+    sensitive: readonly string[],
+    found: string[],
+    secrets: readonly string[],
+  ): unknown {
+    if (typeof value === "string") return this.#scrub(value, secrets);
+    if (Array.isArray(value)) return value.map((v) => this.#redactValue(v, sensitive, found, secrets));
     if (typeof value !== "object" || value === null) return value;
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
       // A secret can be a key too (`{ "sk-live…": true }`): the key is scrubbed like any string.
-      let key = this.redactString(k, literals);
+      let key = this.#scrub(k, secrets);
       while (key !== k && Object.hasOwn(out, key)) key += "'";
       if (this.redactsKey(k, sensitive)) {
         collectStrings(v, found);
         setOwn(out, key, REDACTED);
       } else {
-        setOwn(out, key, this.redactValue(v, sensitive, found, literals));
+        setOwn(out, key, this.#redactValue(v, sensitive, found, secrets));
       }
     }
     return out;
