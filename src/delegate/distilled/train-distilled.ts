@@ -71,6 +71,8 @@ export interface TrainDistilledResult {
   tuningExamples: number;
   /** Training examples whose out-of-fold predictions chose the threshold (see `validation`; 0 when none did). */
   validationExamples: number;
+  /** The calibrated predictions the threshold was chosen on (tuning half, validation or out-of-fold rows). */
+  choiceScores: ScoredPrediction[];
 }
 
 const OOD_WEIGHT = 0.25;
@@ -154,10 +156,8 @@ export function trainDistilled(
     correct: r.correct,
   });
   const calibrated = outOfFold.map(score);
-  const recommended = recommendThreshold(
-    tuningRows.length ? tuningRows.map(score) : calibrated,
-    targetPrecision,
-  );
+  const choiceScores = tuningRows.length ? tuningRows.map(score) : calibrated;
+  const recommended = recommendThreshold(choiceScores, targetPrecision);
   const measured = scoreRows(heldOut).map(score);
   const thresholds = [...new Set([...REPORT_THRESHOLDS, recommended])].sort((a, b) => a - b);
   const heldOutTable = thresholdTable(measured, thresholds);
@@ -200,5 +200,6 @@ export function trainDistilled(
     heldOutExamples: heldOut.length,
     tuningExamples: validating ? 0 : tuning.length,
     validationExamples: validating ? validationRows.length : 0,
+    choiceScores,
   };
 }
