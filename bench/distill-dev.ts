@@ -49,12 +49,14 @@ const esc = load("escalations");
 const dev = load("development");
 const odd = esc.filter((_, i) => i % 2 === 1);
 const even = esc.filter((_, i) => i % 2 === 0);
-const configs: { name: string; resolved: TrainingExample[]; measure: Record<string, TrainingExample[]> }[] = [
+type Config = { name: string; resolved: TrainingExample[]; measure: Record<string, TrainingExample[]> };
+const all: Config[] = [
   { name: "k0", resolved: [], measure: { dev, esc } },
   { name: "k45odd", resolved: odd, measure: { dev, esc: even } },
   { name: "k45even", resolved: even, measure: { dev, esc: odd } },
   { name: "k90", resolved: esc, measure: { dev } },
-].filter((c) => !process.env.ONLY || process.env.ONLY.split(",").includes(c.name));
+];
+const configs = all.filter((c) => !process.env.ONLY || process.env.ONLY.split(",").includes(c.name));
 
 async function score(model: DistilledModelData, set: TrainingExample[]) {
   const predictor = new DistilledPredictor(model);
@@ -74,12 +76,21 @@ async function score(model: DistilledModelData, set: TrainingExample[]) {
 const out: Record<string, unknown> = {};
 for (const c of configs) {
   const examples = [...generated, ...c.resolved];
-  const options = { node: "triage_items", heldOut: tuning, validation: new Set(c.resolved) };
+  const options = {
+    node: "triage_items",
+    heldOut: tuning,
+    validation: new Set(c.resolved),
+    seed: Number(process.env.SEED ?? 1),
+  };
   for (const kind of ["encoder", "n-grams"] as const) {
     const t0 = performance.now();
     const r =
       kind === "encoder"
-        ? await trainDistilledWithEncoder(examples, options, encoder)
+        ? await trainDistilledWithEncoder(
+            examples,
+            { ...options, crossCheck: process.env.CROSS !== "0" },
+            encoder,
+          )
         : trainDistilled(examples, options);
     const measured: Record<string, unknown> = {};
     for (const [name, set] of Object.entries(c.measure)) measured[name] = await score(r.model, set);
