@@ -154,7 +154,10 @@ describe("DistilledDelegate on a pretrained encoder", () => {
     expect(
       problems({
         ...model,
-        crossCheck: { ...check, toolHead: { ...check.toolHead, classes: ["page_someone"] } },
+        crossCheck: {
+          ...check,
+          toolHead: { ...check.toolHead, classes: [...check.toolHead.classes.slice(1), "page_someone"] },
+        },
       }).join(),
     ).toMatch(/crossCheck.toolHead.classes: "page_someone" is not one of the model's tools/);
     expect(problems({ ...model, crossCheck: { ...check, toolHead: model.toolHead } }).join()).toMatch(
@@ -192,18 +195,21 @@ describe("DistilledDelegate on a pretrained encoder", () => {
         if (!agrees) disagreed++;
       });
       expect(disagreed).toBeLessThan(inputs.length / 2);
-      // A cross-check that always proposes another tool (its classes rotated) vetoes every call.
-      const [first, ...rest] = model.crossCheck!.toolHead.classes;
+      // A cross-check that always proposes ignore_alert vetoes every other call.
       const contrary = {
         ...model,
-        crossCheck: {
-          ...model.crossCheck!,
-          toolHead: { ...model.crossCheck!.toolHead, classes: [...rest, first!] },
-        },
+        crossCheck: { ...model.crossCheck!, toolHead: { classes: ["ignore_alert"], weights: {} } },
       };
       const vetoed = new DistilledPredictor(contrary);
-      for (const [i, e] of inputs.entries())
-        expect(vetoed.predict(vetoed.prepare(e.instruction, e.facts, vectors[i])).confidence).toBe(0);
+      let others = 0;
+      for (const [i, e] of inputs.entries()) {
+        const p = vetoed.predict(vetoed.prepare(e.instruction, e.facts, vectors[i]));
+        if (p.name !== "ignore_alert") {
+          others++;
+          expect(p.confidence).toBe(0);
+        }
+      }
+      expect(others).toBeGreaterThan(10);
       // The threshold was chosen on scores with the same rule: vetoed calls scored 0 there too.
       expect(choiceScores.length).toBeGreaterThan(0);
     },
