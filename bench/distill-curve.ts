@@ -92,7 +92,7 @@ for (const added of render ? [] : STEPS) {
     };
     points.push(point);
     points.sort((a, b) => a.added - b.added || a.model.localeCompare(b.model));
-    writeFileSync(pointsFile, JSON.stringify(points, null, 1) + "\n");
+    writeFileSync(pointsFile, JSON.stringify(points, null, 2) + "\n");
     console.log(JSON.stringify(point));
   }
 }

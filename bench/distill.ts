@@ -224,6 +224,34 @@ if (encoderPath !== "0") {
     `\nWith the encoder ${info.name} (${info.dimension} dimensions), ${requests.length} held-out alerts`,
   );
   console.table(rowsEncoder);
+  // The heads alone, the vectors embedded beforehand: what the n-gram cross-check adds to a proposal.
+  {
+    const { DistilledPredictor } = await import("../dist/delegate/distilled/distilled-predictor.js");
+    const { encoderText } = await import("../dist/delegate/distilled/encoder-input.js");
+    const encoder = await open();
+    const vectors = await encoder.embed(
+      requests.map((r) => encoderText(r.instruction, small.model.encoder!.prefix)),
+    );
+    await encoder.close();
+    const heads: Record<string, unknown>[] = [];
+    for (const [label, model] of [
+      ["with the cross-check", small.model],
+      ["without it", { ...small.model, crossCheck: undefined }],
+    ] as const) {
+      const predictor = new DistilledPredictor(model);
+      const cpu = process.cpuUsage();
+      const rounds = 20;
+      for (let k = 0; k < rounds; k++)
+        requests.forEach((r, i) => predictor.predict(predictor.prepare(r.instruction, r.facts, vectors[i])));
+      const used = process.cpuUsage(cpu);
+      heads.push({
+        heads: label,
+        "CPU/proposal": fmt((used.user + used.system) / 1000 / (rounds * requests.length)),
+      });
+    }
+    console.log("\nThe heads alone (features, heads, calibrator; the embedding excluded)");
+    console.table(heads);
+  }
   const encoderTiming: Record<string, unknown>[] = [];
   for (const size of (process.env.ENCODER_SIZES ?? "250,1000").split(",").map(Number)) {
     const set = generatedTraining(`e${size}`, size);

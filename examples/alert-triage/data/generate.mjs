@@ -1,6 +1,6 @@
 // Generates the alert-triage training and held-out sets for `deputy distill`.
 //
-//   node examples/alert-triage/data/generate.mjs [--train 400] [--heldout 150] [--styled 400] [--seed 7] [--out DIR]
+//   node examples/alert-triage/data/generate.mjs [--train 400] [--heldout 150] [--styled 800] [--seed 7] [--out DIR]
 //
 // `styled.jsonl` holds alerts in the styles real sources and people write (Alertmanager, Datadog, CloudWatch,
 // Sentry, PagerDuty, chat; terse, verbose, some misspelled: templates in styles.mjs), labelled by the same rules,
@@ -32,7 +32,7 @@ const args = Object.fromEntries(
 const SIZES = {
   train: Number(args.train ?? 400),
   heldout: Number(args.heldout ?? 150),
-  styled: Number(args.styled ?? 400),
+  styled: Number(args.styled ?? 800),
 };
 let seed = Number(args.seed ?? 7) >>> 0;
 const random = () => {

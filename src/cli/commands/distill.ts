@@ -151,7 +151,13 @@ export function registerDistill(program: Command, ctx: CliContext): void {
         bySource,
         ...(fromStore ? { store: { ...fromStore, traces: fromStore.traces.length } } : {}),
         ...(result.model.encoder
-          ? { encoder: { name: result.model.encoder.name, dimension: result.model.encoder.dimension } }
+          ? {
+              encoder: {
+                name: result.model.encoder.name,
+                dimension: result.model.encoder.dimension,
+                crossCheck: result.model.crossCheck !== undefined,
+              },
+            }
           : {}),
         skipped: { ...selection.skipped, invalidLines: selection.invalidLines },
         trainingExamples: result.trainingExamples,
@@ -210,7 +216,7 @@ export function registerDistill(program: Command, ctx: CliContext): void {
               `measured on ${measured.examples} (${flags.measure!.join(", ")}; not trained or tuned on): accuracy ${percent(measured.accuracy)}, at min_confidence ${result.recommendedMinConfidence} coverage ${percent(measured.atRecommended.coverage)}, precision ${percent(measured.atRecommended.precision)}`,
             ]
           : []),
-        `model written to ${flags.out} (${Math.round(statSync(flags.out).size / 1024)} KB)${result.model.encoder ? `, on the encoder ${result.model.encoder.name} (${result.model.encoder.dimension} dimensions)` : ""}`,
+        `model written to ${flags.out} (${Math.round(statSync(flags.out).size / 1024)} KB)${result.model.encoder ? `, on the encoder ${result.model.encoder.name} (${result.model.encoder.dimension} dimensions)${result.model.crossCheck ? "; a call is accepted only when the n-gram cross-check proposes it too" : ""}` : ""}`,
       ];
       ctx.stdout(lines.join("\n") + "\n");
     });

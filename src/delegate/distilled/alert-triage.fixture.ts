@@ -15,6 +15,9 @@ export const ALERT_TRIAGE_DATA = {
   handwritten: fileURLToPath(
     new URL("../../../examples/alert-triage/data/handwritten.jsonl", import.meta.url),
   ),
+  development: fileURLToPath(
+    new URL("../../../examples/alert-triage/data/development.jsonl", import.meta.url),
+  ),
 };
 
 /** @internal The node the example's traces belong to. */

@@ -1,8 +1,9 @@
 import { Calibrator, calibrationInputs, type CalibratorData } from "./calibrator.js";
 import { ClassHead } from "./class-head.js";
 import { familiarity } from "./familiarity.js";
-import { prepareInput, type PreparedInput } from "./input-features.js";
-import { DECLINE_CLASS, type DistilledModelData } from "./model-file.js";
+import { prepareInput, withoutEmbedding, type PreparedInput } from "./input-features.js";
+import { DECLINE_CLASS, type CrossCheckData, type DistilledModelData } from "./model-file.js";
+import { sortedJson } from "../../tools/tool-call-prompt.js";
 import { NumberHead } from "./number-head.js";
 import { SoftmaxClassifier } from "./softmax-classifier.js";
 import { SpanHead } from "./span-head.js";
@@ -13,6 +14,7 @@ export type PredictorData = Pick<
   "features" | "toolHead" | "arguments" | "familiarity"
 > & {
   calibration?: CalibratorData;
+  crossCheck?: CrossCheckData;
 };
 
 /** One prediction: the call, the probability of the whole call, and its calibrated confidence. */
@@ -23,8 +25,13 @@ export interface Prediction {
   callProbability: number;
   /** The inputs of the calibrator (call logit and familiarity). */
   calibrationInputs: number[];
-  /** Calibrated probability that the call is exactly right; `callProbability` when there is no calibrator. */
+  /**
+   * Calibrated probability that the call is exactly right; `callProbability` when there is no calibrator; 0 when the
+   * model's n-gram cross-check proposes another call.
+   */
   confidence: number;
+  /** With a cross-check: whether the n-gram-only model proposed the same call. */
+  crossCheckAgrees?: boolean;
 }
 
 type Head = ClassHead | SpanHead | NumberHead;
@@ -38,6 +45,7 @@ export class DistilledPredictor {
   readonly #toolHead: SoftmaxClassifier;
   readonly #heads = new Map<string, [string, Head][]>();
   readonly #calibrator: Calibrator | undefined;
+  readonly #check: DistilledPredictor | undefined;
 
   constructor(data: PredictorData) {
     this.#data = data;
@@ -56,6 +64,9 @@ export class DistilledPredictor {
       );
     }
     this.#calibrator = data.calibration ? new Calibrator(data.calibration) : undefined;
+    const check = data.crossCheck;
+    this.#check =
+      check && new DistilledPredictor({ features: data.features, familiarity: data.familiarity, ...check });
   }
 
   /** The class values an argument head can produce (undefined for span and number heads). */
@@ -95,12 +106,27 @@ export class DistilledPredictor {
     }
     const fam = familiarity(this.#data.familiarity, input.words);
     const inputs = calibrationInputs(probability, fam.known, fam.unknown);
+    const name = choice === DECLINE_CLASS ? null : choice;
+    const confidence = this.#calibrator ? this.#calibrator.confidence(inputs) : probability;
+    if (!this.#check)
+      return { name, arguments: args, callProbability: probability, calibrationInputs: inputs, confidence };
+    const other = this.#check.predict(withoutEmbedding(input), offered);
+    const agrees = sameCall(other, { name, arguments: args });
     return {
-      name: choice === DECLINE_CLASS ? null : choice,
+      name,
       arguments: args,
       callProbability: probability,
       calibrationInputs: inputs,
-      confidence: this.#calibrator ? this.#calibrator.confidence(inputs) : probability,
+      confidence: agrees ? confidence : 0,
+      crossCheckAgrees: agrees,
     };
   }
+}
+
+/** Whether two predictions are the same call (tool and every argument). */
+export function sameCall(
+  a: { name: string | null; arguments: Record<string, unknown> },
+  b: { name: string | null; arguments: Record<string, unknown> },
+): boolean {
+  return a.name === b.name && sortedJson(a.arguments) === sortedJson(b.arguments);
 }

@@ -8,6 +8,9 @@ import { alertTriageExamples, alertTriageModel, alertTriageTools } from "./alert
 import { alertTriageEncoder, alertTriageEncoderModel } from "./alert-triage-encoder.fixture.js";
 import { DistilledDelegate } from "./distilled-delegate.js";
 import { encoderModelForTests } from "./encoder-model-path.js";
+import { DistilledPredictor, sameCall } from "./distilled-predictor.js";
+import { encoderText } from "./encoder-input.js";
+import { withoutEmbedding } from "./input-features.js";
 import { loadModelFile, saveModelFile, validateModel } from "./model-file.js";
 import { outOfDomainExamples } from "./out-of-domain-inputs.js";
 import { parseEncoderSpec, type TextEncoder } from "./text-encoder.js";
@@ -139,9 +142,78 @@ describe("DistilledDelegate on a pretrained encoder", () => {
     expect(problems({ ...model, encoder: { ...model.encoder!, dimension: 100 } }).join()).toMatch(
       /e:383: an encoder feature beyond the encoder's 100 dimensions/,
     );
-    const { encoder: _, ...withoutEncoder } = model;
+    const { encoder: _, crossCheck: __, ...withoutEncoder } = model;
     expect(problems(withoutEncoder).join()).toMatch(/it records no encoder/);
+    const check = model.crossCheck!;
+    expect(
+      problems({
+        ...model,
+        crossCheck: { ...check, calibration: { ...check.calibration, bias: "x" } },
+      }).join(),
+    ).toMatch(/crossCheck.calibration.bias/);
+    expect(
+      problems({
+        ...model,
+        crossCheck: {
+          ...check,
+          toolHead: { ...check.toolHead, classes: [...check.toolHead.classes.slice(1), "page_someone"] },
+        },
+      }).join(),
+    ).toMatch(/crossCheck.toolHead.classes: "page_someone" is not one of the model's tools/);
+    expect(problems({ ...model, crossCheck: { ...check, toolHead: model.toolHead } }).join()).toMatch(
+      /crossCheck.toolHead.weights: the n-gram cross-check reads no encoder features/,
+    );
+    const { model: ngrams } = alertTriageModel();
+    expect(problems({ ...ngrams, crossCheck: check }).join()).toMatch(/crossCheck: only an encoder model/);
   });
+
+  it(
+    "accepts a call only when its n-gram cross-check proposes the same call, and chose the threshold so",
+    { timeout: TIMEOUT },
+    async () => {
+      const { model, choiceScores } = await alertTriageEncoderModel();
+      const encoder = await alertTriageEncoder();
+      expect(model.crossCheck).toBeDefined();
+      expect(Object.keys(model.crossCheck!.toolHead.weights).some((f) => f.startsWith("e:"))).toBe(false);
+      // The cross-check is the n-gram model on the same traces: trained alone it proposes the same calls.
+      const inputs = alertTriageExamples("heldOut").slice(0, 40);
+      const vectors = await encoder.embed(
+        inputs.map((e) => encoderText(e.instruction, model.encoder!.prefix)),
+      );
+      const both = new DistilledPredictor(model);
+      const alone = new DistilledPredictor({ ...model, crossCheck: undefined });
+      const ngrams = new DistilledPredictor({ ...model, ...model.crossCheck! });
+      let disagreed = 0;
+      inputs.forEach((e, i) => {
+        const input = both.prepare(e.instruction, e.facts, vectors[i]);
+        const p = both.predict(input);
+        const own = alone.predict(input);
+        const other = ngrams.predict(withoutEmbedding(input));
+        const agrees = sameCall(own, other);
+        expect(p.crossCheckAgrees).toBe(agrees);
+        expect(p.confidence).toBe(agrees ? own.confidence : 0);
+        if (!agrees) disagreed++;
+      });
+      expect(disagreed).toBeLessThan(inputs.length / 2);
+      // A cross-check that always proposes ignore_alert vetoes every other call.
+      const contrary = {
+        ...model,
+        crossCheck: { ...model.crossCheck!, toolHead: { classes: ["ignore_alert"], weights: {} } },
+      };
+      const vetoed = new DistilledPredictor(contrary);
+      let others = 0;
+      for (const [i, e] of inputs.entries()) {
+        const p = vetoed.predict(vetoed.prepare(e.instruction, e.facts, vectors[i]));
+        if (p.name !== "ignore_alert") {
+          others++;
+          expect(p.confidence).toBe(0);
+        }
+      }
+      expect(others).toBeGreaterThan(10);
+      // The threshold was chosen on scores with the same rule: vetoed calls scored 0 there too.
+      expect(choiceScores.length).toBeGreaterThan(0);
+    },
+  );
 
   it("batches the items proposing side by side into one encoder call", { timeout: TIMEOUT }, async () => {
     const { model } = await alertTriageEncoderModel();

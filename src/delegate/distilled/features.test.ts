@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { prepareInput } from "./input-features.js";
+import { prepareInput, withoutEmbedding } from "./input-features.js";
 import { NumberHead, trainNumberHead } from "./number-head.js";
 import { locateSpan, SpanHead, trainSpanHead } from "./span-head.js";
 import { tokenize, tokenNumber, tokenShape } from "./tokenize.js";
@@ -62,6 +62,18 @@ describe("prepareInput", () => {
     expect(input.words).toEqual(["disk", "at"]);
     expect(input.sources.map((s) => s.id)).toEqual(["i", "f:id", "f:severity"]);
     expect(prepareInput("", {}).features).toContain("empty");
+  });
+
+  it("without the encoder's group, values an input as if it had no embedding (what the n-gram cross-check reads)", () => {
+    const facts = { severity: "low", id: "ALR-1" };
+    const plain = prepareInput("Disk at 91% on db-3", facts);
+    const embedded = prepareInput("Disk at 91% on db-3", facts, undefined, Float32Array.from([0.6, 0.8]));
+    expect(embedded.features.slice(-2)).toEqual(["e:0", "e:1"]);
+    expect(embedded.values[0]).toBeLessThan(plain.values[0]!);
+    const back = withoutEmbedding(embedded);
+    expect(back.features).toEqual(plain.features);
+    expect([...back.values]).toEqual([...plain.values]);
+    expect(withoutEmbedding(plain)).toBe(plain);
   });
 });
 

@@ -91,6 +91,14 @@ export function prepareInput(
   return { features: list, sources, words: [...words], values };
 }
 
+/** The same input without the encoder's group, valued as {@link prepareInput} values it without an embedding. */
+export function withoutEmbedding(input: PreparedInput): PreparedInput {
+  const end = input.features.findIndex((f) => f.startsWith("e:"));
+  if (end < 0) return input;
+  const features = input.features.slice(0, end);
+  return { ...input, features, values: featureValues(features) };
+}
+
 const EMBEDDING_FEATURES = Array.from({ length: 4096 }, (_, i) => `e:${i}`);
 
 function groupOf(feature: string): number {

@@ -43,6 +43,17 @@ export interface TrainingSummary {
 }
 
 /**
+ * An n-gram-only model trained on the same traces beside an encoder model (its heads and calibrator; features and
+ * familiarity are the encoder model's). The encoder model's call is accepted only when this one proposes the same
+ * call: otherwise its confidence is 0.
+ */
+export interface CrossCheckData {
+  toolHead: ClassifierData;
+  arguments: Record<string, Record<string, ArgumentHeadData>>;
+  calibration: CalibratorData;
+}
+
+/**
  * A distilled model as stored in its JSON file: inspectable (the features with their weights per class, the
  * tools it learned, its calibration and its measured quality) and versioned.
  */
@@ -68,6 +79,8 @@ export interface DistilledModelData {
    */
   encoder?: EncoderRecord;
   calibration: CalibratorData;
+  /** With an encoder: the n-gram-only model whose call must agree (see {@link CrossCheckData}). */
+  crossCheck?: CrossCheckData;
   /** The smallest `min_confidence` that reached the target precision on out-of-fold predictions. */
   recommendedMinConfidence: number;
   training: TrainingSummary;
@@ -106,6 +119,23 @@ const headSchema = z.discriminatedUnion("kind", [
   }),
 ]);
 const probability = z.number().min(0).max(1);
+const calibrationSchema = z
+  .strictObject({
+    method: z.literal("logistic"),
+    inputs: z.array(z.string()),
+    mean: z.array(finite),
+    scale: z.array(finite.refine((v) => v > 0, "must be positive")),
+    weights: z.array(finite),
+    bias: finite,
+  })
+  .refine(
+    (c) =>
+      c.mean.length === c.inputs.length &&
+      c.scale.length === c.inputs.length &&
+      c.weights.length === c.inputs.length,
+    "inputs, mean, scale and weights must have the same length",
+  );
+const argumentsSchema = z.record(z.string(), z.record(z.string(), headSchema));
 const modelSchema = z.strictObject({
   format: z.literal(MODEL_FORMAT),
   version: z.literal(MODEL_VERSION),
@@ -126,7 +156,7 @@ const modelSchema = z.strictObject({
     embeddingWeight: z.number().positive().max(100).optional(),
   }),
   toolHead: classifierSchema,
-  arguments: z.record(z.string(), z.record(z.string(), headSchema)),
+  arguments: argumentsSchema,
   familiarity: z.strictObject({
     documents: z.number().int().min(1),
     documentFrequency: z.record(z.string(), z.number().int().min(1)),
@@ -141,22 +171,10 @@ const modelSchema = z.strictObject({
       prefix: z.string(),
     })
     .optional(),
-  calibration: z
-    .strictObject({
-      method: z.literal("logistic"),
-      inputs: z.array(z.string()),
-      mean: z.array(finite),
-      scale: z.array(finite.refine((v) => v > 0, "must be positive")),
-      weights: z.array(finite),
-      bias: finite,
-    })
-    .refine(
-      (c) =>
-        c.mean.length === c.inputs.length &&
-        c.scale.length === c.inputs.length &&
-        c.weights.length === c.inputs.length,
-      "inputs, mean, scale and weights must have the same length",
-    ),
+  calibration: calibrationSchema,
+  crossCheck: z
+    .strictObject({ toolHead: classifierSchema, arguments: argumentsSchema, calibration: calibrationSchema })
+    .optional(),
   recommendedMinConfidence: probability,
   training: z.strictObject({
     examples: z.number().int().min(0),
@@ -198,13 +216,22 @@ export function validateModel(value: unknown, where = "<object>"): DistilledMode
   const model = parsed.data as DistilledModelData;
   const problems: string[] = [];
   const toolNames = new Set(model.tools.map((t) => t.name));
-  for (const c of model.toolHead.classes) {
-    if (c !== DECLINE_CLASS && !toolNames.has(c))
-      problems.push(`toolHead.classes: "${c}" is not one of the model's tools`);
+  for (const [where, heads] of [
+    ["", model],
+    ["crossCheck.", model.crossCheck],
+  ] as const) {
+    if (!heads) continue;
+    for (const c of heads.toolHead.classes) {
+      if (c !== DECLINE_CLASS && !toolNames.has(c))
+        problems.push(`${where}toolHead.classes: "${c}" is not one of the model's tools`);
+    }
+    for (const tool of Object.keys(heads.arguments)) {
+      if (!toolNames.has(tool)) problems.push(`${where}arguments.${tool}: not one of the model's tools`);
+    }
   }
-  for (const tool of Object.keys(model.arguments)) {
-    if (!toolNames.has(tool)) problems.push(`arguments.${tool}: not one of the model's tools`);
-  }
+  if (model.crossCheck && !model.encoder) problems.push("crossCheck: only an encoder model has one");
+  if (model.crossCheck && Object.keys(model.crossCheck.toolHead.weights).some((f) => f.startsWith("e:")))
+    problems.push("crossCheck.toolHead.weights: the n-gram cross-check reads no encoder features");
   const dimension = model.encoder?.dimension ?? 0;
   for (const f of Object.keys(model.toolHead.weights)) {
     const m = /^e:(\d+)$/.exec(f);

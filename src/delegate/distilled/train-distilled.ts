@@ -1,6 +1,6 @@
 import { InvalidOptionError } from "../../errors/invalid-option-error.js";
 import { Calibrator, type CalibrationRow } from "./calibrator.js";
-import { DistilledPredictor } from "./distilled-predictor.js";
+import { DistilledPredictor, type Prediction } from "./distilled-predictor.js";
 import {
   recommendThreshold,
   REPORT_THRESHOLDS,
@@ -10,11 +10,12 @@ import {
 } from "./evaluate.js";
 import { fitPredictor } from "./fit-predictor.js";
 import { DEFAULT_FEATURES, prepareInput, type FeatureConfig } from "./input-features.js";
-import { MODEL_FORMAT, MODEL_VERSION, type DistilledModelData } from "./model-file.js";
+import { MODEL_FORMAT, MODEL_VERSION, type CrossCheckData, type DistilledModelData } from "./model-file.js";
 import { encoderText, type TrainingEmbeddings } from "./encoder-input.js";
 import { planTraining, type PlanOptions, type TrainingPlan } from "./training-plan.js";
 import type { SgdOptions } from "./sgd-options.js";
 import { exactMatch, type TrainingExample } from "./training-examples.js";
+import { sortedJson } from "../../tools/tool-call-prompt.js";
 import type { Clock } from "../../runtime/clock.js";
 
 /** Options of {@link trainDistilled}. */
@@ -50,6 +51,11 @@ export interface TrainDistilledOptions extends Pick<PlanOptions, "maxVariantExam
   embeddings?: TrainingEmbeddings;
   /** @internal The plan the embeddings were computed for. */
   _plan?: TrainingPlan;
+  /**
+   * @internal An n-gram-only model trained on the same plan, whose call must agree (see `CrossCheckData`), with
+   * its calls on the rows that choose the threshold and on the measured rows, in the same order as this training's.
+   */
+  _crossCheck?: { data: CrossCheckData; choiceCalls: string[]; measuredCalls: string[] };
   /** @internal Clock for `createdAt`. */
   _internal?: { now?: Clock };
 }
@@ -71,9 +77,16 @@ export interface TrainDistilledResult {
   tuningExamples: number;
   /** Training examples whose out-of-fold predictions chose the threshold (see `validation`; 0 when none did). */
   validationExamples: number;
+  /** The calibrated predictions the threshold was chosen on (tuning half, validation or out-of-fold rows). */
+  choiceScores: ScoredPrediction[];
+  /** The calls predicted on those rows and on the measured ones (for a cross-check; see `_crossCheck`). */
+  choiceCalls: string[];
+  measuredCalls: string[];
 }
 
 const OOD_WEIGHT = 0.25;
+const callKey = (p: Prediction) => JSON.stringify([p.name, sortedJson(p.arguments)]);
+type Row = { inputs: number[]; correct: boolean; call: string };
 /** Fewer validation examples than this do not choose the threshold (the `heldOut` tuning half does). */
 export const MIN_VALIDATION = 20;
 
@@ -114,8 +127,8 @@ export function trainDistilled(
     prepareInput(instruction, facts, config, embeddings && embeddingOf(embeddings, instruction));
   const inputs = train.map((e) => prep(e.instruction, e.facts));
   const rows: CalibrationRow[] = [];
-  const outOfFold: { inputs: number[]; correct: boolean }[] = [];
-  const validationRows: { inputs: number[]; correct: boolean }[] = [];
+  const outOfFold: Row[] = [];
+  const validationRows: Row[] = [];
   for (let f = 0; f < folds; f++) {
     const inFold = new Set(order.filter((_, i) => i % folds === f));
     const keep = (_: unknown, i: number) => !inFold.has(i);
@@ -124,7 +137,11 @@ export function trainDistilled(
     for (const i of inFold) {
       const e = train[i]!;
       const prediction = predictor.predict(inputs[i]!);
-      const row = { inputs: prediction.calibrationInputs, correct: exactMatch(prediction, e.call) };
+      const row = {
+        inputs: prediction.calibrationInputs,
+        correct: exactMatch(prediction, e.call),
+        call: callKey(prediction),
+      };
       outOfFold.push(row);
       rows.push(row);
       if (options.validation?.has(e)) validationRows.push(row);
@@ -136,10 +153,10 @@ export function trainDistilled(
   }
   const final = fitPredictor(train, { ...fitOptions, inputs });
   const raw = new DistilledPredictor(final.predictor);
-  const scoreRows = (set: readonly TrainingExample[]) =>
+  const scoreRows = (set: readonly TrainingExample[]): Row[] =>
     set.map((e) => {
       const p = raw.predict(prep(e.instruction, e.facts));
-      return { inputs: p.calibrationInputs, correct: exactMatch(p, e.call) };
+      return { inputs: p.calibrationInputs, correct: exactMatch(p, e.call), call: callKey(p) };
     });
   // Held-out examples the caller gave are worded like the traffic to come: half of them tune the calibrator and
   // the threshold, the other half is only measured.
@@ -149,16 +166,20 @@ export function trainDistilled(
   // As much say as the out-of-fold rows: the calibrator must fit the traffic to come, not only familiar wording.
   const tuningWeight = Math.max(1, outOfFold.length / Math.max(1, tuningRows.length));
   const calibrator = Calibrator.fit([...rows, ...tuningRows.map((r) => ({ ...r, weight: tuningWeight }))]);
-  const score = (r: { inputs: number[]; correct: boolean }): ScoredPrediction => ({
-    confidence: calibrator.confidence(r.inputs),
-    correct: r.correct,
-  });
-  const calibrated = outOfFold.map(score);
-  const recommended = recommendThreshold(
-    tuningRows.length ? tuningRows.map(score) : calibrated,
-    targetPrecision,
-  );
-  const measured = scoreRows(heldOut).map(score);
+  // With a cross-check, a call the n-gram-only model does not propose as well gets confidence 0.
+  const check = options._crossCheck;
+  const score =
+    (otherCalls?: readonly string[]) =>
+    (r: Row, i: number): ScoredPrediction => ({
+      confidence: otherCalls && otherCalls[i] !== r.call ? 0 : calibrator.confidence(r.inputs),
+      correct: r.correct,
+    });
+  const calibrated = outOfFold.map(score());
+  const choiceRows = tuningRows.length ? tuningRows : outOfFold;
+  const choiceScores = choiceRows.map(score(check?.choiceCalls));
+  const recommended = recommendThreshold(choiceScores, targetPrecision);
+  const measuredRows = scoreRows(heldOut);
+  const measured = measuredRows.map(score(check?.measuredCalls));
   const thresholds = [...new Set([...REPORT_THRESHOLDS, recommended])].sort((a, b) => a - b);
   const heldOutTable = thresholdTable(measured, thresholds);
   const atRecommended = heldOutTable.find((t) => t.threshold === recommended)!;
@@ -177,6 +198,7 @@ export function trainDistilled(
     familiarity: final.predictor.familiarity,
     ...(embeddings ? { encoder: embeddings.encoder } : {}),
     calibration: calibrator.toJSON(),
+    ...(check ? { crossCheck: check.data } : {}),
     recommendedMinConfidence: recommended,
     training: {
       examples: train.length,
@@ -200,5 +222,8 @@ export function trainDistilled(
     heldOutExamples: heldOut.length,
     tuningExamples: validating ? 0 : tuning.length,
     validationExamples: validating ? validationRows.length : 0,
+    choiceScores,
+    choiceCalls: choiceRows.map((r) => r.call),
+    measuredCalls: measuredRows.map((r) => r.call),
   };
 }

@@ -18,15 +18,26 @@ export interface EncoderTrainingTimes {
   texts: number;
 }
 
+/** Options of {@link trainDistilledWithEncoder}. */
+export interface TrainWithEncoderOptions extends TrainDistilledOptions {
+  /**
+   * Also train an n-gram-only model on the same plan and accept a call only when it proposes the same call
+   * (`crossCheck` in the model file); the threshold is chosen with that rule. Default true.
+   */
+  crossCheck?: boolean;
+}
+
 /**
  * Trains a distilled model whose heads read a pretrained encoder's vector of the instruction beside the n-gram
  * features: plans the training (splits, folds, out-of-domain variants), embeds every instruction it will see once,
  * then trains as {@link trainDistilled} does. The model records the encoder (name, checksum, dimension) and the
- * instruction opening every training input shared, which is cut off before embedding.
+ * instruction opening every training input shared, which is cut off before embedding. With `crossCheck` (the
+ * default), an n-gram-only model trained on the same plan must propose the same call, or the confidence is 0:
+ * two views of the text that rarely make the same mistake.
  */
 export async function trainDistilledWithEncoder(
   examples: readonly TrainingExample[],
-  options: TrainDistilledOptions,
+  options: TrainWithEncoderOptions,
   encoder: TextEncoder,
 ): Promise<TrainDistilledResult & { times: EncoderTrainingTimes }> {
   const plan = planTraining(examples, { maxVariantExamples: MAX_VARIANT_EXAMPLES, ...options });
@@ -40,9 +51,22 @@ export async function trainDistilledWithEncoder(
   const vectors = await encoder.embed(list);
   const embedSeconds = (performance.now() - started) / 1000;
   const fitStarted = performance.now();
+  const ngrams =
+    options.crossCheck === false ? undefined : trainDistilled(examples, { ...options, _plan: plan });
   const result = trainDistilled(examples, {
     ...options,
     _plan: plan,
+    ...(ngrams && {
+      _crossCheck: {
+        data: {
+          toolHead: ngrams.model.toolHead,
+          arguments: ngrams.model.arguments,
+          calibration: ngrams.model.calibration,
+        },
+        choiceCalls: ngrams.choiceCalls,
+        measuredCalls: ngrams.measuredCalls,
+      },
+    }),
     embeddings: {
       encoder: { ...encoder.info, prefix },
       vectors: new Map(list.map((t, i) => [t, vectors[i]!])),

@@ -7,7 +7,11 @@ const words = (s: string) => s.toLowerCase().split(/\s+/).filter(Boolean);
 
 describe("the example's generated styled alerts", () => {
   it("copy no sentence, and no run of ten words (longer than a source's fixed format text), of the hand-written sets", () => {
-    const handWritten = [...alertTriageExamples("handwritten"), ...alertTriageExamples("escalations")];
+    const handWritten = [
+      ...alertTriageExamples("handwritten"),
+      ...alertTriageExamples("escalations"),
+      ...alertTriageExamples("development"),
+    ];
     const runs = new Set<string>();
     for (const e of handWritten) {
       const w = words(e.instruction).slice(9); // after the node's template text
