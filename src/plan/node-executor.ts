@@ -60,6 +60,20 @@ export interface NodeExecutor<N extends PlanNode = PlanNode> {
   /** Extra, type-specific checks, reported with all other validation issues. */
   validate?(node: N, ctx: ValidationContext): PlanIssue[];
   execute(node: N, unit: WorkUnit): Promise<UnitOutcome>;
+  /**
+   * Optional: the node compiled once into an object the engine asks per for_each item instead of `execute`
+   * (everything that does not depend on the item — the tool looked up, templates compiled — done here, once).
+   * Its `run` must behave exactly as `execute` would for the same unit, and may answer synchronously (no promise
+   * per item when the work itself is synchronous). `undefined`: use `execute`. Make `run` a method shared by
+   * every prepared node (a class), not a closure per node: the engine's optimised code keeps its call target.
+   */
+  prepare?(node: N, host: ExecutionHost): PreparedNode | undefined;
+}
+
+/** A node prepared for many units (see {@link NodeExecutor.prepare}). */
+export interface PreparedNode {
+  /** The unit's outcome now, or a promise of it; like `execute`, it may throw or reject. */
+  run(unit: WorkUnit): UnitOutcome | PromiseLike<UnitOutcome>;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { serializeError, type SerializedError } from "../errors/deputy-error.js";
 import { abortedError } from "./abort.js";
+import { isPromiseLike, raceAbortThen } from "./race-abort.js";
 import { retryWithDeadline, type RetryOptions } from "./retry.js";
 import { ToolError } from "../errors/tool-error.js";
 import { validateValue } from "../schema/validator.js";
@@ -72,6 +73,55 @@ export async function dispatchTool(
   if (outcome.aborted) return { ok: false, error: abortedError(unit.signal), attempts: outcome.attempts };
   const error = outcome.timedOut ? timeoutError(tool.name, timeoutSeconds!) : serializeError(outcome.error);
   return { ok: false, error, attempts: outcome.attempts };
+}
+
+/**
+ * {@link dispatchTool} with its result handed to `onOk` or `onFail`, synchronously when it can be: with one
+ * attempt and no timeout, a tool that returns a value (or throws) yields `onOk(value, 1)` (or `onFail`) at once,
+ * and a tool that returns a promise costs one promise, raced against the unit's signal as `dispatchTool` races it
+ * (a tool that ignores the signal is abandoned when it fires). With retries or a timeout it is `dispatchTool`.
+ * `onOk` and `onFail` must not throw. Used on the for_each hot path, where a promise per layer per item counts.
+ */
+export function dispatchToolThen<R>(
+  tool: Tool,
+  args: Record<string, unknown>,
+  unit: DispatchUnit,
+  retry: DispatchRetry,
+  timeoutSeconds: number | undefined,
+  onOk: (value: unknown, attempts: number) => R,
+  onFail: (error: SerializedError, attempts: number) => R,
+): R | Promise<R> {
+  if (retry.max_attempts !== 1 || timeoutSeconds !== undefined) {
+    return dispatchTool(tool, args, unit, retry, timeoutSeconds).then((r) =>
+      r.ok ? onOk(r.value, r.attempts) : onFail(r.error, r.attempts),
+    );
+  }
+  const { signal } = unit;
+  if (signal.aborted) return onFail(abortedError(signal), 0);
+  let result: unknown;
+  try {
+    const ctx: ToolContext = {
+      signal,
+      idempotencyKey:
+        unit.itemIndex === undefined
+          ? `${unit.runId}/${unit.nodeId}`
+          : `${unit.runId}/${unit.nodeId}/${unit.itemIndex}`,
+      runId: unit.runId,
+      nodeId: unit.nodeId,
+      attempt: 1,
+    };
+    if (unit.itemIndex !== undefined) ctx.itemIndex = unit.itemIndex;
+    result = tool.run(args, ctx);
+  } catch (error) {
+    return onFail(signal.aborted ? abortedError(signal) : serializeError(error), 1);
+  }
+  if (!isPromiseLike(result)) return onOk(result, 1);
+  return raceAbortThen(
+    result,
+    signal,
+    (value) => onOk(value, 1),
+    (error, s) => onFail(s.aborted ? abortedError(s) : serializeError(error), 1),
+  );
 }
 
 function timeoutError(tool: string, seconds: number): SerializedError {

@@ -1,4 +1,5 @@
 import { ExpressionError } from "../errors/expression-error.js";
+import { checkJsonValue } from "../schema/json-value.js";
 import { setOwn } from "./own.js";
 import { applySelectPath, type PathStep } from "./select-path.js";
 
@@ -135,19 +136,40 @@ function renderCompiled(c: CompiledTemplate, scope: TemplateScope): unknown {
 export type ValueRenderer = (scope: TemplateScope) => unknown;
 
 const renderers = new WeakMap<object, ValueRenderer>();
+/**
+ * Renderers by text (strings) and by JSON text (JSON objects and arrays), so the same plan run again gets the same
+ * renderer functions: code optimised for them in one run stays valid in the next.
+ */
+const byText = new Map<string, ValueRenderer>();
+
+function remember(text: string, renderer: ValueRenderer): ValueRenderer {
+  if (byText.size > 10_000) byText.clear();
+  byText.set(text, renderer);
+  return renderer;
+}
 
 /**
- * Compiles a value once (cached per object, so a node's `args` under for_each is walked once, not per item):
- * strings become their compiled templates, objects and arrays renderers that build fresh copies.
+ * Compiles a value once (cached per object, and per text, so a node's `args` under for_each is walked once, not
+ * per item): strings become their compiled templates, objects and arrays renderers that build fresh copies.
  */
 export function compileValue(value: unknown): ValueRenderer {
   if (typeof value === "string") {
+    const known = byText.get(value);
+    if (known) return known;
     const c = compileTemplate(value);
-    return c.kind === "literal" ? () => c.value : (scope) => renderCompiled(c, scope);
+    return remember(value, c.kind === "literal" ? () => c.value : (scope) => renderCompiled(c, scope));
   }
   if (typeof value !== "object" || value === null) return () => value;
   const cached = renderers.get(value);
   if (cached) return cached;
+  // JSON data (what plans hold) is keyed by its text, prefixed so it cannot meet a template string's key; a
+  // value JSON cannot show faithfully (undefined, functions) is compiled for itself.
+  const text = checkJsonValue(value) ? undefined : `\0${JSON.stringify(value)}`;
+  const known = text === undefined ? undefined : byText.get(text);
+  if (known) {
+    renderers.set(value, known);
+    return known;
+  }
   let renderer: ValueRenderer;
   if (Array.isArray(value)) {
     const items = value.map(compileValue);
@@ -170,7 +192,7 @@ export function compileValue(value: unknown): ValueRenderer {
         };
   }
   renderers.set(value, renderer);
-  return renderer;
+  return text === undefined ? renderer : remember(text, renderer);
 }
 
 /** Renders every string inside a value (objects and arrays are copied, never mutated). */
