@@ -3,6 +3,8 @@ import { ToolError } from "../errors/tool-error.js";
 import type { ToolNode } from "./plan-schema.js";
 import type { NodeExecutor, PreparedNode, UnitOutcome, WorkUnit } from "./node-executor.js";
 import type { Tool } from "../tools/define-tool.js";
+import { compileSchema, type ValidateFunction } from "../schema/validator.js";
+
 import { checkToolArgs, dispatchTool, dispatchToolThen } from "../runtime/dispatch-tool.js";
 import { compileValue, renderValue, type ValueRenderer } from "../runtime/template.js";
 
@@ -47,7 +49,11 @@ class PreparedToolNode implements PreparedNode {
     private readonly render: ValueRenderer,
     private readonly retry: ToolNode["retry"],
     private readonly timeout: number | undefined,
-  ) {}
+  ) {
+    this.validate = compileSchema(tool.parameters);
+  }
+
+  private readonly validate: ValidateFunction;
 
   run(unit: WorkUnit): UnitOutcome | Promise<UnitOutcome> {
     let args: Record<string, unknown>;
@@ -56,7 +62,7 @@ class PreparedToolNode implements PreparedNode {
     } catch (error) {
       return { status: "error", error: serializeError(error) };
     }
-    const invalid = checkToolArgs(this.tool, args);
+    const invalid = checkToolArgs(this.tool, args, this.validate);
     if (invalid) return { status: "error", error: invalid.toJSON() };
     return dispatchToolThen(this.tool, args, unit, this.retry, this.timeout, succeeded, failed);
   }

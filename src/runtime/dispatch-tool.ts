@@ -3,7 +3,8 @@ import { abortedError } from "./abort.js";
 import { isPromiseLike, raceAbortThen } from "./race-abort.js";
 import { retryWithDeadline, type RetryOptions } from "./retry.js";
 import { ToolError } from "../errors/tool-error.js";
-import { validateValue } from "../schema/validator.js";
+import { compileSchema, formatIssues, type ValidateFunction } from "../schema/validator.js";
+
 import type { Tool, ToolContext } from "../tools/define-tool.js";
 
 /** The unit of work a dispatch belongs to (a plan's `WorkUnit` fits): it keys the idempotency key. */
@@ -25,17 +26,19 @@ export interface DispatchRetry {
 export type DispatchResult =
   { ok: true; value: unknown; attempts: number } | { ok: false; error: SerializedError; attempts: number };
 
-/** Checks arguments against the tool's schema; `undefined` when they fit. */
-export function checkToolArgs(tool: Tool, args: unknown): ToolError | undefined {
-  const result = validateValue(tool.parameters, args);
-  if (result.ok) return undefined;
+/** Checks arguments against the tool's schema (`validate`: its compiled validator); `undefined` when they fit. */
+export function checkToolArgs(
+  tool: Tool,
+  args: unknown,
+  validate: ValidateFunction = compileSchema(tool.parameters),
+): ToolError | undefined {
+  if (validate(args)) return undefined;
+  const issues = formatIssues(validate.errors ?? []);
   return new ToolError(
     "TOOL_ARGS_INVALID",
     tool.name,
-    `Arguments for "${tool.name}" do not fit its schema: ${result.issues.join("; ")}`,
-    {
-      issues: result.issues,
-    },
+    `Arguments for "${tool.name}" do not fit its schema: ${issues.join("; ")}`,
+    { issues },
   );
 }
 

@@ -4,6 +4,8 @@ const waiters = new WeakMap<AbortSignal, Set<(reason: unknown) => void>>();
 
 /** The set of callbacks to call when `signal` aborts (one listener on the signal calls them all). */
 function waitersOf(signal: AbortSignal): Set<(reason: unknown) => void> {
+  // The same signal, call after call (a for_each node's items): no WeakMap lookup.
+  if (signal === lastSignal) return lastSet!;
   let set = waiters.get(signal);
   if (!set) {
     const created = new Set<(reason: unknown) => void>();
@@ -18,8 +20,13 @@ function waitersOf(signal: AbortSignal): Set<(reason: unknown) => void> {
     );
     set = created;
   }
+  lastSignal = signal;
+  lastSet = set;
   return set;
 }
+
+let lastSignal: AbortSignal | undefined;
+let lastSet: Set<(reason: unknown) => void> | undefined;
 
 const ignore = () => {};
 

@@ -157,7 +157,10 @@ export function compileValue(value: unknown): ValueRenderer {
     const known = byText.get(value);
     if (known) return known;
     const c = compileTemplate(value);
-    return remember(value, c.kind === "literal" ? () => c.value : (scope) => renderCompiled(c, scope));
+    if (c.kind === "literal") return remember(value, () => c.value);
+    if (c.kind === "parts") return remember(value, (scope) => renderCompiled(c, scope));
+    const ref = c.ref; // one whole placeholder (`{item.i}`): resolved directly
+    return remember(value, (scope) => (knows(scope, ref.root) ? resolve(ref, scope) : ref.text));
   }
   if (typeof value !== "object" || value === null) return () => value;
   const cached = renderers.get(value);
