@@ -12,8 +12,10 @@ import {
 import type { UnitOutcome, PreparedNode, WorkUnit } from "./node-executor.js";
 import type { ForEach, PlanNode } from "./plan-schema.js";
 import type { ItemCounts, ItemRecord } from "./run-state.js";
-import { isPromiseLike } from "../runtime/race-abort.js";
 import { compileValue, type TemplateScope, type ValueRenderer } from "../runtime/template.js";
+
+/** An item whose prepared node answers later (see {@link PreparedNode}). */
+const LATER = Symbol("later");
 
 /**
  * The items of one for_each node run: at most `max_concurrency` in flight, each committed (its record and its
@@ -40,6 +42,8 @@ export class ItemLoop {
   /** Continues a slot after an asynchronous item (made once per loop, handed to `then`). */
   private readonly resume: () => void;
   private readonly abandon: (error: unknown) => void;
+  /** Where a prepared node hands an outcome it did not have at once (made once per loop). */
+  private readonly later: (outcome: UnitOutcome, unit: WorkUnit) => void;
 
   constructor(
     private readonly ctx: EngineContext,
@@ -59,6 +63,7 @@ export class ItemLoop {
     this.forward = () => this.stop.abort(ctx.signal.reason);
     this.resume = () => this.pump();
     this.abandon = (error) => this.fail(error);
+    this.later = (outcome, unit) => this.endedLater(unit, outcome);
   }
 
   /** Runs every item (or until stopped); rejects only when a commit fails. */
@@ -75,13 +80,14 @@ export class ItemLoop {
     });
   }
 
-  /** One slot: takes items until none is left, returning as soon as one waits on a promise. */
+  /** One slot: takes items until none is left, returning as soon as one waits (it resumes the slot). */
   private pump(): void {
     try {
       const { list } = this;
       const signal = this.stop.signal;
       while (this.next < list.length && !signal.aborted && !this.ctx.stop.aborted && !this.failed) {
         const pending = this.item(this.next++);
+        if (pending === LATER) return;
         if (pending) {
           pending.then(this.resume, this.abandon);
           return;
@@ -91,6 +97,22 @@ export class ItemLoop {
       return this.fail(error);
     }
     if (--this.active === 0) this.end();
+  }
+
+  /** A prepared node's outcome that came later: record it, then go on with the slot. */
+  private endedLater(unit: WorkUnit, outcome: UnitOutcome): void {
+    try {
+      const index = unit.itemIndex!;
+      const key = this.keys[index]!;
+      const written = this.ended(unit, key, this.previous[index], checkedOutcome(this.node, unit, outcome));
+      if (written) {
+        written.then(this.resume, this.abandon);
+        return;
+      }
+    } catch (error) {
+      return this.fail(error);
+    }
+    this.pump();
   }
 
   private end(): void {
@@ -105,8 +127,11 @@ export class ItemLoop {
     this.settle!.reject(error);
   }
 
-  /** Starts one item; a promise when it did not finish synchronously. */
-  private item(index: number): PromiseLike<void> | undefined {
+  /**
+   * Starts one item: `undefined` when it is done, a promise when its commit (or an executor's `execute`) is
+   * under way, `LATER` when a prepared node will hand its outcome to `later`.
+   */
+  private item(index: number): PromiseLike<void> | typeof LATER | undefined {
     const { ctx, node, fe, base } = this;
     const scope: TemplateScope = { artifacts: base.artifacts, alias: fe.as, item: this.list[index], index };
     if (base.inputs) scope.inputs = base.inputs;
@@ -135,25 +160,21 @@ export class ItemLoop {
       unit.escalation = prev.escalation;
       if (prev.escalation.resolution) unit.resolution = prev.escalation.resolution;
     }
-    const outcome = this.execute(unit);
-    if (!isPromiseLike(outcome)) return this.ended(unit, key, prev, outcome);
-    return outcome.then(
-      (o) => this.ended(unit, key, prev, checkedOutcome(node, unit, o)),
-      (error: unknown) => this.ended(unit, key, prev, { status: "error", error: serializeError(error) }),
-    );
-  }
-
-  /** The unit's outcome, checked as `executeWith` checks it: now when it is ready, else a promise. */
-  private execute(unit: WorkUnit): UnitOutcome | PromiseLike<UnitOutcome> {
-    const { prepared, node } = this;
-    if (!prepared) return executeUnit(this.ctx, node, unit);
-    let outcome: UnitOutcome | PromiseLike<UnitOutcome>;
-    try {
-      outcome = prepared.run(unit);
-    } catch (error) {
-      return { status: "error", error: serializeError(error) };
+    const { prepared } = this;
+    if (!prepared) {
+      return executeUnit(ctx, node, unit).then(
+        (o) => this.ended(unit, key, prev, o),
+        (error: unknown) => this.ended(unit, key, prev, { status: "error", error: serializeError(error) }),
+      );
     }
-    return isPromiseLike(outcome) ? outcome : checkedOutcome(node, unit, outcome);
+    let outcome: UnitOutcome | undefined;
+    try {
+      this.keys[index] = key; // read back by endedLater; kept only if the item ends ok
+      outcome = prepared.run(unit, this.later);
+    } catch (error) {
+      outcome = { status: "error", error: serializeError(error) };
+    }
+    return outcome ? this.ended(unit, key, prev, checkedOutcome(node, unit, outcome)) : LATER;
   }
 
   /** Records an item's outcome (`prev`: its record from an earlier attempt). */
@@ -203,7 +224,7 @@ export class ItemLoop {
   /** Counts and commits an item; a promise (only when the run persists) that settles once it is written. */
   private finish(item: ItemRecord, hasValue: boolean, value: unknown): PromiseLike<void> | undefined {
     const { index } = item;
-    if (item.status === "ok") this.keys[index] = item.key;
+    this.keys[index] = item.status === "ok" ? item.key : undefined;
     this.counts[item.status]++;
     if (item.status === "error" && this.fe.on_item_error === "fail" && !this.firstFailure) {
       this.firstFailure = { index, error: item.error! };

@@ -55,7 +55,7 @@ class PreparedToolNode implements PreparedNode {
 
   private readonly validate: ValidateFunction;
 
-  run(unit: WorkUnit): UnitOutcome | Promise<UnitOutcome> {
+  run(unit: WorkUnit, later: (outcome: UnitOutcome, unit: WorkUnit) => void): UnitOutcome | undefined {
     let args: Record<string, unknown>;
     try {
       args = this.render(unit.scope) as Record<string, unknown>;
@@ -64,7 +64,7 @@ class PreparedToolNode implements PreparedNode {
     }
     const invalid = checkToolArgs(this.tool, args, this.validate);
     if (invalid) return { status: "error", error: invalid.toJSON() };
-    return dispatchToolThen(this.tool, args, unit, this.retry, this.timeout, succeeded, failed);
+    return dispatchToolThen(this.tool, args, unit, this.retry, this.timeout, succeeded, failed, later);
   }
 }
 

@@ -1,6 +1,6 @@
 import { serializeError, type SerializedError } from "../errors/deputy-error.js";
 import { abortedError } from "./abort.js";
-import { isPromiseLike, raceAbortThen } from "./race-abort.js";
+import { abortWaiters, isPromiseLike } from "./race-abort.js";
 import { retryWithDeadline, type RetryOptions } from "./retry.js";
 import { ToolError } from "../errors/tool-error.js";
 import { compileSchema, formatIssues, type ValidateFunction } from "../schema/validator.js";
@@ -79,25 +79,28 @@ export async function dispatchTool(
 }
 
 /**
- * {@link dispatchTool} with its result handed to `onOk` or `onFail`, synchronously when it can be: with one
- * attempt and no timeout, a tool that returns a value (or throws) yields `onOk(value, 1)` (or `onFail`) at once,
- * and a tool that returns a promise costs one promise, raced against the unit's signal as `dispatchTool` races it
- * (a tool that ignores the signal is abandoned when it fires). With retries or a timeout it is `dispatchTool`.
- * `onOk` and `onFail` must not throw. Used on the for_each hot path, where a promise per layer per item counts.
+ * {@link dispatchTool} for a hot path, with no promise of its own: its result, mapped by `onOk` or `onFail`, is
+ * returned when it is ready at once, or else `undefined` is returned and `later(result, unit)` is called exactly
+ * once, from a later turn. With one attempt and no timeout, a tool that returns a value (or throws) is answered at
+ * once, and one that returns a promise is raced against the unit's signal as `dispatchTool` races it (a tool
+ * that ignores the signal is abandoned when it fires); with retries or a timeout it is `dispatchTool`.
+ * `onOk`, `onFail` and `later` must not throw.
  */
-export function dispatchToolThen<R>(
+export function dispatchToolThen<R, U extends DispatchUnit>(
   tool: Tool,
   args: Record<string, unknown>,
-  unit: DispatchUnit,
+  unit: U,
   retry: DispatchRetry,
   timeoutSeconds: number | undefined,
   onOk: (value: unknown, attempts: number) => R,
   onFail: (error: SerializedError, attempts: number) => R,
-): R | Promise<R> {
+  later: (result: R, unit: U) => void,
+): R | undefined {
   if (retry.max_attempts !== 1 || timeoutSeconds !== undefined) {
-    return dispatchTool(tool, args, unit, retry, timeoutSeconds).then((r) =>
-      r.ok ? onOk(r.value, r.attempts) : onFail(r.error, r.attempts),
+    void dispatchTool(tool, args, unit, retry, timeoutSeconds).then((r) =>
+      later(r.ok ? onOk(r.value, r.attempts) : onFail(r.error, r.attempts), unit),
     );
+    return undefined;
   }
   const { signal } = unit;
   if (signal.aborted) return onFail(abortedError(signal), 0);
@@ -119,12 +122,30 @@ export function dispatchToolThen<R>(
     return onFail(signal.aborted ? abortedError(signal) : serializeError(error), 1);
   }
   if (!isPromiseLike(result)) return onOk(result, 1);
-  return raceAbortThen(
-    result,
-    signal,
-    (value) => onOk(value, 1),
-    (error, s) => onFail(s.aborted ? abortedError(s) : serializeError(error), 1),
+  // Whichever comes first, the tool's answer or the signal, is the result; the other is ignored.
+  const waiting = abortWaiters(signal);
+  let settled = false;
+  const abort = () => {
+    if (settled) return;
+    settled = true;
+    later(onFail(abortedError(signal), 1), unit);
+  };
+  waiting.add(abort);
+  result.then(
+    (value) => {
+      if (settled) return;
+      settled = true;
+      waiting.delete(abort);
+      later(onOk(value, 1), unit);
+    },
+    (error: unknown) => {
+      if (settled) return;
+      settled = true;
+      waiting.delete(abort);
+      later(onFail(signal.aborted ? abortedError(signal) : serializeError(error), 1), unit);
+    },
   );
+  return undefined;
 }
 
 function timeoutError(tool: string, seconds: number): SerializedError {
