@@ -1,5 +1,4 @@
 import { ExpressionError } from "../errors/expression-error.js";
-import { checkJsonValue } from "../schema/json-value.js";
 import { setOwn } from "./own.js";
 import { applySelectPath, type PathStep } from "./select-path.js";
 
@@ -141,6 +140,8 @@ const renderers = new WeakMap<object, ValueRenderer>();
  * renderer functions: code optimised for them in one run stays valid in the next.
  */
 const byText = new Map<string, ValueRenderer>();
+/** Longest JSON text kept as a key in `byText` (an argument object with a large literal is compiled per object). */
+const MAX_KEYED_TEXT = 4096;
 
 function remember(text: string, renderer: ValueRenderer): ValueRenderer {
   if (byText.size > 10_000) byText.clear();
@@ -166,8 +167,9 @@ export function compileValue(value: unknown): ValueRenderer {
   const cached = renderers.get(value);
   if (cached) return cached;
   // JSON data (what plans hold) is keyed by its text, prefixed so it cannot meet a template string's key; a
-  // value JSON cannot show faithfully (undefined, functions) is compiled for itself.
-  const text = checkJsonValue(value) ? undefined : `\0${JSON.stringify(value)}`;
+  // value its JSON text does not show faithfully, or a large one, is compiled for itself.
+  const json = faithfulJson(value);
+  const text = json === undefined || json.length > MAX_KEYED_TEXT ? undefined : `\0${json}`;
   const known = text === undefined ? undefined : byText.get(text);
   if (known) {
     renderers.set(value, known);
@@ -196,6 +198,34 @@ export function compileValue(value: unknown): ValueRenderer {
   }
   renderers.set(value, renderer);
   return text === undefined ? renderer : remember(text, renderer);
+}
+
+/**
+ * The JSON text of a value when it shows the value exactly (plain objects and arrays, strings, finite numbers,
+ * booleans, null), else `undefined`: `{ a: undefined }` and `{}`, or a `Date` and its ISO string, share a text but
+ * not a rendering.
+ */
+function faithfulJson(value: unknown): string | undefined {
+  let faithful = true;
+  let json: string;
+  try {
+    json = JSON.stringify(value, function (this: Record<string, unknown>, key: string, v: unknown) {
+      if (!faithful) return undefined;
+      const raw = this[key];
+      if (raw !== v)
+        faithful = false; // a toJSON replaced it
+      else if (typeof v === "number") faithful = Number.isFinite(v);
+      else if (Array.isArray(v)) faithful = true;
+      else if (typeof v === "object" && v !== null) {
+        const proto: unknown = Object.getPrototypeOf(v);
+        faithful = proto === Object.prototype || proto === null;
+      } else if (v !== null && typeof v !== "string" && typeof v !== "boolean") faithful = false;
+      return v;
+    });
+  } catch {
+    return undefined; // a cycle, a BigInt
+  }
+  return faithful ? json : undefined;
 }
 
 /** Renders every string inside a value (objects and arrays are copied, never mutated). */
