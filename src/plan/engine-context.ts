@@ -4,10 +4,10 @@ import { checkJsonValue } from "../schema/json-value.js";
 import type { ExecutionHost, NodeExecutor, UnitDispatcher, UnitOutcome, WorkUnit } from "./node-executor.js";
 import type { ExecutionPlan, PlanNode } from "./plan-schema.js";
 import type { Emitter } from "./run-events.js";
-import type { NodeStatus, StoredRun } from "./run-state.js";
+import type { ItemRecord, NodeStatus, StoredRun } from "./run-state.js";
 import { applyMutations, type RunMutation, type RunStore } from "./run-store.js";
 import { compileValue, type TemplateScope, type ValueRenderer } from "../runtime/template.js";
-import { RESERVED_KEYS } from "../runtime/own.js";
+import { dataMap, RESERVED_KEYS, setOwn } from "../runtime/own.js";
 
 /** Everything one run needs while it goes; one instance per run (or resume). */
 export interface EngineContext {
@@ -48,6 +48,27 @@ export function commit(ctx: EngineContext, input: RunMutation[]): Promise<void> 
   return ctx.persist ? ctx.store.write(ctx.state.run.runId, batch) : undefined;
 }
 
+/**
+ * Commits one for_each item (its record, and its value under the record's key): {@link commit} of one `item`
+ * mutation, without building the mutation when the run does not persist and the record has nothing to redact.
+ */
+export function commitItem(
+  ctx: EngineContext,
+  nodeId: string,
+  item: ItemRecord,
+  hasValue: boolean,
+  value: unknown,
+): Promise<void> | undefined {
+  // (An item with no free text — most of them — is what the redactor would return unchanged.)
+  if (ctx.persist || (ctx.redact && hasFreeText(item))) {
+    return commit(ctx, [hasValue ? { kind: "item", nodeId, item, value } : { kind: "item", nodeId, item }]);
+  }
+  const { state } = ctx;
+  (state.items[nodeId] ??= dataMap())[item.index] = item;
+  if (hasValue && item.key !== undefined) setOwn(state.artifacts, item.key, value);
+  return undefined;
+}
+
 /** Runs a unit through its node type's executor, or hands it to the run's dispatcher. */
 export function executeUnit(ctx: EngineContext, node: PlanNode, unit: WorkUnit): Promise<UnitOutcome> {
   return ctx.dispatcher ? ctx.dispatcher.dispatch(node, unit) : executeWith(ctx.executors, node, unit);
@@ -72,7 +93,14 @@ export async function executeWith(
   } catch (error) {
     return { status: "error", error: serializeError(error) };
   }
-  // The boundary: what a tool, a model or an agent produced becomes run state only if it is JSON data.
+  return checkedOutcome(node, unit, outcome);
+}
+
+/**
+ * The boundary every outcome passes (`executeWith`, and the for_each path of prepared executors): what a tool, a
+ * model or an agent produced becomes run state only if it is JSON data.
+ */
+export function checkedOutcome(node: PlanNode, unit: WorkUnit, outcome: UnitOutcome): UnitOutcome {
   if (outcome.status === "ok") {
     const problem = checkJsonValue(outcome.value);
     if (problem) {

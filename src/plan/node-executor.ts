@@ -60,6 +60,24 @@ export interface NodeExecutor<N extends PlanNode = PlanNode> {
   /** Extra, type-specific checks, reported with all other validation issues. */
   validate?(node: N, ctx: ValidationContext): PlanIssue[];
   execute(node: N, unit: WorkUnit): Promise<UnitOutcome>;
+  /**
+   * Optional: the node compiled once into an object the engine asks per for_each item instead of `execute`
+   * (everything that does not depend on the item — the tool looked up, templates compiled — done here, once).
+   * Its `run` must behave exactly as `execute` would for the same unit. Make `run` a method shared by every
+   * prepared node (a class), not a closure per node: the engine's optimised code keeps its call target.
+   * `undefined`: use `execute`.
+   */
+  prepare?(node: N, host: ExecutionHost): PreparedNode | undefined;
+}
+
+/**
+ * A node prepared for many units (see {@link NodeExecutor.prepare}). No promise per unit: `run` returns the
+ * outcome when it has it at once (synchronous work), or returns `undefined` and calls `later(outcome, unit)`
+ * exactly once, from a later turn (never before `run` returns). `run` may throw (an error outcome); `later` must
+ * be called however the work ends.
+ */
+export interface PreparedNode {
+  run(unit: WorkUnit, later: (outcome: UnitOutcome, unit: WorkUnit) => void): UnitOutcome | undefined;
 }
 
 /**

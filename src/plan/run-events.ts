@@ -41,5 +41,11 @@ export function createEmitter(onEvent?: (event: RunEvent) => void): Emitter {
     const ch = event.type === "run-start" || event.type === "run-end" ? runChannel : nodeChannel;
     if (ch.hasSubscribers) ch.publish(event);
   };
-  return Object.assign(emit, { active: () => onEvent !== undefined || nodeChannel.hasSubscribers });
+  // One `active` for every run (a method reading its emitter), not a closure per run: the for_each hot path calls
+  // it per item, and code optimised for one run's closure would be thrown away by the next run's.
+  return Object.assign(emit, { onEvent, active });
+}
+
+function active(this: { onEvent?: unknown }): boolean {
+  return this.onEvent !== undefined || nodeChannel.hasSubscribers;
 }

@@ -1,9 +1,12 @@
-import { serializeError } from "../errors/deputy-error.js";
+import { serializeError, type SerializedError } from "../errors/deputy-error.js";
 import { ToolError } from "../errors/tool-error.js";
 import type { ToolNode } from "./plan-schema.js";
-import type { NodeExecutor } from "./node-executor.js";
-import { checkToolArgs, dispatchTool } from "../runtime/dispatch-tool.js";
-import { renderValue } from "../runtime/template.js";
+import type { NodeExecutor, PreparedNode, UnitOutcome, WorkUnit } from "./node-executor.js";
+import type { Tool } from "../tools/define-tool.js";
+import { compileSchema, type ValidateFunction } from "../schema/validator.js";
+
+import { checkToolArgs, dispatchTool, dispatchToolThen } from "../runtime/dispatch-tool.js";
+import { compileValue, renderValue, type ValueRenderer } from "../runtime/template.js";
 
 /** Runs `tool` nodes: render the arguments, check them against the tool's schema, dispatch with retry. */
 export const toolNodeExecutor: NodeExecutor<ToolNode> = {
@@ -32,4 +35,43 @@ export const toolNodeExecutor: NodeExecutor<ToolNode> = {
         }
       : { status: "error", error: result.error, details: { attempts: result.attempts } };
   },
+  prepare(node, host) {
+    const tool = host.tools.find(node.tool);
+    // Unknown tool: `execute` reports it, per unit.
+    return tool ? new PreparedToolNode(tool, compileValue(node.args), node.retry, node.timeout) : undefined;
+  },
 };
+
+/** A tool node prepared for its for_each items: the tool found and the arguments compiled once. */
+class PreparedToolNode implements PreparedNode {
+  constructor(
+    private readonly tool: Tool,
+    private readonly render: ValueRenderer,
+    private readonly retry: ToolNode["retry"],
+    private readonly timeout: number | undefined,
+  ) {
+    this.validate = compileSchema(tool.parameters);
+  }
+
+  private readonly validate: ValidateFunction;
+
+  run(unit: WorkUnit, later: (outcome: UnitOutcome, unit: WorkUnit) => void): UnitOutcome | undefined {
+    let args: Record<string, unknown>;
+    try {
+      args = this.render(unit.scope) as Record<string, unknown>;
+    } catch (error) {
+      return { status: "error", error: serializeError(error) };
+    }
+    const invalid = checkToolArgs(this.tool, args, this.validate);
+    if (invalid) return { status: "error", error: invalid.toJSON() };
+    return dispatchToolThen(this.tool, args, unit, this.retry, this.timeout, succeeded, failed, later);
+  }
+}
+
+function succeeded(value: unknown, attempts: number): UnitOutcome {
+  return attempts > 1 ? { status: "ok", value, details: { attempts } } : { status: "ok", value };
+}
+
+function failed(error: SerializedError, attempts: number): UnitOutcome {
+  return { status: "error", error, details: { attempts } };
+}

@@ -1,8 +1,10 @@
 import { serializeError, type SerializedError } from "../errors/deputy-error.js";
 import { abortedError } from "./abort.js";
+import { abortWaiters, isPromiseLike } from "./race-abort.js";
 import { retryWithDeadline, type RetryOptions } from "./retry.js";
 import { ToolError } from "../errors/tool-error.js";
-import { validateValue } from "../schema/validator.js";
+import { compileSchema, formatIssues, type ValidateFunction } from "../schema/validator.js";
+
 import type { Tool, ToolContext } from "../tools/define-tool.js";
 
 /** The unit of work a dispatch belongs to (a plan's `WorkUnit` fits): it keys the idempotency key. */
@@ -24,17 +26,19 @@ export interface DispatchRetry {
 export type DispatchResult =
   { ok: true; value: unknown; attempts: number } | { ok: false; error: SerializedError; attempts: number };
 
-/** Checks arguments against the tool's schema; `undefined` when they fit. */
-export function checkToolArgs(tool: Tool, args: unknown): ToolError | undefined {
-  const result = validateValue(tool.parameters, args);
-  if (result.ok) return undefined;
+/** Checks arguments against the tool's schema (`validate`: its compiled validator); `undefined` when they fit. */
+export function checkToolArgs(
+  tool: Tool,
+  args: unknown,
+  validate: ValidateFunction = compileSchema(tool.parameters),
+): ToolError | undefined {
+  if (validate(args)) return undefined;
+  const issues = formatIssues(validate.errors ?? []);
   return new ToolError(
     "TOOL_ARGS_INVALID",
     tool.name,
-    `Arguments for "${tool.name}" do not fit its schema: ${result.issues.join("; ")}`,
-    {
-      issues: result.issues,
-    },
+    `Arguments for "${tool.name}" do not fit its schema: ${issues.join("; ")}`,
+    { issues },
   );
 }
 
@@ -72,6 +76,76 @@ export async function dispatchTool(
   if (outcome.aborted) return { ok: false, error: abortedError(unit.signal), attempts: outcome.attempts };
   const error = outcome.timedOut ? timeoutError(tool.name, timeoutSeconds!) : serializeError(outcome.error);
   return { ok: false, error, attempts: outcome.attempts };
+}
+
+/**
+ * {@link dispatchTool} for a hot path, with no promise of its own: its result, mapped by `onOk` or `onFail`, is
+ * returned when it is ready at once, or else `undefined` is returned and `later(result, unit)` is called exactly
+ * once, from a later turn. With one attempt and no timeout, a tool that returns a value (or throws) is answered at
+ * once, and one that returns a promise is raced against the unit's signal as `dispatchTool` races it (a tool
+ * that ignores the signal is abandoned when it fires); with retries or a timeout it is `dispatchTool`.
+ * `onOk`, `onFail` and `later` must not throw.
+ */
+export function dispatchToolThen<R, U extends DispatchUnit>(
+  tool: Tool,
+  args: Record<string, unknown>,
+  unit: U,
+  retry: DispatchRetry,
+  timeoutSeconds: number | undefined,
+  onOk: (value: unknown, attempts: number) => R,
+  onFail: (error: SerializedError, attempts: number) => R,
+  later: (result: R, unit: U) => void,
+): R | undefined {
+  if (retry.max_attempts !== 1 || timeoutSeconds !== undefined) {
+    void dispatchTool(tool, args, unit, retry, timeoutSeconds).then((r) =>
+      later(r.ok ? onOk(r.value, r.attempts) : onFail(r.error, r.attempts), unit),
+    );
+    return undefined;
+  }
+  const { signal } = unit;
+  if (signal.aborted) return onFail(abortedError(signal), 0);
+  let result: unknown;
+  try {
+    const ctx: ToolContext = {
+      signal,
+      idempotencyKey:
+        unit.itemIndex === undefined
+          ? `${unit.runId}/${unit.nodeId}`
+          : `${unit.runId}/${unit.nodeId}/${unit.itemIndex}`,
+      runId: unit.runId,
+      nodeId: unit.nodeId,
+      attempt: 1,
+    };
+    if (unit.itemIndex !== undefined) ctx.itemIndex = unit.itemIndex;
+    result = tool.run(args, ctx);
+  } catch (error) {
+    return onFail(signal.aborted ? abortedError(signal) : serializeError(error), 1);
+  }
+  if (!isPromiseLike(result)) return onOk(result, 1);
+  // Whichever comes first, the tool's answer or the signal, is the result; the other is ignored.
+  const waiting = abortWaiters(signal);
+  let settled = false;
+  const abort = () => {
+    if (settled) return;
+    settled = true;
+    later(onFail(abortedError(signal), 1), unit);
+  };
+  waiting.add(abort);
+  result.then(
+    (value) => {
+      if (settled) return;
+      settled = true;
+      waiting.delete(abort);
+      later(onOk(value, 1), unit);
+    },
+    (error: unknown) => {
+      if (settled) return;
+      settled = true;
+      waiting.delete(abort);
+      later(onFail(signal.aborted ? abortedError(signal) : serializeError(error), 1), unit);
+    },
+  );
+  return undefined;
 }
 
 function timeoutError(tool: string, seconds: number): SerializedError {

@@ -2,8 +2,13 @@
 // signal, and an EventTarget listener each would cost more than the items themselves.
 const waiters = new WeakMap<AbortSignal, Set<(reason: unknown) => void>>();
 
-/** The set of callbacks to call when `signal` aborts (one listener on the signal calls them all). */
-function waitersOf(signal: AbortSignal): Set<(reason: unknown) => void> {
+/**
+ * The set of callbacks to call when `signal` aborts (one listener on the signal calls them all, then empties the
+ * set). A caller that adds one deletes it once it no longer waits.
+ */
+export function abortWaiters(signal: AbortSignal): Set<(reason: unknown) => void> {
+  // The same signal, call after call (a for_each node's items): no WeakMap lookup.
+  if (signal === lastSignal) return lastSet!;
   let set = waiters.get(signal);
   if (!set) {
     const created = new Set<(reason: unknown) => void>();
@@ -18,8 +23,13 @@ function waitersOf(signal: AbortSignal): Set<(reason: unknown) => void> {
     );
     set = created;
   }
+  lastSignal = signal;
+  lastSet = set;
   return set;
 }
+
+let lastSignal: AbortSignal | undefined;
+let lastSet: Set<(reason: unknown) => void> | undefined;
 
 const ignore = () => {};
 
@@ -32,7 +42,7 @@ export function raceAbort<T>(promise: PromiseLike<T>, signal: AbortSignal): Prom
     promise.then(undefined, ignore); // the work's own rejection is expected now; never leave it unhandled
     return Promise.reject(signal.reason);
   }
-  const pending = waitersOf(signal);
+  const pending = abortWaiters(signal);
   return new Promise<T>((resolve, reject) => {
     pending.add(reject);
     promise.then(
@@ -64,7 +74,7 @@ export function raceAbortThen<T, R>(
     promise.then(undefined, ignore);
     return Promise.resolve(onError(signal.reason, signal));
   }
-  const pending = waitersOf(signal);
+  const pending = abortWaiters(signal);
   return new Promise<R>((resolve) => {
     const abort = (reason: unknown) => resolve(onError(reason, signal));
     pending.add(abort);

@@ -124,4 +124,21 @@ describe("templates", () => {
       { numRuns: 500 },
     );
   });
+
+  it("gives equal JSON values the same renderer, and keeps apart what JSON cannot show", () => {
+    const a = compileValue({ id: "{alert.id}", n: [1, "{index}"] });
+    expect(compileValue({ id: "{alert.id}", n: [1, "{index}"] })).toBe(a);
+    expect(compileValue("{alert.id}")).toBe(compileValue("{alert.id}"));
+    expect(a(scope)).toEqual({ id: 7, n: [1, 3] });
+    // {a: undefined} is not {} (JSON would drop the key): each keeps its own renderer and output.
+    const withUndefined = compileValue({ a: undefined });
+    expect(withUndefined).not.toBe(compileValue({}));
+    expect(Object.keys(withUndefined(scope) as object)).toEqual(["a"]);
+    // A "__proto__" key stays an own data key through the shared renderer.
+    const proto = JSON.parse('{"__proto__": "{alert.id}"}') as object;
+    compileValue(JSON.parse('{"__proto__": "{alert.id}"}'));
+    const out = compileValue(proto)(scope) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(out, "__proto__")?.value).toBe(7);
+  });
 });

@@ -135,19 +135,46 @@ function renderCompiled(c: CompiledTemplate, scope: TemplateScope): unknown {
 export type ValueRenderer = (scope: TemplateScope) => unknown;
 
 const renderers = new WeakMap<object, ValueRenderer>();
+/**
+ * Renderers by text (strings) and by JSON text (JSON objects and arrays), so the same plan run again gets the same
+ * renderer functions: code optimised for them in one run stays valid in the next.
+ */
+const byText = new Map<string, ValueRenderer>();
+/** Longest JSON text kept as a key in `byText` (an argument object with a large literal is compiled per object). */
+const MAX_KEYED_TEXT = 4096;
+
+function remember(text: string, renderer: ValueRenderer): ValueRenderer {
+  if (byText.size > 10_000) byText.clear();
+  byText.set(text, renderer);
+  return renderer;
+}
 
 /**
- * Compiles a value once (cached per object, so a node's `args` under for_each is walked once, not per item):
- * strings become their compiled templates, objects and arrays renderers that build fresh copies.
+ * Compiles a value once (cached per object, and per text, so a node's `args` under for_each is walked once, not
+ * per item): strings become their compiled templates, objects and arrays renderers that build fresh copies.
  */
 export function compileValue(value: unknown): ValueRenderer {
   if (typeof value === "string") {
+    const known = byText.get(value);
+    if (known) return known;
     const c = compileTemplate(value);
-    return c.kind === "literal" ? () => c.value : (scope) => renderCompiled(c, scope);
+    if (c.kind === "literal") return remember(value, () => c.value);
+    if (c.kind === "parts") return remember(value, (scope) => renderCompiled(c, scope));
+    const ref = c.ref; // one whole placeholder (`{item.i}`): resolved directly
+    return remember(value, (scope) => (knows(scope, ref.root) ? resolve(ref, scope) : ref.text));
   }
   if (typeof value !== "object" || value === null) return () => value;
   const cached = renderers.get(value);
   if (cached) return cached;
+  // JSON data (what plans hold) is keyed by its text, prefixed so it cannot meet a template string's key; a
+  // value its JSON text does not show faithfully, or a large one, is compiled for itself.
+  const json = faithfulJson(value);
+  const text = json === undefined || json.length > MAX_KEYED_TEXT ? undefined : `\0${json}`;
+  const known = text === undefined ? undefined : byText.get(text);
+  if (known) {
+    renderers.set(value, known);
+    return known;
+  }
   let renderer: ValueRenderer;
   if (Array.isArray(value)) {
     const items = value.map(compileValue);
@@ -170,7 +197,35 @@ export function compileValue(value: unknown): ValueRenderer {
         };
   }
   renderers.set(value, renderer);
-  return renderer;
+  return text === undefined ? renderer : remember(text, renderer);
+}
+
+/**
+ * The JSON text of a value when it shows the value exactly (plain objects and arrays, strings, finite numbers,
+ * booleans, null), else `undefined`: `{ a: undefined }` and `{}`, or a `Date` and its ISO string, share a text but
+ * not a rendering.
+ */
+function faithfulJson(value: unknown): string | undefined {
+  let faithful = true;
+  let json: string;
+  try {
+    json = JSON.stringify(value, function (this: Record<string, unknown>, key: string, v: unknown) {
+      if (!faithful) return undefined;
+      const raw = this[key];
+      if (raw !== v)
+        faithful = false; // a toJSON replaced it
+      else if (typeof v === "number") faithful = Number.isFinite(v);
+      else if (Array.isArray(v)) faithful = true;
+      else if (typeof v === "object" && v !== null) {
+        const proto: unknown = Object.getPrototypeOf(v);
+        faithful = proto === Object.prototype || proto === null;
+      } else if (v !== null && typeof v !== "string" && typeof v !== "boolean") faithful = false;
+      return v;
+    });
+  } catch {
+    return undefined; // a cycle, a BigInt
+  }
+  return faithful ? json : undefined;
 }
 
 /** Renders every string inside a value (objects and arrays are copied, never mutated). */

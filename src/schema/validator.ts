@@ -5,6 +5,9 @@ import type { JsonSchema } from "./json-schema.js";
 /** Result of validating a value: `ok`, or the list of human-readable issues. */
 export type ValidationResult = { ok: true } | { ok: false; issues: string[] };
 
+/** A compiled schema: call it with a value; `errors` says why it did not fit. */
+export type { ValidateFunction };
+
 const ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: true });
 (addFormats as unknown as (a: Ajv2020) => void)(ajv);
 // Draft-07 style `definitions` are common in hand-written tool schemas; Ajv2020 resolves $ref into them anyway.
