@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -61,7 +61,14 @@ describe("deputy distill", () => {
     expect(r.stdout).toMatch(/← recommended/);
     const m = loadModelFile(model);
     expect(r.stdout).toContain(`recommended min_confidence: ${m.recommendedMinConfidence}`);
-    expect(m.training).toMatchObject({ examples: 400, heldOut: 75, tuning: 75, targetPrecision: 0.98 });
+    expect(m.training).toMatchObject({
+      examples: 400,
+      heldOut: 75,
+      tuning: 75,
+      targetPrecision: 0.98,
+      confidenceFloor: 0.8,
+    });
+    expect(m.recommendedMinConfidence).toBeGreaterThanOrEqual(0.8);
   });
 
   it("prints the measurements as JSON, with a random held-out share when no --holdout is given", async () => {
@@ -76,6 +83,8 @@ describe("deputy distill", () => {
       "--json",
       "--target-precision",
       "0.95",
+      "--confidence-floor",
+      "0",
     ]);
     expect(r.code).toBe(0);
     const report = JSON.parse(r.stdout);
@@ -84,6 +93,7 @@ describe("deputy distill", () => {
       trainingExamples: 320,
       heldOutExamples: 80,
       targetPrecision: 0.95,
+      confidenceFloor: 0,
     });
     expect(report.heldOutAccuracy).toBeGreaterThan(0.5);
     expect(report.heldOut.length).toBeGreaterThan(0);
@@ -111,6 +121,19 @@ describe("deputy distill", () => {
       "2",
     ]);
     expect(bad.code).toBe(EXIT.invalid);
+    const floor = await cli([
+      "distill",
+      example("data/train.jsonl"),
+      "--node",
+      "triage_items",
+      "--out",
+      join(dir, "y.json"),
+      "--confidence-floor",
+      "1.5",
+    ]);
+    expect(floor.code).toBe(EXIT.invalid);
+    expect(floor.stderr).toMatch(/--confidence-floor/);
+    expect(existsSync(join(dir, "y.json"))).toBe(false);
   });
 
   it("runs the example's delegate node with the model: confident calls are right and run, the rest escalate", async () => {

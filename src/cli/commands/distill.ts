@@ -3,6 +3,7 @@ import type { Command } from "commander";
 import { InvalidOptionError } from "../../errors/invalid-option-error.js";
 import { readTraces } from "../../traces/read-traces.js";
 import { saveModelFile } from "../../delegate/distilled/model-file.js";
+import { DEFAULT_CONFIDENCE_FLOOR } from "../../delegate/distilled/evaluate.js";
 import { trainDistilled, type TrainDistilledResult } from "../../delegate/distilled/train-distilled.js";
 import { examplesFromTraces, type TrainingExample } from "../../delegate/distilled/training-examples.js";
 import { GgufTextEncoder } from "../../delegate/distilled/gguf-text-encoder.js";
@@ -19,6 +20,7 @@ interface DistillFlags {
   node: string;
   out: string;
   targetPrecision: string;
+  confidenceFloor: string;
   holdout?: string[];
   heldOutShare: string;
   seed: string;
@@ -59,7 +61,7 @@ const percent = (v: number | null) => (v === null ? "–" : `${(v * 100).toFixed
 
 /**
  * `deputy distill [TRACES…] [--store RUNS.db] --node ID --out MODEL.json [--encoder gguf=PATH]
- * [--target-precision 0.98] [--holdout FILE…] [--measure FILE…]`.
+ * [--target-precision 0.98] [--confidence-floor 0.8] [--holdout FILE…] [--measure FILE…]`.
  */
 export function registerDistill(program: Command, ctx: CliContext): void {
   program
@@ -70,6 +72,11 @@ export function registerDistill(program: Command, ctx: CliContext): void {
     .requiredOption("--node <id>", "the plan node whose calls to learn")
     .requiredOption("--out <file>", "where to write the model (JSON)")
     .option("--target-precision <p>", "precision the recommended min_confidence aims for", "0.98")
+    .option(
+      "--confidence-floor <p>",
+      "the recommended min_confidence is never below this (0: the bare rule)",
+      String(DEFAULT_CONFIDENCE_FLOOR),
+    )
     .option(
       "--holdout <files...>",
       "trace files worded like the traffic to come, instead of a random share of TRACES: half tune the threshold, half are measured",
@@ -96,6 +103,7 @@ export function registerDistill(program: Command, ctx: CliContext): void {
     .option("--json", "print the measurements as JSON")
     .action(async (files: string[], flags: DistillFlags) => {
       const targetPrecision = fraction("--target-precision", flags.targetPrecision);
+      const confidenceFloor = fraction("--confidence-floor", flags.confidenceFloor, true);
       const heldOutShare = fraction("--held-out-share", flags.heldOutShare, true);
       const seed = Number(flags.seed);
       if (!Number.isInteger(seed)) throw new InvalidOptionError("--seed", "an integer", flags.seed);
@@ -122,6 +130,7 @@ export function registerDistill(program: Command, ctx: CliContext): void {
       const options = {
         node: flags.node,
         targetPrecision,
+        confidenceFloor,
         heldOutShare,
         seed,
         ...(heldOut ? { heldOut } : {}),
@@ -169,6 +178,7 @@ export function registerDistill(program: Command, ctx: CliContext): void {
         heldOut: result.heldOutTable,
         outOfFold: result.calibrationTable,
         targetPrecision,
+        confidenceFloor,
         recommendedMinConfidence: result.recommendedMinConfidence,
         ...(measured
           ? {
@@ -210,7 +220,7 @@ export function registerDistill(program: Command, ctx: CliContext): void {
         "",
         result.recommendedMinConfidence >= 1
           ? `no threshold reached precision ${percent(targetPrecision)} on out-of-fold predictions: the model should decide nothing alone (min_confidence 1); add traces`
-          : `recommended min_confidence: ${result.recommendedMinConfidence} (the smallest reaching precision ${percent(targetPrecision)} on ${result.tuningExamples ? "the tuning half of the held-out set" : result.validationExamples ? "out-of-fold predictions of the resolved escalations" : "out-of-fold predictions"})`,
+          : `recommended min_confidence: ${result.recommendedMinConfidence} (the smallest reaching precision ${percent(targetPrecision)} on ${result.tuningExamples ? "the tuning half of the held-out set" : result.validationExamples ? "out-of-fold predictions of the resolved escalations" : "out-of-fold predictions"}, and at least ${confidenceFloor}${result.recommendedMinConfidence === confidenceFloor ? ": the floor decided" : ""})`,
         ...(measured
           ? [
               `measured on ${measured.examples} (${flags.measure!.join(", ")}; not trained or tuned on): accuracy ${percent(measured.accuracy)}, at min_confidence ${result.recommendedMinConfidence} coverage ${percent(measured.atRecommended.coverage)}, precision ${percent(measured.atRecommended.precision)}`,

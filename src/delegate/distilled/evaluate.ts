@@ -31,13 +31,27 @@ export function thresholdTable(
 }
 
 /**
+ * The default floor of a recommended `min_confidence`: a call the calibrator itself gives less than 0.8 is never
+ * accepted alone, however few wrong calls the rows that chose the threshold showed (see docs/distill.md: with
+ * 20–90 such rows, worded more easily than the traffic, the smallest threshold reaching the target fell to ~0.42
+ * and let through 4–5 wrong calls in ~110).
+ */
+export const DEFAULT_CONFIDENCE_FLOOR = 0.8;
+
+/**
  * The smallest `min_confidence` whose kept predictions reach the target precision (so coverage is as large as
- * the target allows), rounded down to three decimals. When no threshold reaches it, 1: accept nothing.
+ * the target allows), rounded down to three decimals, and never below `floor`. When no threshold reaches it, 1:
+ * accept nothing.
  */
 export function recommendThreshold(
   predictions: readonly ScoredPrediction[],
   targetPrecision: number,
+  floor = 0,
 ): number {
+  return Math.max(floor, smallestReaching(predictions, targetPrecision));
+}
+
+function smallestReaching(predictions: readonly ScoredPrediction[], targetPrecision: number): number {
   const sorted = [...predictions].sort((a, b) => b.confidence - a.confidence);
   let right = 0;
   let best: number | undefined;

@@ -26,6 +26,7 @@ export {
 } from "./model-file.js";
 export { DistilledPredictor, type Prediction } from "./distilled-predictor.js";
 export {
+  DEFAULT_CONFIDENCE_FLOOR,
   recommendThreshold,
   thresholdTable,
   type ScoredPrediction,

@@ -132,4 +132,10 @@ describe("thresholds", () => {
     expect(recommendThreshold(predictions, 0.75)).toBe(0.7);
     expect(recommendThreshold([{ confidence: 0.9, correct: false }], 0.5)).toBe(1);
   });
+
+  it("never recommends a threshold below the floor, and still 1 when nothing reaches the target", () => {
+    expect(recommendThreshold(predictions, 0.75, 0.8)).toBe(0.8);
+    expect(recommendThreshold(predictions, 0.98, 0.8)).toBe(0.9);
+    expect(recommendThreshold([{ confidence: 0.9, correct: false }], 0.5, 0.8)).toBe(1);
+  });
 });

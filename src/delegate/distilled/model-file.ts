@@ -36,6 +36,8 @@ export interface TrainingSummary {
   heldOutAccuracy: number | null;
   /** Precision the recommended threshold was chosen for. */
   targetPrecision: number;
+  /** The least the recommended threshold could be (absent in files written before the floor). */
+  confidenceFloor?: number;
   /** Coverage and precision on the held-out examples at the recommended threshold. */
   heldOutCoverage: number | null;
   heldOutPrecision: number | null;
@@ -183,6 +185,7 @@ const modelSchema = z.strictObject({
     validation: z.number().int().min(0).optional(),
     heldOutAccuracy: probability.nullable(),
     targetPrecision: probability,
+    confidenceFloor: probability.optional(),
     heldOutCoverage: probability.nullable(),
     heldOutPrecision: probability.nullable(),
     seed: z.number().int(),

@@ -2,6 +2,7 @@ import { InvalidOptionError } from "../../errors/invalid-option-error.js";
 import { Calibrator, type CalibrationRow } from "./calibrator.js";
 import { DistilledPredictor, type Prediction } from "./distilled-predictor.js";
 import {
+  DEFAULT_CONFIDENCE_FLOOR,
   recommendThreshold,
   REPORT_THRESHOLDS,
   thresholdTable,
@@ -38,6 +39,12 @@ export interface TrainDistilledOptions extends Pick<PlanOptions, "maxVariantExam
   heldOutShare?: number;
   /** Precision the recommended `min_confidence` aims for. Default 0.98. */
   targetPrecision?: number;
+  /**
+   * The recommended `min_confidence` is never below this calibrated confidence, whatever the rows that choose it
+   * show (they are few, and worded more easily than the traffic). Default {@link DEFAULT_CONFIDENCE_FLOOR} (0.8);
+   * 0 for the bare rule.
+   */
+  confidenceFloor?: number;
   /** Folds for the out-of-fold predictions the calibrator learns from. Default 4. */
   folds?: number;
   /** Seed of splits, folds and SGD order. Default 1. */
@@ -55,7 +62,13 @@ export interface TrainDistilledOptions extends Pick<PlanOptions, "maxVariantExam
    * @internal An n-gram-only model trained on the same plan, whose call must agree (see `CrossCheckData`), with
    * its calls on the rows that choose the threshold and on the measured rows, in the same order as this training's.
    */
-  _crossCheck?: { data: CrossCheckData; choiceCalls: string[]; measuredCalls: string[] };
+  _crossCheck?: {
+    data: CrossCheckData;
+    choiceCalls: string[];
+    validationCalls: string[];
+    tuningCalls: string[];
+    measuredCalls: string[];
+  };
   /** @internal Clock for `createdAt`. */
   _internal?: { now?: Clock };
 }
@@ -79,8 +92,14 @@ export interface TrainDistilledResult {
   validationExamples: number;
   /** The calibrated predictions the threshold was chosen on (tuning half, validation or out-of-fold rows). */
   choiceScores: ScoredPrediction[];
+  /** Out-of-fold scores of every `validation` example, however few (the threshold uses them from 20 on). */
+  validationScores: ScoredPrediction[];
+  /** Scores of the `heldOut` tuning half by the final model (empty without `heldOut`). */
+  tuningScores: ScoredPrediction[];
   /** The calls predicted on those rows and on the measured ones (for a cross-check; see `_crossCheck`). */
   choiceCalls: string[];
+  validationCalls: string[];
+  tuningCalls: string[];
   measuredCalls: string[];
 }
 
@@ -114,6 +133,9 @@ export function trainDistilled(
   const targetPrecision = options.targetPrecision ?? 0.98;
   if (!(targetPrecision > 0 && targetPrecision <= 1))
     throw new InvalidOptionError("targetPrecision", "a number in (0, 1]", targetPrecision);
+  const confidenceFloor = options.confidenceFloor ?? DEFAULT_CONFIDENCE_FLOOR;
+  if (!(confidenceFloor >= 0 && confidenceFloor <= 1))
+    throw new InvalidOptionError("confidenceFloor", "a number in [0, 1]", confidenceFloor);
   const plan = options._plan ?? planTraining(examples, options);
   const { train, heldOut, tuning, folds, order } = plan;
   const fitOptions = {
@@ -162,7 +184,8 @@ export function trainDistilled(
   // the threshold, the other half is only measured.
   // Resolved escalations are the traffic itself: when there are enough, their out-of-fold predictions choose.
   const validating = validationRows.length >= MIN_VALIDATION;
-  const tuningRows = validating ? validationRows : scoreRows(tuning);
+  const tuningHalf = scoreRows(tuning);
+  const tuningRows = validating ? validationRows : tuningHalf;
   // As much say as the out-of-fold rows: the calibrator must fit the traffic to come, not only familiar wording.
   const tuningWeight = Math.max(1, outOfFold.length / Math.max(1, tuningRows.length));
   const calibrator = Calibrator.fit([...rows, ...tuningRows.map((r) => ({ ...r, weight: tuningWeight }))]);
@@ -175,9 +198,11 @@ export function trainDistilled(
       correct: r.correct,
     });
   const calibrated = outOfFold.map(score());
+  const validationScores = validationRows.map(score(check?.validationCalls));
+  const tuningScores = tuningHalf.map(score(check?.tuningCalls));
   const choiceRows = tuningRows.length ? tuningRows : outOfFold;
   const choiceScores = choiceRows.map(score(check?.choiceCalls));
-  const recommended = recommendThreshold(choiceScores, targetPrecision);
+  const recommended = recommendThreshold(choiceScores, targetPrecision, confidenceFloor);
   const measuredRows = scoreRows(heldOut);
   const measured = measuredRows.map(score(check?.measuredCalls));
   const thresholds = [...new Set([...REPORT_THRESHOLDS, recommended])].sort((a, b) => a - b);
@@ -207,6 +232,7 @@ export function trainDistilled(
       ...(validating ? { validation: validationRows.length } : {}),
       heldOutAccuracy,
       targetPrecision,
+      confidenceFloor,
       heldOutCoverage: measured.length ? atRecommended.coverage : null,
       heldOutPrecision: measured.length ? atRecommended.precision : null,
       seed,
@@ -223,7 +249,11 @@ export function trainDistilled(
     tuningExamples: validating ? 0 : tuning.length,
     validationExamples: validating ? validationRows.length : 0,
     choiceScores,
+    validationScores,
+    tuningScores,
     choiceCalls: choiceRows.map((r) => r.call),
+    validationCalls: validationRows.map((r) => r.call),
+    tuningCalls: tuningHalf.map((r) => r.call),
     measuredCalls: measuredRows.map((r) => r.call),
   };
 }

@@ -64,6 +64,8 @@ export async function trainDistilledWithEncoder(
           calibration: ngrams.model.calibration,
         },
         choiceCalls: ngrams.choiceCalls,
+        validationCalls: ngrams.validationCalls,
+        tuningCalls: ngrams.tuningCalls,
         measuredCalls: ngrams.measuredCalls,
       },
     }),

@@ -11,6 +11,7 @@ describe("the example's generated styled alerts", () => {
       ...alertTriageExamples("handwritten"),
       ...alertTriageExamples("escalations"),
       ...alertTriageExamples("development"),
+      ...alertTriageExamples("holdout2"),
     ];
     const runs = new Set<string>();
     for (const e of handWritten) {
