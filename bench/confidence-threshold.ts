@@ -4,8 +4,8 @@
  * per-token probabilities (bench/quality-run.ts --tokens), splits them as bench/confidence-methods.ts does, and
  *
  * 1. thresholds deputy's answer confidence on the fit half;
- * 2. with `--calibration FILE` (`deputy calibrate --confidence-method answer` on the records `--write-fit FILE`
- *    wrote), applies that file's `recommendedMinConfidence`;
+ * 2. with `--calibration FILE` (`deputy calibrate --confidence-method answer [--with-context]` on the records
+ *    `--write-fit FILE` wrote; repeatable), applies that file's `recommendedMinConfidence`;
  * 3. compares logistic calibrations on proposal-time features by out-of-fold AUROC on the fit half, and scores
  *    the chosen one once on the report half.
  *
@@ -18,6 +18,7 @@ import {
   calibratedConfidence,
   readDelegateCalibration,
 } from "../src/delegate/backends/delegate-calibration.js";
+import { verbatimShare } from "../src/delegate/backends/proposal-context.js";
 import { Calibrator } from "../src/delegate/distilled/calibrator.js";
 import { bfclQuestion } from "../src/eval/bfcl.js";
 import { bfclCases, loadBfclSuite } from "../src/eval/bfcl-suite.js";
@@ -35,7 +36,7 @@ const { positionals, values } = parseArgs({
   allowPositionals: true,
   options: {
     "write-fit": { type: "string" },
-    calibration: { type: "string" },
+    calibration: { type: "string", multiple: true },
     target: { type: "string", default: "0.95" },
   },
 });
@@ -66,19 +67,7 @@ const answer = (r: Row) =>
     r.tokens.map((t) => t.raw ?? 0),
   );
 
-/** Share of the call's string and number leaves whose text occurs in the instruction (1 when none). */
-function verbatimShare(r: Row): number {
-  const question = (questions.get(r.id) ?? "").toLowerCase();
-  const leaves: string[] = [];
-  const walk = (v: unknown) => {
-    if (typeof v === "string") leaves.push(v.toLowerCase());
-    else if (typeof v === "number") leaves.push(JSON.stringify(v));
-    else if (Array.isArray(v)) v.forEach(walk);
-    else if (v && typeof v === "object") Object.values(v).forEach(walk);
-  };
-  walk(r.arguments ?? {});
-  return leaves.length === 0 ? 1 : leaves.filter((l) => question.includes(l)).length / leaves.length;
-}
+const verbatim = (r: Row) => verbatimShare(questions.get(r.id) ?? "", r.arguments);
 
 const fitRows = rows.filter((r) => fit(r.id));
 const reportRows = rows.filter((r) => !fit(r.id));
@@ -116,18 +105,23 @@ onReport(
 );
 
 // 2. A `deputy calibrate` file fitted on the fit half (records written by --write-fit).
-const asAnswer = (r: Row) => ({ ...r, confidence: answer(r), tokens: undefined });
+const asAnswer = (r: Row) => ({ ...r, confidence: answer(r), verbatimShare: verbatim(r), tokens: undefined });
 if (values["write-fit"]) {
   writeFileSync(values["write-fit"], fitRows.map((r) => JSON.stringify(asAnswer(r))).join("\n") + "\n");
   console.error(`wrote ${fitRows.length} fit-half records to ${values["write-fit"]}`);
 }
-if (values.calibration) {
-  const file = readDelegateCalibration(values.calibration);
+for (const path of values.calibration ?? []) {
+  const file = readDelegateCalibration(path);
   const report = reportRows.map((r) => ({
-    score: calibratedConfidence(file, asAnswer(r)) ?? 0,
+    score: calibratedConfidence(file, asAnswer(r), { tools: r.tools, verbatimShare: verbatim(r) }) ?? 0,
     correct: r.correct,
   }));
-  onReport(`deputy calibrate (${file.fittedOn} fit-half proposals)`, file.recommendedMinConfidence, report);
+  const inputs = file.calibrator.inputs.length;
+  onReport(
+    `deputy calibrate${inputs > 2 ? " --with-context" : ""} (${file.fittedOn} fit-half proposals)`,
+    file.recommendedMinConfidence,
+    report,
+  );
 }
 
 // 3. Logistic calibrations on proposal-time features, chosen by out-of-fold AUROC on the fit half.
@@ -137,13 +131,13 @@ const features: Record<string, (r: Row) => number[]> = {
     logit(answer(r)),
     logit(r.meanTokenProbability ?? 0),
     Math.log(r.tools),
-    verbatimShare(r),
+    verbatim(r),
   ],
   "F3 F2 + choice": (r) => [
     logit(answer(r)),
     logit(r.meanTokenProbability ?? 0),
     Math.log(r.tools),
-    verbatimShare(r),
+    verbatim(r),
     logit(r.confidence!),
   ],
 };
