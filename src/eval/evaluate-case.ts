@@ -1,4 +1,5 @@
 import { inputChars } from "../tools/tool-call-prompt.js";
+import { verbatimShare } from "../delegate/backends/proposal-context.js";
 import type { ToolCallDelegate } from "../delegate/protocol.js";
 import { DelegateBackendError } from "../errors/delegate-backend-error.js";
 import { bfclAstMatch } from "./bfcl-ast-match.js";
@@ -24,6 +25,8 @@ export interface EvalRecord {
   confidence: number | null;
   /** The mean raw token probability, when the backend measured it. */
   meanTokenProbability?: number;
+  /** Share of the call's argument values found verbatim in the question (proposal-context.ts), when proposed. */
+  verbatimShare?: number;
   latencyMs: number;
   /** How many candidate tools the case had. */
   tools: number;
@@ -57,6 +60,7 @@ export async function evaluateCase(
       correct: false,
       confidence: proposal.confidence,
       latencyMs: performance.now() - started,
+      verbatimShare: verbatimShare(instruction, proposal.arguments),
     };
     if (proposal.meanTokenProbability !== undefined) {
       record.meanTokenProbability = proposal.meanTokenProbability;

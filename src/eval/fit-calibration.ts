@@ -1,4 +1,5 @@
 import {
+  CONTEXT_CALIBRATION_INPUTS,
   DELEGATE_CALIBRATION_INPUTS,
   type DelegateCalibrationFile,
   delegateCalibrationInputs,
@@ -13,6 +14,10 @@ export interface LabelledProposal {
   confidence: number | null;
   meanTokenProbability?: number;
   correct: boolean;
+  /** Candidate tools offered (for a fit with context). */
+  tools?: number;
+  /** Share of the argument values found verbatim in the input (for a fit with context). */
+  verbatimShare?: number;
 }
 
 /** Options of {@link fitDelegateCalibration}. */
@@ -25,6 +30,11 @@ export interface FitCalibrationOptions {
   targetPrecision?: number;
   /** Folds of the cross-validation that measures the calibrated score. Default 5. */
   folds?: number;
+  /**
+   * Also read each proposal's context — the number of candidate tools and the share of argument values found
+   * verbatim in the input ({@link CONTEXT_CALIBRATION_INPUTS}). Default false.
+   */
+  withContext?: boolean;
 }
 
 const L2 = 0.01;
@@ -43,18 +53,22 @@ export function fitDelegateCalibration(
 ): DelegateCalibrationFile {
   const targetPrecision = options.targetPrecision ?? 0.95;
   const folds = options.folds ?? 5;
-  const rows = calibrationRows(records);
+  const withContext = options.withContext ?? false;
+  const names = withContext ? CONTEXT_CALIBRATION_INPUTS : DELEGATE_CALIBRATION_INPUTS;
+  const rows = calibrationRows(records, withContext);
   const right = rows.filter((r) => r.correct).length;
   if (rows.length < 10 || right === 0 || right === rows.length) {
     throw new InvalidOptionError(
       "--records",
-      "at least 10 scored proposals (confidence and meanTokenProbability), some right and some wrong",
+      `at least 10 scored proposals (confidence and meanTokenProbability${
+        withContext ? ", tools and verbatimShare" : ""
+      }), some right and some wrong`,
       `${rows.length} scored, ${right} right`,
     );
   }
-  const outOfFold = crossValidate(rows, folds);
+  const outOfFold = crossValidate(rows, folds, names);
   const best = bestThreshold(outOfFold, targetPrecision);
-  const calibrator = Calibrator.fit(rows, L2, DELEGATE_CALIBRATION_INPUTS);
+  const calibrator = Calibrator.fit(rows, L2, names);
   return {
     format: "deputy-delegate-calibration",
     version: 1,
@@ -74,22 +88,30 @@ export function fitDelegateCalibration(
   };
 }
 
-function calibrationRows(records: readonly LabelledProposal[]): CalibrationRow[] {
+function calibrationRows(records: readonly LabelledProposal[], withContext = false): CalibrationRow[] {
   const rows: CalibrationRow[] = [];
   for (const r of records) {
-    const inputs = delegateCalibrationInputs(r);
+    const context =
+      r.tools !== undefined && r.verbatimShare !== undefined
+        ? { tools: r.tools, verbatimShare: r.verbatimShare }
+        : undefined;
+    const inputs = delegateCalibrationInputs(r, context, withContext);
     if (inputs) rows.push({ inputs, correct: r.correct });
   }
   return rows;
 }
 
-function crossValidate(rows: readonly CalibrationRow[], folds: number): ScoredOutcome[] {
+function crossValidate(
+  rows: readonly CalibrationRow[],
+  folds: number,
+  names: readonly string[] = DELEGATE_CALIBRATION_INPUTS,
+): ScoredOutcome[] {
   const outOfFold: ScoredOutcome[] = [];
   for (let k = 0; k < folds; k++) {
     const train = rows.filter((_, i) => i % folds !== k);
     const test = rows.filter((_, i) => i % folds === k);
     if (test.length === 0) continue;
-    const fitted = Calibrator.fit(train, L2, DELEGATE_CALIBRATION_INPUTS);
+    const fitted = Calibrator.fit(train, L2, names);
     for (const r of test) outOfFold.push({ score: fitted.confidence(r.inputs), correct: r.correct });
   }
   return outOfFold;

@@ -1,6 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { auroc, bestThreshold, expectedCalibrationError, riskCoverage } from "./score-metrics.js";
+import {
+  auroc,
+  bestThreshold,
+  expectedCalibrationError,
+  riskCoverage,
+  wilsonInterval,
+} from "./score-metrics.js";
 
 const outcomes = fc.array(
   fc.record({ score: fc.integer({ min: 0, max: 100 }).map((n) => n / 100), correct: fc.boolean() }),
@@ -64,6 +70,29 @@ describe("score metrics", () => {
         const best = bestThreshold(os, 0.95);
         if (best) expect(best.precision).toBeGreaterThanOrEqual(0.95);
       }),
+    );
+  });
+
+  it("the Wilson interval holds the observed share, stays in [0, 1] and narrows with more trials", () => {
+    // A textbook value: 95 % Wilson interval for 12 of 13 is about [0.667, 0.986].
+    const [lo, hi] = wilsonInterval(12, 13);
+    expect(lo).toBeCloseTo(0.667, 2);
+    expect(hi).toBeCloseTo(0.986, 2);
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 500 }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (n, share) => {
+          const k = Math.round(share * n);
+          const [a, b] = wilsonInterval(k, n);
+          const [a4, b4] = wilsonInterval(4 * k, 4 * n);
+          expect(a).toBeGreaterThanOrEqual(0);
+          expect(b).toBeLessThanOrEqual(1);
+          expect(a).toBeLessThanOrEqual(k / n + 1e-12);
+          expect(b).toBeGreaterThanOrEqual(k / n - 1e-12);
+          expect(b4 - a4).toBeLessThan(b - a + 1e-12);
+        },
+      ),
     );
   });
 });

@@ -81,3 +81,16 @@ export function bestThreshold(outcomes: readonly ScoredOutcome[], target: number
   for (const p of riskCoverage(outcomes)) if (p.precision >= target) best = p;
   return best;
 }
+
+/**
+ * The Wilson score interval for a share of `successes` in `n` trials (`z` 1.96: 95 %): the interval to quote
+ * beside a precision measured on a few dozen proposals. `[0, 1]` when `n` is 0.
+ */
+export function wilsonInterval(successes: number, n: number, z = 1.96): [number, number] {
+  if (n === 0) return [0, 1];
+  const p = successes / n;
+  const z2 = z * z;
+  const centre = (p + z2 / (2 * n)) / (1 + z2 / n);
+  const half = (z / (1 + z2 / n)) * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n));
+  return [Math.max(0, centre - half), Math.min(1, centre + half)];
+}

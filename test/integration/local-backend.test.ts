@@ -135,6 +135,35 @@ describe("LocalDelegate on the tiny model", () => {
     }
   }, 300_000);
 
+  it("reads the raw probabilities during greedy generation: the same answers and scores as the re-read", async () => {
+    // The onTokens hook decodes with llama.cpp's own grammar sampling and re-reads the raw probabilities in one
+    // batch afterwards; the default reads them from each step and picks the likeliest token the grammar allows.
+    const reread = new LocalDelegate({ model, tokenProbability: true, _internal: { onTokens: () => {} } });
+    const during = new LocalDelegate({ model, tokenProbability: true });
+    try {
+      for (const c of buildSuiteCases(12, 5)) {
+        const [a, b] = [
+          await reread.propose(c.request).catch((e: Error) => e),
+          await during.propose(c.request).catch((e: Error) => e),
+        ];
+        if (a instanceof Error || b instanceof Error) {
+          // The tiny random model runs out of tokens now and then: then both must, on the same raw answer.
+          expect(b).toBeInstanceOf(DelegateBackendError);
+          expect((b as DelegateBackendError).raw).toBe((a as DelegateBackendError).raw);
+          continue;
+        }
+        expect({ name: b.name, arguments: b.arguments }).toEqual({ name: a.name, arguments: a.arguments });
+        expect(b.usage?.outputTokens).toBe(a.usage?.outputTokens);
+        // A batch and single-token decodes round differently; the same numbers up to that.
+        expect(b.confidence!).toBeCloseTo(a.confidence!, 2);
+        expect(b.meanTokenProbability!).toBeCloseTo(a.meanTokenProbability!, 2);
+      }
+    } finally {
+      await reread.close();
+      await during.close();
+    }
+  }, 300_000);
+
   it("reuses the prompt prefix of the previous proposal with the same tools", async () => {
     const delegate = new LocalDelegate({ model });
     try {

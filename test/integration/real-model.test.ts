@@ -104,6 +104,30 @@ describe("Qwen2.5-Coder-0.5B-Instruct through LocalDelegate (real weights)", () 
   });
 
   it(
+    "the default delegate reads the same answer confidence from its own generation steps",
+    async () => {
+      // The hook delegate above decodes with llama.cpp's grammar sampling and re-reads the raw probabilities in a
+      // second batch; the default reads them while it decodes. Same calls; scores equal up to the rounding of a
+      // batch against single-token decodes (≤ 0.05; median 0.001 on BFCL).
+      const plain = new LocalDelegate({ model, ...settings });
+      try {
+        for (const c of pick([...RIGHT, ...WRONG])) {
+          const r = records.get(c.sample.id)!;
+          const p = await evaluateCase(plain, c);
+          expect({ name: p.name, arguments: p.arguments }, c.sample.id).toEqual({
+            name: r.name,
+            arguments: r.arguments,
+          });
+          expect(Math.abs(p.confidence! - r.answer!), c.sample.id).toBeLessThan(0.05);
+        }
+      } finally {
+        await plain.close();
+      }
+    },
+    30 * 60_000,
+  );
+
+  it(
     "gives every proposal a gate verdict and never crashes",
     async () => {
       const sweep = process.env.DEPUTY_REAL_SWEEP === "all" ? suite : pick([...RIGHT, ...WRONG]);

@@ -49,6 +49,50 @@ describe("deputy calibrate", () => {
     expect(calibratedConfidence(file, { confidence: null })).toBeNull();
   });
 
+  it("--with-context also reads the number of tools and the verbatim share of the values", async () => {
+    // Scores that say nothing, and made-up values (verbatimShare 0) that are always wrong.
+    const withContext = Array.from({ length: 60 }, (_, i) => ({
+      outcome: "proposed",
+      correct: i % 3 !== 0,
+      confidence: 0.9 + ((i * 7) % 10) / 101,
+      meanTokenProbability: 0.8 + ((i * 5) % 10) / 101,
+      tools: 1 + (i % 4),
+      verbatimShare: i % 3 !== 0 ? 1 : 0,
+    }));
+    const input = join(dir, "context.jsonl");
+    writeFileSync(input, withContext.map((r) => JSON.stringify(r)).join("\n") + "\n");
+    const out = join(dir, "context.json");
+    const result = await cli([
+      "calibrate",
+      "--records",
+      input,
+      "--model",
+      "m",
+      "--out",
+      out,
+      "--with-context",
+    ]);
+    expect(result.code).toBe(0);
+    expect(result.out).toMatch(/AUROC 1\.000/);
+    const file = readDelegateCalibration(out);
+    expect(file.calibrator.inputs).toEqual(["choiceLogit", "meanTokenLogit", "logTools", "verbatimShare"]);
+    const scores = { confidence: 0.95, meanTokenProbability: 0.85 };
+    const copied = calibratedConfidence(file, scores, { tools: 2, verbatimShare: 1 })!;
+    const madeUp = calibratedConfidence(file, scores, { tools: 2, verbatimShare: 0 })!;
+    expect(copied).toBeGreaterThan(madeUp);
+    // Without the context a file that reads it leaves the proposal unscored.
+    expect(calibratedConfidence(file, scores)).toBeNull();
+    // Records without the context cannot be fitted with it: one line, exit 2, nothing written.
+    const plain = join(dir, "plain-context.json");
+    const missing = await cli([
+      "calibrate",
+      ...["--records", join(dir, "records.jsonl"), "--model", "m", "--out", plain, "--with-context"],
+    ]);
+    expect(missing.code).toBe(2);
+    expect(missing.err).toMatch(/tools and verbatimShare/);
+    expect(existsSync(plain)).toBe(false);
+  });
+
   it("refuses records it cannot use with one line and exit 2, writing nothing", async () => {
     const out = join(dir, "none.json");
     const missing = await cli([

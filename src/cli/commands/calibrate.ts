@@ -21,6 +21,10 @@ export function registerCalibrate(program: Command, ctx: CliContext): void {
     .requiredOption("--out <file>", "where to write the calibration JSON")
     .option("--target-precision <p>", "precision the recommended min_confidence must reach", "0.95")
     .option("--confidence-method <m>", "the confidence method the records were scored with", "answer")
+    .option(
+      "--with-context",
+      "also read the number of candidate tools and the share of argument values found verbatim in the question",
+    )
     .action(
       (flags: {
         records: string[];
@@ -28,6 +32,7 @@ export function registerCalibrate(program: Command, ctx: CliContext): void {
         out: string;
         targetPrecision: string;
         confidenceMethod: string;
+        withContext?: boolean;
       }) => {
         if (!(CONFIDENCE_METHODS as readonly string[]).includes(flags.confidenceMethod)) {
           throw new InvalidOptionError("--confidence-method", "answer or choice", flags.confidenceMethod);
@@ -65,6 +70,7 @@ export function registerCalibrate(program: Command, ctx: CliContext): void {
           model: flags.model,
           targetPrecision: target,
           confidenceMethod: flags.confidenceMethod as ConfidenceMethod,
+          withContext: flags.withContext === true,
         });
         writeFileSync(flags.out, JSON.stringify(file, null, 2) + "\n");
         const cv = file.crossValidated;

@@ -1,11 +1,13 @@
 import type { JsonSchema } from "../../schema/json-schema.js";
 import type { Proposal, ProposeRequest, ToolCallDelegate } from "../protocol.js";
 import { calibratedConfidence, type DelegateCalibrationFile } from "./delegate-calibration.js";
+import { proposalContext } from "./proposal-context.js";
 
 /**
  * A delegate whose `confidence` is replaced by a per-model calibration (`deputy calibrate`): the probability,
  * fitted on labelled proposals, that the call is exactly right given the choice confidence and the mean token
- * probability. The inner backend must measure both (`LocalDelegate` with `tokenProbability: true`,
+ * probability (and, for a file fitted `--with-context`, the number of candidate tools and the share of argument
+ * values found verbatim in the input). The inner backend must measure both (`LocalDelegate` with `tokenProbability: true`,
  * `LlamaServerDelegate` with `useLogprobs`); a proposal without them gets `confidence: null` (the gate's
  * `unscored`).
  *
@@ -34,7 +36,8 @@ export class CalibratedDelegate implements ToolCallDelegate {
 
   async propose(request: ProposeRequest): Promise<Proposal> {
     const proposal = await this.#inner.propose(request);
-    return { ...proposal, confidence: calibratedConfidence(this.#file, proposal) };
+    const context = proposalContext(request, proposal.arguments);
+    return { ...proposal, confidence: calibratedConfidence(this.#file, proposal, context) };
   }
 
   close(): Promise<void> {

@@ -3,9 +3,23 @@ import { InvalidOptionError } from "../../errors/index.js";
 import { Calibrator, type CalibratorData } from "../distilled/calibrator.js";
 import type { Proposal } from "../protocol.js";
 import { CONFIDENCE_METHODS, type ConfidenceMethod } from "./answer-confidence.js";
+import type { ProposalContext } from "./proposal-context.js";
 
-/** The scores a delegate calibration reads, in order: logits of the choice confidence and of the mean token probability. */
+/**
+ * The scores a delegate calibration reads, in order: logits of the confidence (named for the choice confidence
+ * it first was; the file's `confidenceMethod` says which) and of the mean token probability.
+ */
 export const DELEGATE_CALIBRATION_INPUTS = ["choiceLogit", "meanTokenLogit"] as const;
+
+/**
+ * A calibration fitted `--with-context` reads the scores and the proposal's context: the log of the number of
+ * candidate tools and the share of argument values found verbatim in the input (proposal-context.ts).
+ */
+export const CONTEXT_CALIBRATION_INPUTS = [
+  ...DELEGATE_CALIBRATION_INPUTS,
+  "logTools",
+  "verbatimShare",
+] as const;
 
 /** A per-model calibration file, written by `deputy calibrate` (see docs/quality.md). */
 export interface DelegateCalibrationFile {
@@ -40,12 +54,26 @@ const logit = (p: number) => {
   return Math.log(q / (1 - q));
 };
 
-/** The calibration inputs of a proposal, or `undefined` when it lacks a score (then it stays unscored). */
+/**
+ * The calibration inputs of a proposal (with `withContext`, also its context), or `undefined` when it lacks a
+ * score or the context (then it stays unscored).
+ */
 export function delegateCalibrationInputs(
   proposal: Pick<Proposal, "confidence" | "meanTokenProbability">,
+  context?: ProposalContext,
+  withContext = false,
 ): number[] | undefined {
   if (proposal.confidence === null || proposal.meanTokenProbability === undefined) return undefined;
-  return [logit(proposal.confidence), logit(proposal.meanTokenProbability)];
+  const scores = [logit(proposal.confidence), logit(proposal.meanTokenProbability)];
+  if (!withContext) return scores;
+  if (!context || !Number.isFinite(context.tools) || !Number.isFinite(context.verbatimShare))
+    return undefined;
+  return [...scores, Math.log(Math.max(1, context.tools)), context.verbatimShare];
+}
+
+/** Whether a calibration file reads the proposal's context ({@link CONTEXT_CALIBRATION_INPUTS}). */
+export function readsContext(file: DelegateCalibrationFile): boolean {
+  return (file.calibrator.inputs ?? []).length === CONTEXT_CALIBRATION_INPUTS.length;
 }
 
 /** Reads and checks a calibration file; anything else is an {@link InvalidOptionError} naming the file. */
@@ -57,8 +85,11 @@ export function readDelegateCalibration(path: string): DelegateCalibrationFile {
     throw new InvalidOptionError("calibration", "a readable calibration JSON file", path);
   }
   const c = file?.calibrator;
+  const names = [DELEGATE_CALIBRATION_INPUTS, CONTEXT_CALIBRATION_INPUTS].find(
+    (known) => JSON.stringify(known) === JSON.stringify(c?.inputs ?? DELEGATE_CALIBRATION_INPUTS),
+  );
   const numbers = (xs: unknown) =>
-    Array.isArray(xs) && xs.length === DELEGATE_CALIBRATION_INPUTS.length && xs.every(Number.isFinite);
+    names !== undefined && Array.isArray(xs) && xs.length === names.length && xs.every(Number.isFinite);
   if (
     file?.format !== "deputy-delegate-calibration" ||
     file.version !== 1 ||
@@ -74,11 +105,15 @@ export function readDelegateCalibration(path: string): DelegateCalibrationFile {
   return file;
 }
 
-/** Maps a proposal's scores to the calibrated probability that it is exactly right. */
+/**
+ * Maps a proposal's scores (and, for a file fitted with context, its `context`) to the calibrated probability
+ * that it is exactly right; null when an input is missing.
+ */
 export function calibratedConfidence(
   file: DelegateCalibrationFile,
   proposal: Pick<Proposal, "confidence" | "meanTokenProbability">,
+  context?: ProposalContext,
 ): number | null {
-  const inputs = delegateCalibrationInputs(proposal);
+  const inputs = delegateCalibrationInputs(proposal, context, readsContext(file));
   return inputs ? new Calibrator(file.calibrator).confidence(inputs) : null;
 }

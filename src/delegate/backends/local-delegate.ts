@@ -4,7 +4,6 @@ import type {
   LlamaContextSequence,
   LlamaGrammar,
   LlamaModel,
-  Token,
 } from "node-llama-cpp";
 import { DelegateBackendError, InvalidOptionError } from "../../errors/index.js";
 import type { JsonSchema } from "../../schema/json-schema.js";
@@ -30,6 +29,7 @@ import {
   valueTokens,
 } from "./answer-confidence.js";
 import { localChoiceConfidence, rawGeneratedProbabilities } from "./local-scoring.js";
+import { generateAnswer, type ProbabilityReading, rawProbabilitySupported } from "./local-generation.js";
 
 /** Options of {@link LocalDelegate}. */
 export interface LocalDelegateOptions {
@@ -61,14 +61,14 @@ export interface LocalDelegateOptions {
   confidence?: boolean;
   /**
    * How confidence is measured (see docs/quality.md): `"answer"` — the joint probability of the answer's value
-   * tokens (tool name or decline, argument values), re-read in one batch after the answer; `"choice"` — the
-   * probability of the chosen tool among the candidates only (a few extra tokens of evaluation). Default
-   * `"answer"`.
+   * tokens (tool name or decline, argument values), read from the generation's own steps when greedy (else
+   * re-read in one batch after the answer); `"choice"` — the probability of the chosen tool among the
+   * candidates only (a few extra tokens of evaluation). Default `"answer"`.
    */
   confidenceMethod?: ConfidenceMethod;
   /**
-   * Also measure the mean raw probability of the generated tokens (`meanTokenProbability`; one extra batch per
-   * proposal), for comparing scores in evaluations. Default false.
+   * Also measure the mean raw probability of the generated tokens (`meanTokenProbability`; free when greedy,
+   * else one extra batch per proposal), for comparing scores in evaluations. Default false.
    */
   tokenProbability?: boolean;
   /** @internal Test hooks. */
@@ -199,26 +199,42 @@ export class LocalDelegate implements ToolCallDelegate {
           `prompt of ${promptTokens.length} tokens plus ${this.#options.maxOutputTokens} output tokens exceeds the context size ${sequence.contextSize}`,
         );
       }
-      const { text, generated, reused, grammarProbabilities } = await this.#generate(
-        state,
+      const answerMethod = this.#options.confidence && this.#options.confidenceMethod === "answer";
+      const wantRaw = this.#options.tokenProbability || answerMethod;
+      // The raw probabilities come from the generation itself (greedy), else from one re-read batch after it;
+      // the onTokens hook reads probabilities under the grammar instead, and the raw ones by the re-read.
+      const reading: ProbabilityReading = this.#options._internal?.onTokens
+        ? "grammar"
+        : wantRaw && rawProbabilitySupported(state.model, this.#options.temperature)
+          ? "raw"
+          : "none";
+      const { text, generated, reused, grammarProbabilities, rawProbabilities } = await generateAnswer({
+        m: state.m,
+        model: state.model,
         sequence,
         promptTokens,
         grammar,
+        reading,
+        temperature: this.#options.temperature,
+        seed: this.#options.seed,
+        maxOutputTokens: this.#options.maxOutputTokens,
+        name: this.name,
         signal,
-      );
+      });
       const parsed = parseProposal(this.name, text);
       const pieces = generated.map((t) => state.model.detokenize([t]));
-      const answerMethod = this.#options.confidence && this.#options.confidenceMethod === "answer";
-      // One batch re-reads the raw distributions: of every token for the mean, else of the value tokens only.
+      // The re-read: of every token for the mean, else of the value tokens only.
       const raw =
-        this.#options.tokenProbability || answerMethod
-          ? await rawGeneratedProbabilities(
-              sequence,
-              promptTokens,
-              generated,
-              this.#options.tokenProbability ? undefined : valueTokens(pieces),
-            )
-          : undefined;
+        reading === "raw"
+          ? rawProbabilities
+          : wantRaw
+            ? await rawGeneratedProbabilities(
+                sequence,
+                promptTokens,
+                generated,
+                this.#options.tokenProbability ? undefined : valueTokens(pieces),
+              )
+            : undefined;
       const meanTokenProbability =
         this.#options.tokenProbability && raw && raw.length > 0
           ? raw.reduce((a, b) => a + b, 0) / raw.length
@@ -327,65 +343,5 @@ export class LocalDelegate implements ToolCallDelegate {
       state.grammars.set(key, grammar);
     }
     return grammar;
-  }
-
-  async #generate(
-    state: State,
-    sequence: LlamaContextSequence,
-    promptTokens: Token[],
-    grammar: LlamaGrammar,
-    signal: AbortSignal | undefined,
-  ): Promise<{ text: string; generated: Token[]; reused: number; grammarProbabilities: number[] }> {
-    // Reuse the longest prefix this sequence already holds; at least one token is evaluated to get logits.
-    const reused = Math.min(
-      sequence.compareContextTokens(promptTokens).firstDifferentIndex,
-      promptTokens.length - 1,
-    );
-    if (reused < sequence.nextTokenIndex) {
-      await sequence.eraseContextTokenRanges([{ start: reused, end: sequence.nextTokenIndex }]);
-    }
-    const grammarEvaluationState = new state.m.LlamaGrammarEvaluationState({ model: state.model, grammar });
-    const generated: Token[] = [];
-    const grammarProbabilities: number[] = [];
-    let text = "";
-    // Only for the onTokens hook (evaluations): with `confidence` the sampler applies the grammar to the whole
-    // vocabulary before each pick, so each token's confidence is its probability under the grammar — measured at
-    // +36 % CPU a proposal on Qwen2.5-0.5B, so proposals do without it; llama.cpp's cheaper path checks only the
-    // greedy token against the grammar.
-    const tokenProbabilities = this.#options._internal?.onTokens !== undefined;
-    for await (const { token, confidence } of sequence.evaluateWithMetadata(
-      promptTokens.slice(reused),
-      { confidence: tokenProbabilities } as { confidence: true },
-      {
-        grammarEvaluationState,
-        temperature: this.#options.temperature,
-        ...(this.#options.seed !== undefined ? { seed: this.#options.seed } : {}),
-      },
-    )) {
-      if (signal?.aborted) throw abortError(this.name, signal);
-      if (state.model.isEogToken(token)) break;
-      generated.push(token);
-      if (tokenProbabilities) grammarProbabilities.push(confidence);
-      if (generated.length > this.#options.maxOutputTokens) {
-        throw new DelegateBackendError(this.name, `answer exceeded ${this.#options.maxOutputTokens} tokens`, {
-          raw: state.model.detokenize(generated),
-        });
-      }
-      const piece = state.model.detokenize([token]);
-      if (piece.includes("}")) {
-        text = state.model.detokenize(generated);
-        if (isCompleteJson(text)) break;
-      }
-    }
-    return { text: state.model.detokenize(generated), generated, reused, grammarProbabilities };
-  }
-}
-
-function isCompleteJson(text: string): boolean {
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
   }
 }

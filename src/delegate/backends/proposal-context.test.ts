@@ -1,0 +1,95 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { Proposal, ProposeRequest } from "../protocol.js";
+import { CalibratedDelegate } from "./calibrated-delegate.js";
+import type { DelegateCalibrationFile } from "./delegate-calibration.js";
+import { proposalContext, verbatimShare } from "./proposal-context.js";
+
+const tool = (name: string) => ({ name, description: name, parameters: { type: "object", properties: {} } });
+
+describe("proposal context", () => {
+  it("counts the argument values the question spells out, at any depth", () => {
+    const question = "Area of a triangle with base 10 and height 5, in Square Meters";
+    expect(verbatimShare(question, { base: 10, height: 5, unit: "square meters" })).toBe(1);
+    expect(verbatimShare(question, { base: 10, height: 7 })).toBe(0.5);
+    expect(verbatimShare(question, { sides: [10, 5, 12], unit: { name: "cm" } })).toBe(0.5);
+    // Nothing to copy: a decline or a call without arguments made nothing up.
+    expect(verbatimShare(question, {})).toBe(1);
+    expect(verbatimShare(question, undefined)).toBe(1);
+    // Booleans and nulls are not values the question can spell out; they do not count either way.
+    expect(verbatimShare(question, { base: 10, exact: true, note: null })).toBe(1);
+  });
+
+  it("is a share in [0, 1] for any arguments and question, and 1 when every value is copied in", () => {
+    const json = fc.jsonValue({ maxDepth: 3 });
+    fc.assert(
+      fc.property(fc.string(), fc.dictionary(fc.string(), json), (question, args) => {
+        const share = verbatimShare(question, args);
+        expect(share).toBeGreaterThanOrEqual(0);
+        expect(share).toBeLessThanOrEqual(1);
+        expect(verbatimShare(`${question} ${JSON.stringify(args)} ${collect(args).join(" ")}`, args)).toBe(1);
+      }),
+    );
+  });
+
+  it("reads the number of candidate tools and the facts with the instruction", () => {
+    const request = {
+      instruction: "Page the on-call",
+      facts: { team: "payments" },
+      tools: [tool("a"), tool("b")],
+    };
+    expect(proposalContext(request, { team: "payments" })).toEqual({ tools: 2, verbatimShare: 1 });
+    expect(proposalContext({ ...request, facts: {} }, { team: "payments" })).toEqual({
+      tools: 2,
+      verbatimShare: 0,
+    });
+  });
+
+  it("a calibration fitted with context scores a made-up value below a copied one", async () => {
+    const file: DelegateCalibrationFile = {
+      format: "deputy-delegate-calibration",
+      version: 1,
+      model: "m.gguf",
+      confidenceMethod: "answer",
+      calibrator: {
+        method: "logistic",
+        inputs: ["choiceLogit", "meanTokenLogit", "logTools", "verbatimShare"],
+        mean: [0, 0, 0, 0.5],
+        scale: [1, 1, 1, 0.5],
+        weights: [1, 0, 0, 2],
+        bias: 0,
+      },
+      fittedOn: 100,
+      targetPrecision: 0.95,
+      recommendedMinConfidence: 0.9,
+      crossValidated: { folds: 5, auroc: 0.9, ece: 0.1, coverage: 0.1, precision: 1 },
+    };
+    const inner = {
+      name: "fake",
+      maxTools: 5,
+      maxInputChars: 1000,
+      propose: (r: ProposeRequest): Promise<Proposal> =>
+        Promise.resolve({
+          name: "a",
+          arguments: { city: r.instruction.includes("Oslo") ? "Oslo" : "Paris" },
+          confidence: 0.9,
+          meanTokenProbability: 0.9,
+          backend: "fake",
+          latencyMs: 1,
+        }),
+      close: () => Promise.resolve(),
+    };
+    const delegate = new CalibratedDelegate(inner, file);
+    const copied = await delegate.propose({ instruction: "Weather in Oslo", facts: {}, tools: [tool("a")] });
+    const madeUp = await delegate.propose({ instruction: "Weather here", facts: {}, tools: [tool("a")] });
+    expect(copied.confidence!).toBeGreaterThan(madeUp.confidence!);
+  });
+});
+
+function collect(v: unknown): string[] {
+  if (typeof v === "string") return [v];
+  if (typeof v === "number") return [JSON.stringify(v)];
+  if (Array.isArray(v)) return v.flatMap(collect);
+  if (v !== null && typeof v === "object") return Object.values(v).flatMap(collect);
+  return [];
+}

@@ -1,0 +1,42 @@
+import type { ProposeRequest } from "../protocol.js";
+
+/**
+ * What a calibration may know about a proposal beside its scores, all of it known when the proposal is made:
+ * how many candidate tools there were, and how much of the call's argument values the input spells out (a value
+ * copied from the question, against one the model made up).
+ */
+export interface ProposalContext {
+  /** Candidate tools offered. */
+  tools: number;
+  /** {@link verbatimShare} of the call's arguments in the instruction and facts. */
+  verbatimShare: number;
+}
+
+/**
+ * The share of the arguments' string and number values (at any depth) whose text occurs in `input`, compared
+ * lower-cased, numbers in their JSON form; 1 when there are none (a decline, a call without arguments).
+ */
+export function verbatimShare(input: string, args: Record<string, unknown> | undefined): number {
+  const text = input.toLowerCase();
+  const leaves: string[] = [];
+  const walk = (v: unknown): void => {
+    if (typeof v === "string") leaves.push(v.toLowerCase());
+    else if (typeof v === "number") leaves.push(JSON.stringify(v));
+    else if (Array.isArray(v)) v.forEach(walk);
+    else if (v !== null && typeof v === "object") Object.values(v).forEach(walk);
+  };
+  walk(args ?? {});
+  return leaves.length === 0 ? 1 : leaves.filter((l) => text.includes(l)).length / leaves.length;
+}
+
+/** The {@link ProposalContext} of a proposal's arguments for a request. */
+export function proposalContext(
+  request: Pick<ProposeRequest, "instruction" | "facts" | "tools">,
+  args: Record<string, unknown> | undefined,
+): ProposalContext {
+  const facts = request.facts && Object.keys(request.facts).length > 0 ? JSON.stringify(request.facts) : "";
+  return {
+    tools: request.tools.length,
+    verbatimShare: verbatimShare(facts ? `${request.instruction}\n${facts}` : request.instruction, args),
+  };
+}
