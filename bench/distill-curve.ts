@@ -3,9 +3,9 @@
 // (examples/alert-triage/data/escalations.jsonl: alerts written by hand in real systems' styles, labelled as a
 // person resolving them would); the threshold is chosen on the out-of-fold predictions of those escalations (a
 // validation split of the training data) once there are 20, before that on half the generated held-out set; measure
-// coverage and precision at the recommended min_confidence on the hand-written held-out set (holdout2.jsonl), which
+// coverage and precision at the recommended min_confidence on the hand-written held-out set (holdout3.jsonl), which
 // no model trains or tunes on and no setting was chosen by — with the encoder and with n-grams alone — and beside it
-// on handwritten.jsonl, the first hand-written set, development data since the threshold rule was chosen on it.
+// on holdout2.jsonl and handwritten.jsonl, the earlier hand-written sets, development data since they were measured.
 // Also the share of out-of-domain inputs escalated. Writes docs/distill-curve.svg and prints the table.
 // Run: npm run bench:distill-curve  (ENCODER=PATH, default: what scripts/encoder-model.sh prints; STEPS=0,15,…;
 // APPEND=1 keeps the points already in docs/distill-curve.json; RENDER=1 only redraws the picture from it).
@@ -54,9 +54,18 @@ const encoder: TextEncoder = {
 const train = [...load("train"), ...load("styled")];
 const tuning = load("heldout");
 const escalations = load("escalations");
-const measured = load(process.env.MEASURED ?? "holdout2");
-const development = load("handwritten");
+const measuredName = process.env.MEASURED ?? "holdout3";
+const measured = load(measuredName);
+const developmentSets = ["holdout2", "handwritten"].filter((f) => f !== measuredName);
+const development = Object.fromEntries(developmentSets.map((f) => [f, load(f)]));
 const ood = outOfDomainExamples(train[0]!);
+interface Summary {
+  coverage: number;
+  precision: number | null;
+  accuracy: number;
+  decided: number;
+  wrong: number;
+}
 interface Point {
   added: number;
   model: string;
@@ -68,14 +77,8 @@ interface Point {
   /** Calls decided (at or above the threshold) and how many of them were wrong. */
   decided?: number;
   wrong?: number;
-  /** The same on handwritten.jsonl (development data). */
-  development?: {
-    coverage: number;
-    precision: number | null;
-    accuracy: number;
-    decided: number;
-    wrong: number;
-  };
+  /** The same on each development set (holdout2.jsonl, handwritten.jsonl). */
+  development?: Record<string, Summary>;
   oodEscalated: number;
 }
 const counts = (m: Measurement) => {
@@ -96,7 +99,16 @@ for (const added of render ? [] : STEPS) {
         ? await trainDistilledWithEncoder(examples, options, encoder)
         : trainDistilled(examples, options);
     const m = await measureModel(r.model, measured, encoder);
-    const dev = await measureModel(r.model, development, encoder);
+    const dev: Record<string, Summary> = {};
+    for (const [name, set] of Object.entries(development)) {
+      const d = await measureModel(r.model, set, encoder);
+      dev[name] = {
+        coverage: d.atRecommended.coverage,
+        precision: d.atRecommended.precision,
+        accuracy: d.accuracy,
+        ...counts(d),
+      };
+    }
     const o = await measureModel(r.model, ood, encoder);
     const point = {
       added,
@@ -107,12 +119,7 @@ for (const added of render ? [] : STEPS) {
       precision: m.atRecommended.precision,
       accuracy: m.accuracy,
       ...counts(m),
-      development: {
-        coverage: dev.atRecommended.coverage,
-        precision: dev.atRecommended.precision,
-        accuracy: dev.accuracy,
-        ...counts(dev),
-      },
+      development: dev,
       oodEscalated: o.scored.filter((s) => s.confidence < r.recommendedMinConfidence).length / o.examples,
     };
     points.push(point);
@@ -126,11 +133,16 @@ const steps = [...new Set(points.map((p) => p.added))].sort((a, b) => a - b);
 
 const pct = (v: number | null) => (v === null ? "–" : `${(v * 100).toFixed(1)}%`);
 console.log(
-  `\nresolved escalations added | model    | min_confidence | measured (${measured.length}): coverage | precision (wrong) | accuracy | handwritten (development): coverage | precision (wrong) | OOD escalated`,
+  `\nresolved escalations added | model    | min_confidence | measured (${measured.length}): coverage | precision (wrong) | accuracy | ${developmentSets.map((f) => `${f} (development): coverage | precision (wrong)`).join(" | ")} | OOD escalated`,
 );
 for (const p of points)
   console.log(
-    `${String(p.added).padStart(26)} | ${p.model.padEnd(8)} | ${p.threshold.toFixed(3).padStart(14)} | ${pct(p.coverage).padStart(8)} | ${pct(p.precision).padStart(9)} (${p.wrong ?? "?"} of ${p.decided ?? "?"}) | ${pct(p.accuracy).padStart(8)} | ${p.development ? `${pct(p.development.coverage)} | ${pct(p.development.precision)} (${p.development.wrong} of ${p.development.decided})` : "–"} | ${pct(p.oodEscalated).padStart(13)}`,
+    `${String(p.added).padStart(26)} | ${p.model.padEnd(8)} | ${p.threshold.toFixed(3).padStart(14)} | ${pct(p.coverage).padStart(8)} | ${pct(p.precision).padStart(9)} (${p.wrong ?? "?"} of ${p.decided ?? "?"}) | ${pct(p.accuracy).padStart(8)} | ${developmentSets
+      .map((f) => {
+        const d = p.development?.[f];
+        return d ? `${pct(d.coverage)} | ${pct(d.precision)} (${d.wrong} of ${d.decided})` : "–";
+      })
+      .join(" | ")} | ${pct(p.oodEscalated).padStart(13)}`,
   );
 
 // The picture: coverage and precision (y, 0–100%) against escalations added (x), one line per model and measure.
@@ -167,7 +179,7 @@ const ticks = steps
   .join("");
 const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif">
 <rect width="100%" height="100%" fill="white"/>
-<text x="${M.l}" y="18" font-size="13">Hand-written held-out alerts (${measured.length}, ${process.env.MEASURED ?? "holdout2"}), at the recommended min_confidence</text>
+<text x="${M.l}" y="18" font-size="13">Hand-written held-out alerts (${measured.length}, ${measuredName}), at the recommended min_confidence</text>
 ${grid}
 <line x1="${M.l}" y1="${y(0)}" x2="${W - M.r}" y2="${y(0)}" stroke="#333"/>
 ${ticks}

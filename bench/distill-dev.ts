@@ -1,8 +1,9 @@
-// Development protocol of the distilled delegate's threshold rule and training data: never reads the hand-written
-// held-out set (handwritten.jsonl). Trains on the generated traces plus resolved escalations and measures on
+// Development protocol of the distilled delegate's threshold rule and training data: reads only development data
+// (never holdout3.jsonl, the measured set). Trains on the generated traces plus resolved escalations and measures on
 // (a) the escalations left out (odd half ↔ even half, both ways) and (b) development.jsonl, alerts written by hand
-// for development only. Writes every score to OUT (default /tmp/distill-dev.json) for comparing rules offline.
-// Run: npm run build && node --import tsx bench/distill-dev.ts
+// for development only, and (c) holdout2.jsonl and handwritten.jsonl, development data since they were measured.
+// Writes every score to OUT (default /tmp/distill-dev.json) for comparing rules offline.
+// DATA=DIR reads the sets from another folder. Run: npm run build && node --import tsx bench/distill-dev.ts
 import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -22,8 +23,10 @@ import { trainDistilledWithEncoder } from "../dist/delegate/distilled/train-with
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const load = (f: string): TrainingExample[] =>
-  examplesFromTraces(readTraces(`${root}examples/alert-triage/data/${f}.jsonl`).traces, "triage_items")
-    .examples;
+  examplesFromTraces(
+    readTraces(`${process.env.DATA ?? `${root}examples/alert-triage/data`}/${f}.jsonl`).traces,
+    "triage_items",
+  ).examples;
 const real = await GgufTextEncoder.open(
   process.env.ENCODER ??
     execFileSync("bash", [`${root}scripts/encoder-model.sh`], { encoding: "utf8" }).trim(),
@@ -47,14 +50,16 @@ const generated = [
 const tuning = load("heldout");
 const esc = load("escalations");
 const dev = load("development");
+const holdout2 = load("holdout2");
+const handwritten = load("handwritten");
 const odd = esc.filter((_, i) => i % 2 === 1);
 const even = esc.filter((_, i) => i % 2 === 0);
 type Config = { name: string; resolved: TrainingExample[]; measure: Record<string, TrainingExample[]> };
 const all: Config[] = [
-  { name: "k0", resolved: [], measure: { dev, esc } },
-  { name: "k45odd", resolved: odd, measure: { dev, esc: even } },
-  { name: "k45even", resolved: even, measure: { dev, esc: odd } },
-  { name: "k90", resolved: esc, measure: { dev } },
+  { name: "k0", resolved: [], measure: { dev, esc, holdout2, handwritten } },
+  { name: "k45odd", resolved: odd, measure: { dev, esc: even, holdout2, handwritten } },
+  { name: "k45even", resolved: even, measure: { dev, esc: odd, holdout2, handwritten } },
+  { name: "k90", resolved: esc, measure: { dev, holdout2, handwritten } },
 ];
 const configs = all.filter((c) => !process.env.ONLY || process.env.ONLY.split(",").includes(c.name));
 

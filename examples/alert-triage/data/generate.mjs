@@ -12,7 +12,10 @@
 //   instruction "Analyze this alert and select the most appropriate action: {item.summary}"
 //   facts       { alert_id: "{item.id}", severity: "{item.severity}", environment: "production" }
 // with the correct call as `finalCall` (verdict "accepted", source "person": these are labels, not a model's
-// guesses). The rules an on-call lead would apply:
+// guesses). The severity is the one the source sent, as real sources send it: a staging rule fires as critical as
+// its production twin, and a resolved alert keeps the severity it fired with — so non-production and resolved
+// alerts come at every severity (about half high or critical) and only the environment or state decides those
+// labels, never the severity. The rules an on-call lead would apply:
 //   - outage, failing payments, errors or data at risk for customers → escalate_to_pagerduty
 //     (urgency "high" when severity is critical, "low" when it is high; summary = the alert text)
 //   - real but not urgent (slowness, failing batch jobs, crash rates, delays) → file_jira_ticket
@@ -221,7 +224,7 @@ const FAMILIES = {
   informational: {
     action: "ignore",
     reason: "informational",
-    severities: ["info", "low"],
+    severities: ["info", "info", "low", "medium"],
     train: [
       "Certificate for {svc}.example.com {fyi}",
       "Weekly {job} {fyi}",
@@ -237,14 +240,16 @@ const FAMILIES = {
   nonProduction: {
     action: "ignore",
     reason: "non-production",
-    severities: ["low", "medium", "info"],
+    // The same alert rules as production, fired from another environment: every severity.
+    severities: ["critical", "high", "high", "medium", "low", "info"],
     train: ["{Env} {svc} {issue}", "{Env} build agent {secs}: {issue}", "{Svc} in the {env} {issue}"],
     heldout: ["Only {env} affected: {svc} {issue} on {host}", "{Issue} on {host} ({env}, not production)"],
   },
   resolved: {
     action: "ignore",
     reason: "self-resolved",
-    severities: ["medium", "low"],
+    // A resolved alert keeps the severity it fired with (pages resolve too): every severity.
+    severities: ["critical", "high", "high", "medium", "medium", "low"],
     train: [
       "Nightly {job} job failed once and {recovered}",
       "{Svc} {blip}, {recovered}",

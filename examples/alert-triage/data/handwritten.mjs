@@ -7,6 +7,7 @@
 //   node examples/alert-triage/data/handwritten.mjs escalations  # escalations.tsv → escalations.jsonl
 //   node examples/alert-triage/data/handwritten.mjs development  # development.tsv → development.jsonl
 //   node examples/alert-triage/data/handwritten.mjs holdout2     # holdout2.tsv → holdout2.jsonl
+//   node examples/alert-triage/data/handwritten.mjs holdout3     # holdout3.tsv → holdout3.jsonl
 import { readFileSync, writeFileSync } from "node:fs";
 import { tools } from "../tools.mjs";
 
@@ -35,7 +36,7 @@ function call(label, id, severity, text) {
 }
 
 const name = process.argv[2] ?? "handwritten";
-const firstId = { handwritten: 7001, escalations: 8001, development: 9001, holdout2: 6001 }[name];
+const firstId = { handwritten: 7001, escalations: 8001, development: 9001, holdout2: 6001, holdout3: 5001 }[name];
 if (!firstId) throw new Error(`unknown set ${name}`);
 const lines = readFileSync(new URL(`${name}.tsv`, here), "utf8")
   .split("\n")

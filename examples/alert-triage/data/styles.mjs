@@ -189,6 +189,11 @@ export const STYLED = {
     "{svc} on the {env} box: {issue}",
     "PD #{pd} TRIGGERED: [{envtag}] {svc} {issue}",
     "the {envtag} deploy of {svc} is broken, {issue} - not prod",
+    // Staging rules are copies of production's: they carry the same severity and priority words.
+    "[FIRING:1] {Svc}Down ({svc}-api {envtag} critical) - up == 0 for {min}m",
+    "Datadog [Triggered] [{prio}] {svc} on env:{envtag} - {harm} in {envtag} only",
+    'ALARM: "{envtag}-{svc}-5xx" in {az} - severity critical, {issue}',
+    "Opsgenie alert {prio} [{envtag}]: {svc} {down}",
   ],
   resolved: [
     "[RESOLVED] {Svc}Down ({svc} prod) - {cleared}",
@@ -204,6 +209,11 @@ export const STYLED = {
     "never mind, {svc} {recovered}",
     "{svc} had {blip} but it {recovered}",
     "[OK] {svc} health check passing again after {blip}",
+    // A resolved alert keeps the severity and priority it fired with.
+    "[RESOLVED] {Svc}Down ({svc}-api production critical) - {cleared}",
+    "Datadog [Recovered] [{prio}] {svc} - {harm} no longer, {recovered}",
+    "PD #{pd} RESOLVED: [{prio}] {Svc} {down} - {cleared} (auto-resolved)",
+    'OK: "{svc}-5xx-errors" in {az} (critical) {cleared}',
   ],
 };
 

@@ -19,6 +19,7 @@ export const ALERT_TRIAGE_DATA = {
     new URL("../../../examples/alert-triage/data/development.jsonl", import.meta.url),
   ),
   holdout2: fileURLToPath(new URL("../../../examples/alert-triage/data/holdout2.jsonl", import.meta.url)),
+  holdout3: fileURLToPath(new URL("../../../examples/alert-triage/data/holdout3.jsonl", import.meta.url)),
 };
 
 /** @internal The node the example's traces belong to. */

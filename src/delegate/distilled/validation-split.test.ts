@@ -12,6 +12,7 @@ describe("the example's generated styled alerts", () => {
       ...alertTriageExamples("escalations"),
       ...alertTriageExamples("development"),
       ...alertTriageExamples("holdout2"),
+      ...alertTriageExamples("holdout3"),
     ];
     const runs = new Set<string>();
     for (const e of handWritten) {
