@@ -11,23 +11,15 @@
 // APPEND=1 keeps the points already in docs/distill-curve.json; RENDER=1 only redraws the picture from it).
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-import { readTraces } from "../dist/delegate/read-traces.js";
-import {
-  examplesFromTraces,
-  trainDistilled,
-  type TrainingExample,
-} from "../dist/delegate/distilled/index.js";
+import { loadAlertExamples, root } from "./alert-data.js";
+import { trainDistilled, type TrainingExample } from "../dist/delegate/distilled/index.js";
 import { GgufTextEncoder } from "../dist/delegate/distilled/gguf-text-encoder.js";
 import { measureModel, type Measurement } from "../dist/delegate/distilled/measure-model.js";
 import type { TextEncoder } from "../dist/delegate/distilled/text-encoder.js";
 import { trainDistilledWithEncoder } from "../dist/delegate/distilled/train-with-encoder.js";
 import { outOfDomainExamples } from "../dist/delegate/distilled/out-of-domain-inputs.js";
 
-const root = fileURLToPath(new URL("..", import.meta.url));
-const load = (f: string): TrainingExample[] =>
-  examplesFromTraces(readTraces(`${root}examples/alert-triage/data/${f}.jsonl`).traces, "triage_items")
-    .examples;
+const load = (f: string): TrainingExample[] => loadAlertExamples(f);
 const STEPS = (process.env.STEPS ?? "0,15,30,45,60,90").split(",").map(Number);
 const encoderPath =
   process.env.ENCODER ??

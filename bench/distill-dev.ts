@@ -6,13 +6,8 @@
 // DATA=DIR reads the sets from another folder. Run: npm run build && node --import tsx bench/distill-dev.ts
 import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-import { readTraces } from "../dist/delegate/read-traces.js";
-import {
-  examplesFromTraces,
-  trainDistilled,
-  type TrainingExample,
-} from "../dist/delegate/distilled/index.js";
+import { loadAlertExamples, root } from "./alert-data.js";
+import { trainDistilled, type TrainingExample } from "../dist/delegate/distilled/index.js";
 import { DistilledPredictor } from "../dist/delegate/distilled/distilled-predictor.js";
 import { encoderText } from "../dist/delegate/distilled/encoder-input.js";
 import { GgufTextEncoder } from "../dist/delegate/distilled/gguf-text-encoder.js";
@@ -21,12 +16,7 @@ import type { TextEncoder } from "../dist/delegate/distilled/text-encoder.js";
 import { exactMatch } from "../dist/delegate/distilled/training-examples.js";
 import { trainDistilledWithEncoder } from "../dist/delegate/distilled/train-with-encoder.js";
 
-const root = fileURLToPath(new URL("..", import.meta.url));
-const load = (f: string): TrainingExample[] =>
-  examplesFromTraces(
-    readTraces(`${process.env.DATA ?? `${root}examples/alert-triage/data`}/${f}.jsonl`).traces,
-    "triage_items",
-  ).examples;
+const load = (f: string): TrainingExample[] => loadAlertExamples(f, process.env.DATA);
 const real = await GgufTextEncoder.open(
   process.env.ENCODER ??
     execFileSync("bash", [`${root}scripts/encoder-model.sh`], { encoding: "utf8" }).trim(),

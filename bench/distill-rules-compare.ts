@@ -5,6 +5,7 @@
 // share of out-of-domain inputs escalated. Prints a markdown table per model.
 // Run: node --import tsx bench/distill-rules-compare.ts /tmp/distill-rules-s1.json /tmp/distill-rules-s2.json …
 import { readFileSync } from "node:fs";
+import { seededRandom } from "../dist/delegate/distilled/random.js";
 
 type Scores = [confidence: number, correct: number][];
 interface Point {
@@ -36,19 +37,9 @@ const wilsonLow = (r: number, n: number, z: number) => {
   const d = 1 + (z * z) / n;
   return (p + (z * z) / (2 * n) - z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n))) / d;
 };
-function seeded(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 /** The median over 200 bootstrap resamples of the point-estimate rule's threshold. */
 function bootstrapMedian(s: Scores, target: number): number {
-  const random = seeded(7);
+  const random = seededRandom(7);
   const ts: number[] = [];
   for (let b = 0; b < 200; b++)
     ts.push(

@@ -6,13 +6,8 @@
 // Run: npm run build && node --import tsx bench/distill-rules.ts  (SEEDS=1,2 STEPS=0,15,30,45,60,90)
 import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-import { readTraces } from "../dist/delegate/read-traces.js";
-import {
-  examplesFromTraces,
-  trainDistilled,
-  type TrainingExample,
-} from "../dist/delegate/distilled/index.js";
+import { loadAlertExamples, root } from "./alert-data.js";
+import { trainDistilled, type TrainingExample } from "../dist/delegate/distilled/index.js";
 import { GgufTextEncoder } from "../dist/delegate/distilled/gguf-text-encoder.js";
 import { measureModel } from "../dist/delegate/distilled/measure-model.js";
 import { outOfDomainExamples } from "../dist/delegate/distilled/out-of-domain-inputs.js";
@@ -20,10 +15,7 @@ import type { ScoredPrediction } from "../dist/delegate/distilled/evaluate.js";
 import type { TextEncoder } from "../dist/delegate/distilled/text-encoder.js";
 import { trainDistilledWithEncoder } from "../dist/delegate/distilled/train-with-encoder.js";
 
-const root = fileURLToPath(new URL("..", import.meta.url));
-const load = (f: string): TrainingExample[] =>
-  examplesFromTraces(readTraces(`${root}examples/alert-triage/data/${f}.jsonl`).traces, "triage_items")
-    .examples;
+const load = (f: string): TrainingExample[] => loadAlertExamples(f);
 const real = await GgufTextEncoder.open(
   process.env.ENCODER ??
     execFileSync("bash", [`${root}scripts/encoder-model.sh`], { encoding: "utf8" }).trim(),
