@@ -9,21 +9,17 @@
 // Also the share of out-of-domain inputs escalated. Writes docs/distill-curve.svg and prints the table.
 // Run: npm run bench:distill-curve  (ENCODER=PATH, default: what scripts/encoder-model.sh prints; STEPS=0,15,…;
 // APPEND=1 keeps the points already in docs/distill-curve.json; RENDER=1 only redraws the picture from it).
-import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { loadAlertExamples, root } from "./alert-data.js";
+import { encoderModelPath, loadAlertExamples, memoized, root } from "./alert-data.js";
 import { trainDistilled, type TrainingExample } from "../dist/delegate/distilled/index.js";
 import { GgufTextEncoder } from "../dist/delegate/distilled/gguf-text-encoder.js";
 import { measureModel, type Measurement } from "../dist/delegate/distilled/measure-model.js";
-import type { TextEncoder } from "../dist/delegate/distilled/text-encoder.js";
 import { trainDistilledWithEncoder } from "../dist/delegate/distilled/train-with-encoder.js";
 import { outOfDomainExamples } from "../dist/delegate/distilled/out-of-domain-inputs.js";
 
 const load = (f: string): TrainingExample[] => loadAlertExamples(f);
 const STEPS = (process.env.STEPS ?? "0,15,30,45,60,90").split(",").map(Number);
-const encoderPath =
-  process.env.ENCODER ??
-  execFileSync("bash", [`${root}scripts/encoder-model.sh`], { encoding: "utf8" }).trim();
+const encoderPath = encoderModelPath();
 
 const pointsFile = `${root}docs/distill-curve.json`;
 const render = process.env.RENDER === "1";
@@ -31,17 +27,7 @@ const real = await GgufTextEncoder.open(render ? "" : encoderPath).catch((error:
   if (render) return undefined;
   throw error;
 });
-// The same texts recur at every step: embed each once.
-const memo = new Map<string, Float32Array>();
-const encoder: TextEncoder = {
-  info: real?.info ?? { kind: "gguf", name: "none", sha256: "", dimension: 0 },
-  async embed(texts) {
-    const missing = [...new Set(texts.filter((t) => !memo.has(t)))];
-    if (missing.length) (await real!.embed(missing)).forEach((v, i) => memo.set(missing[i]!, v));
-    return texts.map((t) => memo.get(t)!);
-  },
-  close: async () => {},
-};
+const encoder = memoized(real);
 
 const train = [...load("train"), ...load("styled")];
 const tuning = load("heldout");

@@ -4,33 +4,19 @@
 // for development only, and (c) holdout2.jsonl and handwritten.jsonl, development data since they were measured.
 // Writes every score to OUT (default /tmp/distill-dev.json) for comparing rules offline.
 // DATA=DIR reads the sets from another folder. Run: npm run build && node --import tsx bench/distill-dev.ts
-import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
-import { loadAlertExamples, root } from "./alert-data.js";
+import { encoderModelPath, loadAlertExamples, memoized } from "./alert-data.js";
 import { trainDistilled, type TrainingExample } from "../dist/delegate/distilled/index.js";
 import { DistilledPredictor } from "../dist/delegate/distilled/distilled-predictor.js";
 import { encoderText } from "../dist/delegate/distilled/encoder-input.js";
 import { GgufTextEncoder } from "../dist/delegate/distilled/gguf-text-encoder.js";
 import type { DistilledModelData } from "../dist/delegate/distilled/model-file.js";
-import type { TextEncoder } from "../dist/delegate/distilled/text-encoder.js";
 import { exactMatch } from "../dist/delegate/distilled/training-examples.js";
 import { trainDistilledWithEncoder } from "../dist/delegate/distilled/train-with-encoder.js";
 
 const load = (f: string): TrainingExample[] => loadAlertExamples(f, process.env.DATA);
-const real = await GgufTextEncoder.open(
-  process.env.ENCODER ??
-    execFileSync("bash", [`${root}scripts/encoder-model.sh`], { encoding: "utf8" }).trim(),
-);
-const memo = new Map<string, Float32Array>();
-const encoder: TextEncoder = {
-  info: real.info,
-  async embed(texts) {
-    const missing = [...new Set(texts.filter((t) => !memo.has(t)))];
-    if (missing.length) (await real.embed(missing)).forEach((v, i) => memo.set(missing[i]!, v));
-    return texts.map((t) => memo.get(t)!);
-  },
-  close: async () => {},
-};
+const real = await GgufTextEncoder.open(encoderModelPath());
+const encoder = memoized(real);
 
 const generated = [
   ...load("train"),

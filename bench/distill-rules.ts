@@ -4,32 +4,18 @@
 // handwritten.jsonl and development.jsonl (both development data), the escalations not trained on and the
 // out-of-domain inputs. Never reads holdout2.jsonl. Writes OUT (default /tmp/distill-rules.json).
 // Run: npm run build && node --import tsx bench/distill-rules.ts  (SEEDS=1,2 STEPS=0,15,30,45,60,90)
-import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
-import { loadAlertExamples, root } from "./alert-data.js";
+import { encoderModelPath, loadAlertExamples, memoized } from "./alert-data.js";
 import { trainDistilled, type TrainingExample } from "../dist/delegate/distilled/index.js";
 import { GgufTextEncoder } from "../dist/delegate/distilled/gguf-text-encoder.js";
 import { measureModel } from "../dist/delegate/distilled/measure-model.js";
 import { outOfDomainExamples } from "../dist/delegate/distilled/out-of-domain-inputs.js";
 import type { ScoredPrediction } from "../dist/delegate/distilled/evaluate.js";
-import type { TextEncoder } from "../dist/delegate/distilled/text-encoder.js";
 import { trainDistilledWithEncoder } from "../dist/delegate/distilled/train-with-encoder.js";
 
 const load = (f: string): TrainingExample[] => loadAlertExamples(f);
-const real = await GgufTextEncoder.open(
-  process.env.ENCODER ??
-    execFileSync("bash", [`${root}scripts/encoder-model.sh`], { encoding: "utf8" }).trim(),
-);
-const memo = new Map<string, Float32Array>();
-const encoder: TextEncoder = {
-  info: real.info,
-  async embed(texts) {
-    const missing = [...new Set(texts.filter((t) => !memo.has(t)))];
-    if (missing.length) (await real.embed(missing)).forEach((v, i) => memo.set(missing[i]!, v));
-    return texts.map((t) => memo.get(t)!);
-  },
-  close: async () => {},
-};
+const real = await GgufTextEncoder.open(encoderModelPath());
+const encoder = memoized(real);
 const train = [...load("train"), ...load("styled")];
 const tuning = load("heldout");
 const escalations = load("escalations");
