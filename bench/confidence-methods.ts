@@ -47,6 +47,17 @@ const valueScores = (r: Row, pick: (t: { grammar: number; raw?: number }) => num
   const xs = r.tokens!.filter((_, i) => mask[i]).map(pick);
   return xs.length > 0 ? xs : [1];
 };
+/** The value tokens' probabilities under the grammar, or raw, combined as the answer confidence combines them. */
+const grammarValues = (r: Row, how: "joint" | "min" | "mean") =>
+  answerConfidence(
+    valueScores(r, (t) => t.grammar),
+    how,
+  );
+const rawValues = (r: Row, how: "joint" | "min" | "mean") =>
+  answerConfidence(
+    valueScores(r, (t) => t.raw ?? 0),
+    how,
+  );
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const rawOf = (r: Row) => r.tokens!.map((t) => t.raw ?? 0);
 const geo = (xs: number[]) => Math.exp(xs.reduce((s, x) => s + Math.log(clamp(x)), 0) / xs.length);
@@ -60,26 +71,10 @@ const methods: Record<string, (r: Row) => number> = {
   "answer probability under the grammar (joint)": (r) => answerConfidence(g(r), "joint"),
   "least likely choice under the grammar (min)": (r) => answerConfidence(g(r), "min"),
   "choice × least likely choice": (r) => r.confidence! * answerConfidence(g(r), "min"),
-  "values: joint under the grammar": (r) =>
-    answerConfidence(
-      valueScores(r, (t) => t.grammar),
-      "joint",
-    ),
-  "values: min under the grammar": (r) =>
-    answerConfidence(
-      valueScores(r, (t) => t.grammar),
-      "min",
-    ),
-  "values: mean under the grammar": (r) =>
-    answerConfidence(
-      valueScores(r, (t) => t.grammar),
-      "mean",
-    ),
-  "values: joint raw": (r) =>
-    answerConfidence(
-      valueScores(r, (t) => t.raw ?? 0),
-      "joint",
-    ),
+  "values: joint under the grammar": (r) => grammarValues(r, "joint"),
+  "values: min under the grammar": (r) => grammarValues(r, "min"),
+  "values: mean under the grammar": (r) => grammarValues(r, "mean"),
+  "values: joint raw": (r) => rawValues(r, "joint"),
   "values: min raw": (r) => Math.min(...valueScores(r, (t) => t.raw ?? 0)),
   "values: mean raw": (r) => mean(valueScores(r, (t) => t.raw ?? 0)),
 };
@@ -128,45 +123,12 @@ calibrated("calibrated: choice + mean raw (old calibrate)", (r) => [
   logit(r.confidence!),
   logit(r.meanTokenProbability ?? 0),
 ]);
-calibrated("calibrated: values joint under the grammar", (r) => [
-  logit(
-    answerConfidence(
-      valueScores(r, (t) => t.grammar),
-      "joint",
-    ),
-  ),
-]);
-calibrated("calibrated: values min under the grammar", (r) => [
-  logit(
-    answerConfidence(
-      valueScores(r, (t) => t.grammar),
-      "min",
-    ),
-  ),
-]);
-calibrated("calibrated: values joint raw", (r) => [
-  logit(
-    answerConfidence(
-      valueScores(r, (t) => t.raw ?? 0),
-      "joint",
-    ),
-  ),
-]);
-calibrated("calibrated: values mean under the grammar", (r) => [
-  logit(
-    answerConfidence(
-      valueScores(r, (t) => t.grammar),
-      "mean",
-    ),
-  ),
-]);
+calibrated("calibrated: values joint under the grammar", (r) => [logit(grammarValues(r, "joint"))]);
+calibrated("calibrated: values min under the grammar", (r) => [logit(grammarValues(r, "min"))]);
+calibrated("calibrated: values joint raw", (r) => [logit(rawValues(r, "joint"))]);
+calibrated("calibrated: values mean under the grammar", (r) => [logit(grammarValues(r, "mean"))]);
 calibrated("calibrated: values joint under the grammar + mean raw", (r) => [
-  logit(
-    answerConfidence(
-      valueScores(r, (t) => t.grammar),
-      "joint",
-    ),
-  ),
+  logit(grammarValues(r, "joint")),
   logit(r.meanTokenProbability ?? 0),
 ]);
 calibrated("calibrated: joint + mean raw", (r) => [
