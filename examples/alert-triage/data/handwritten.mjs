@@ -36,7 +36,8 @@ function call(label, id, severity, text) {
 }
 
 const name = process.argv[2] ?? "handwritten";
-const firstId = { handwritten: 7001, escalations: 8001, development: 9001, holdout2: 6001, holdout3: 5001 }[name];
+const FIRST_ID = { handwritten: 7001, escalations: 8001, development: 9001, holdout2: 6001, holdout3: 5001 };
+const firstId = FIRST_ID[name];
 if (!firstId) throw new Error(`unknown set ${name}`);
 const lines = readFileSync(new URL(`${name}.tsv`, here), "utf8")
   .split("\n")
