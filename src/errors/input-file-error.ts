@@ -12,6 +12,7 @@ export type InputFileErrorCode =
   | "STORE_NOT_FOUND"
   | "STORE_INVALID"
   | "TRACES_INVALID"
+  | "TRACES_NOT_FOUND"
   | "SCRIPTED_FILE_NOT_FOUND";
 
 /**

@@ -99,6 +99,43 @@ describe("deputy distill", () => {
     expect(report.heldOut.length).toBeGreaterThan(0);
   });
 
+  it("trains on --resolved files and lets their rows choose the threshold, out of fold", async () => {
+    const out = join(dir, "resolved.json");
+    const r = await cli([
+      "distill",
+      example("data/train.jsonl"),
+      "--resolved",
+      example("data/escalations.jsonl"),
+      "--holdout",
+      example("data/heldout.jsonl"),
+      "--node",
+      "triage_items",
+      "--out",
+      out,
+      "--json",
+    ]);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.stdout);
+    expect(report.examples).toBe(490);
+    expect(report.validationExamples).toBe(90);
+    expect(loadModelFile(out).recommendedMinConfidence).toBe(report.recommendedMinConfidence);
+    // A --resolved file that is not there: one line, exit 2, no model written.
+    const missing = await cli([
+      "distill",
+      example("data/train.jsonl"),
+      "--resolved",
+      join(dir, "no-such.jsonl"),
+      "--node",
+      "triage_items",
+      "--out",
+      join(dir, "missing.json"),
+    ]);
+    expect(missing.code).toBe(EXIT.invalid);
+    expect(missing.stderr.trim().split("\n")).toHaveLength(1);
+    expect(existsSync(join(dir, "missing.json"))).toBe(false);
+  });
+
   it("fails as invalid input when the traces hold no labelled calls of the node", async () => {
     const r = await cli([
       "distill",

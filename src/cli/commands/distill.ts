@@ -29,6 +29,7 @@ interface DistillFlags {
   store?: string;
   tools?: string;
   measure?: string[];
+  resolved?: string[];
 }
 
 function fraction(option: string, raw: string, open = false): number {
@@ -60,7 +61,7 @@ const inputKey = (instruction: string, facts: Record<string, unknown>) =>
 const percent = (v: number | null) => (v === null ? "–" : `${(v * 100).toFixed(1)}%`);
 
 /**
- * `deputy distill [TRACES…] [--store RUNS.db] --node ID --out MODEL.json [--encoder gguf=PATH]
+ * `deputy distill [TRACES…] [--store RUNS.db] [--resolved FILE…] --node ID --out MODEL.json [--encoder gguf=PATH]
  * [--target-precision 0.98] [--confidence-floor 0.8] [--holdout FILE…] [--measure FILE…]`.
  */
 export function registerDistill(program: Command, ctx: CliContext): void {
@@ -97,6 +98,10 @@ export function registerDistill(program: Command, ctx: CliContext): void {
     )
     .option("--tools <module>", "tools module for the tool specs of --store runs (default: each run's own)")
     .option(
+      "--resolved <files...>",
+      "trace files of people's decisions on the node's real inputs: trained on, and they choose the threshold out of fold, as --store's resolved escalations do",
+    )
+    .option(
       "--measure <files...>",
       "trace files only measured (never trained or tuned on), at the recommended threshold",
     )
@@ -108,11 +113,17 @@ export function registerDistill(program: Command, ctx: CliContext): void {
       const seed = Number(flags.seed);
       if (!Number.isInteger(seed)) throw new InvalidOptionError("--seed", "an integer", flags.seed);
       const encoderSpec = flags.encoder === undefined ? undefined : parseEncoderSpec(flags.encoder);
-      if (files.length === 0 && !flags.store)
-        throw new InvalidOptionError("TRACES", "trace files, or --store with a run store", "nothing");
+      const resolvedFiles = flags.resolved ?? [];
+      if (files.length === 0 && !flags.store && resolvedFiles.length === 0)
+        throw new InvalidOptionError(
+          "TRACES",
+          "trace files, --resolved files, or --store with a run store",
+          "nothing",
+        );
       let fromStore: StoreSummary | undefined;
       if (flags.store) fromStore = await storeTraces(flags.store, flags.node, flags.tools);
-      const selection = readExamples(files, flags.node, fromStore?.traces);
+      // People's decisions come after the other traces: a person's label wins over a generated or model one.
+      const selection = readExamples([...files, ...resolvedFiles], flags.node, fromStore?.traces);
       if (selection.examples.length < 2)
         throw new InvalidOptionError(
           "TRACES",
@@ -123,7 +134,11 @@ export function registerDistill(program: Command, ctx: CliContext): void {
       if (flags.holdout) heldOut = readExamples(flags.holdout, flags.node).examples;
       const measureSet = flags.measure ? readExamples(flags.measure, flags.node).examples : undefined;
       // People's resolutions of escalations are worded like the traffic: they choose the threshold (out of fold).
-      const resolved = new Set(fromStore?.traces.map((t) => inputKey(t.instruction, t.facts)));
+      const people = [
+        ...(fromStore?.traces ?? []),
+        ...resolvedFiles.flatMap((file) => readTraces(file).traces),
+      ];
+      const resolved = new Set(people.map((t) => inputKey(t.instruction, t.facts)));
       const validation = new Set(
         selection.examples.filter((e) => resolved.has(inputKey(e.instruction, e.facts))),
       );
@@ -209,7 +224,7 @@ export function registerDistill(program: Command, ctx: CliContext): void {
             ]
           : []),
         `node "${flags.node}": ${selection.examples.length} labelled example(s) (${sources})${left ? `; left out: ${left}` : ""}`,
-        `trained on ${result.trainingExamples}${result.tuningExamples ? `, tuned on ${result.tuningExamples} held out` : ""}${result.validationExamples ? `, threshold chosen on ${result.validationExamples} resolved escalations (out of fold)` : ""}, measured on ${result.heldOutExamples} held out${flags.holdout ? ` (${flags.holdout.join(", ")})` : ""}, in ${seconds.toFixed(2)} s`,
+        `trained on ${result.trainingExamples}${result.tuningExamples ? `, tuned on ${result.tuningExamples} held out` : ""}${result.validationExamples ? `, threshold chosen on ${result.validationExamples} people's decisions (out of fold)` : ""}, measured on ${result.heldOutExamples} held out${flags.holdout ? ` (${flags.holdout.join(", ")})` : ""}, in ${seconds.toFixed(2)} s`,
         `held-out exact-match accuracy: ${percent(result.heldOutAccuracy)}`,
         "",
         "min_confidence  coverage  precision   (held out)",
@@ -220,7 +235,7 @@ export function registerDistill(program: Command, ctx: CliContext): void {
         "",
         result.recommendedMinConfidence >= 1
           ? `no threshold reached precision ${percent(targetPrecision)} on out-of-fold predictions: the model should decide nothing alone (min_confidence 1); add traces`
-          : `recommended min_confidence: ${result.recommendedMinConfidence} (the smallest reaching precision ${percent(targetPrecision)} on ${result.tuningExamples ? "the tuning half of the held-out set" : result.validationExamples ? "out-of-fold predictions of the resolved escalations" : "out-of-fold predictions"}, and at least ${confidenceFloor}${result.recommendedMinConfidence === confidenceFloor ? ": the floor decided" : ""})`,
+          : `recommended min_confidence: ${result.recommendedMinConfidence} (the smallest reaching precision ${percent(targetPrecision)} on ${result.tuningExamples ? "the tuning half of the held-out set" : result.validationExamples ? "out-of-fold predictions of people's decisions" : "out-of-fold predictions"}, and at least ${confidenceFloor}${result.recommendedMinConfidence === confidenceFloor ? ": the floor decided" : ""})`,
         ...(measured
           ? [
               `measured on ${measured.examples} (${flags.measure!.join(", ")}; not trained or tuned on): accuracy ${percent(measured.accuracy)}, at min_confidence ${result.recommendedMinConfidence} coverage ${percent(measured.atRecommended.coverage)}, precision ${percent(measured.atRecommended.precision)}`,
