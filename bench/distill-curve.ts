@@ -8,7 +8,8 @@
 // on holdout2.jsonl and handwritten.jsonl, the earlier hand-written sets, development data since they were measured.
 // Also the share of out-of-domain inputs escalated. Writes docs/distill-curve.svg and prints the table.
 // Run: npm run bench:distill-curve  (ENCODER=PATH, default: what scripts/encoder-model.sh prints; STEPS=0,15,…;
-// APPEND=1 keeps the points already in docs/distill-curve.json; RENDER=1 only redraws the picture from it).
+// APPEND=1 keeps the points already in docs/NAME.json; RENDER=1 only redraws the picture from it; MEASURED=SET;
+// PEOPLE=set,set,… the people's decisions added in order; COUNTERFACTUAL_SHARE=0.5; NAME=distill-curve).
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { encoderModelPath, loadAlertExamples, memoized, root } from "./alert-data.js";
 import { trainDistilled, type TrainingExample } from "../dist/delegate/distilled/index.js";
@@ -16,12 +17,15 @@ import { GgufTextEncoder } from "../dist/delegate/distilled/gguf-text-encoder.js
 import { measureModel, type Measurement } from "../dist/delegate/distilled/measure-model.js";
 import { trainDistilledWithEncoder } from "../dist/delegate/distilled/train-with-encoder.js";
 import { outOfDomainExamples } from "../dist/delegate/distilled/out-of-domain-inputs.js";
+// @ts-expect-error -- an untyped example script
+import { counterfactuals } from "../examples/alert-triage/data/counterfactual.mjs";
 
 const load = (f: string): TrainingExample[] => loadAlertExamples(f);
 const STEPS = (process.env.STEPS ?? "0,15,30,45,60,90").split(",").map(Number);
 const encoderPath = encoderModelPath();
 
-const pointsFile = `${root}docs/distill-curve.json`;
+const NAME = process.env.NAME ?? "distill-curve";
+const pointsFile = `${root}docs/${NAME}.json`;
 const render = process.env.RENDER === "1";
 const real = await GgufTextEncoder.open(render ? "" : encoderPath).catch((error: unknown) => {
   if (render) return undefined;
@@ -31,10 +35,14 @@ const encoder = memoized(real);
 
 const train = [...load("train"), ...load("styled")];
 const tuning = load("heldout");
-const escalations = load("escalations");
+// PEOPLE: the sets standing for people's decisions, added in this order (default: the 90 resolved escalations).
+const PEOPLE = (process.env.PEOPLE ?? "escalations").split(",");
+const escalations = PEOPLE.flatMap(load);
+// COUNTERFACTUAL_SHARE: also non-production copies of that share of the added pages and tickets (counterfactual.mjs).
+const SHARE = Number(process.env.COUNTERFACTUAL_SHARE ?? 0);
 const measuredName = process.env.MEASURED ?? "holdout3";
 const measured = load(measuredName);
-const developmentSets = ["holdout2", "handwritten"].filter((f) => f !== measuredName);
+const developmentSets = ["holdout2", "handwritten"].filter((f) => f !== measuredName && !PEOPLE.includes(f));
 const development = Object.fromEntries(developmentSets.map((f) => [f, load(f)]));
 const ood = outOfDomainExamples(train[0]!);
 interface Summary {
@@ -69,7 +77,9 @@ const points: Point[] =
     : [];
 for (const added of render ? [] : STEPS) {
   const resolved = escalations.slice(0, added);
-  const examples = [...train, ...resolved];
+  const copies: TrainingExample[] =
+    SHARE > 0 ? counterfactuals(resolved, { kinds: ["non-production"], share: SHARE }) : [];
+  const examples = [...train, ...copies, ...resolved];
   const options = { node: "triage_items", heldOut: tuning, validation: new Set(resolved) };
   for (const kind of ["encoder", "n-grams"] as const) {
     const r =
@@ -161,9 +171,9 @@ const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" 
 ${grid}
 <line x1="${M.l}" y1="${y(0)}" x2="${W - M.r}" y2="${y(0)}" stroke="#333"/>
 ${ticks}
-<text x="${(M.l + W - M.r) / 2}" y="${H - 8}" font-size="12" text-anchor="middle">resolved escalations added to the ${train.length} generated traces</text>
+<text x="${(M.l + W - M.r) / 2}" y="${H - 8}" font-size="12" text-anchor="middle">people's decisions added to the ${train.length} generated traces</text>
 ${lines.join("\n")}
 </svg>
 `;
-writeFileSync(`${root}docs/distill-curve.svg`, svg);
-console.log("\nwrote docs/distill-curve.svg");
+writeFileSync(`${root}docs/${NAME}.svg`, svg);
+console.log(`\nwrote docs/${NAME}.svg`);
