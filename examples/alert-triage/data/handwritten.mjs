@@ -8,6 +8,7 @@
 //   node examples/alert-triage/data/handwritten.mjs development  # development.tsv → development.jsonl
 //   node examples/alert-triage/data/handwritten.mjs holdout2     # holdout2.tsv → holdout2.jsonl
 //   node examples/alert-triage/data/handwritten.mjs holdout3     # holdout3.tsv → holdout3.jsonl
+//   node examples/alert-triage/data/handwritten.mjs holdout4     # holdout4.tsv → holdout4.jsonl
 import { readFileSync, writeFileSync } from "node:fs";
 import { tools } from "../tools.mjs";
 
@@ -36,7 +37,14 @@ function call(label, id, severity, text) {
 }
 
 const name = process.argv[2] ?? "handwritten";
-const FIRST_ID = { handwritten: 7001, escalations: 8001, development: 9001, holdout2: 6001, holdout3: 5001 };
+const FIRST_ID = {
+  handwritten: 7001,
+  escalations: 8001,
+  development: 9001,
+  holdout2: 6001,
+  holdout3: 5001,
+  holdout4: 4001,
+};
 const firstId = FIRST_ID[name];
 if (!firstId) throw new Error(`unknown set ${name}`);
 const lines = readFileSync(new URL(`${name}.tsv`, here), "utf8")
