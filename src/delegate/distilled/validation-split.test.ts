@@ -13,6 +13,7 @@ describe("the example's generated styled alerts", () => {
       ...alertTriageExamples("development"),
       ...alertTriageExamples("holdout2"),
       ...alertTriageExamples("holdout3"),
+      ...alertTriageExamples("holdout4"),
     ];
     const runs = new Set<string>();
     for (const e of handWritten) {
@@ -27,6 +28,20 @@ describe("the example's generated styled alerts", () => {
       const w = words(e.instruction).slice(9);
       for (let i = 0; i + 10 <= w.length; i++) expect(runs.has(w.slice(i, i + 10).join(" "))).toBe(false);
     }
+  });
+});
+
+describe("the example's hand-written sets", () => {
+  it("share no alert: a measured set is never also trained on through another set", () => {
+    const sets = ["handwritten", "escalations", "development", "holdout2", "holdout3", "holdout4"] as const;
+    const seen = new Map<string, string>();
+    for (const set of sets)
+      for (const e of alertTriageExamples(set)) {
+        const text = words(e.instruction).join(" ");
+        expect(seen.get(text), `${set}: ${e.instruction}`).toBeUndefined();
+        seen.set(text, set);
+      }
+    expect(seen.size).toBeGreaterThanOrEqual(800);
   });
 });
 
