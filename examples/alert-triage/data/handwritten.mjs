@@ -9,6 +9,7 @@
 //   node examples/alert-triage/data/handwritten.mjs holdout2     # holdout2.tsv → holdout2.jsonl
 //   node examples/alert-triage/data/handwritten.mjs holdout3     # holdout3.tsv → holdout3.jsonl
 //   node examples/alert-triage/data/handwritten.mjs holdout4     # holdout4.tsv → holdout4.jsonl
+//   node examples/alert-triage/data/handwritten.mjs holdout5     # holdout5.tsv → holdout5.jsonl
 import { readFileSync, writeFileSync } from "node:fs";
 import { tools } from "../tools.mjs";
 
@@ -44,6 +45,7 @@ const FIRST_ID = {
   holdout2: 6001,
   holdout3: 5001,
   holdout4: 4001,
+  holdout5: 3001,
 };
 const firstId = FIRST_ID[name];
 if (!firstId) throw new Error(`unknown set ${name}`);
