@@ -9,7 +9,7 @@
 // Also the share of out-of-domain inputs escalated. Writes docs/distill-curve.svg and prints the table.
 // Run: npm run bench:distill-curve  (ENCODER=PATH, default: what scripts/encoder-model.sh prints; STEPS=0,15,…;
 // APPEND=1 keeps the points already in docs/NAME.json; RENDER=1 only redraws the picture from it; MEASURED=SET;
-// PEOPLE=set,set,… the people's decisions added in order; COUNTERFACTUAL_SHARE=0.5; NAME=distill-curve).
+// PEOPLE=set,set,… the people's decisions added in order; COUNTERFACTUAL_SHARE=0.5; TARGET=0.98; NAME=distill-curve).
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { encoderModelPath, loadAlertExamples, memoized, root } from "./alert-data.js";
 import { trainDistilled, type TrainingExample } from "../dist/delegate/distilled/index.js";
@@ -80,7 +80,12 @@ for (const added of render ? [] : STEPS) {
   const copies: TrainingExample[] =
     SHARE > 0 ? counterfactuals(resolved, { kinds: ["non-production"], share: SHARE }) : [];
   const examples = [...train, ...copies, ...resolved];
-  const options = { node: "triage_items", heldOut: tuning, validation: new Set(resolved) };
+  const options = {
+    node: "triage_items",
+    heldOut: tuning,
+    validation: new Set(resolved),
+    ...(process.env.TARGET ? { targetPrecision: Number(process.env.TARGET) } : {}),
+  };
   for (const kind of ["encoder", "n-grams"] as const) {
     const r =
       kind === "encoder"

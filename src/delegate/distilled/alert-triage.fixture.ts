@@ -21,6 +21,7 @@ export const ALERT_TRIAGE_DATA = {
   holdout2: fileURLToPath(new URL("../../../examples/alert-triage/data/holdout2.jsonl", import.meta.url)),
   holdout3: fileURLToPath(new URL("../../../examples/alert-triage/data/holdout3.jsonl", import.meta.url)),
   holdout4: fileURLToPath(new URL("../../../examples/alert-triage/data/holdout4.jsonl", import.meta.url)),
+  holdout5: fileURLToPath(new URL("../../../examples/alert-triage/data/holdout5.jsonl", import.meta.url)),
 };
 
 /** @internal The node the example's traces belong to. */
