@@ -167,6 +167,17 @@ const grid = [0, 0.25, 0.5, 0.75, 1]
       `<line x1="${M.l}" y1="${y(v)}" x2="${W - M.r}" y2="${y(v)}" stroke="#ddd"/><text x="${M.l - 8}" y="${y(v) + 4}" font-size="11" text-anchor="end">${v * 100}%</text>`,
   )
   .join("\n");
+// The issue's target: precision at least 97 %, coverage at least 60 %.
+const targets = [
+  [0.97, "precision target 97%"],
+  [0.6, "coverage target 60%"],
+] as const;
+const targetLines = targets
+  .map(
+    ([v, label]) =>
+      `<line x1="${M.l}" y1="${y(v)}" x2="${W - M.r}" y2="${y(v)}" stroke="#999" stroke-dasharray="2 3"/><text x="${W - M.r - 4}" y="${y(v) + 14}" font-size="10" fill="#666" text-anchor="end">${label}</text>`,
+  )
+  .join("\n");
 const ticks = steps
   .map((v) => `<text x="${x(v)}" y="${H - M.b + 16}" font-size="11" text-anchor="middle">${v}</text>`)
   .join("");
@@ -174,6 +185,7 @@ const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" 
 <rect width="100%" height="100%" fill="white"/>
 <text x="${M.l}" y="18" font-size="13">Hand-written held-out alerts (${measured.length}, ${measuredName}), at the recommended min_confidence</text>
 ${grid}
+${targetLines}
 <line x1="${M.l}" y1="${y(0)}" x2="${W - M.r}" y2="${y(0)}" stroke="#333"/>
 ${ticks}
 <text x="${(M.l + W - M.r) / 2}" y="${H - 8}" font-size="12" text-anchor="middle">people's decisions added to the ${train.length} generated traces</text>
