@@ -7,7 +7,7 @@ import type { Emitter } from "./run-events.js";
 import type { ItemRecord, NodeStatus, StoredRun } from "./run-state.js";
 import { applyMutations, type RunMutation, type RunStore } from "./run-store.js";
 import { compileValue, type TemplateScope, type ValueRenderer } from "../runtime/template.js";
-import { dataMap, RESERVED_KEYS, setOwn } from "../runtime/own.js";
+import { indexMap, RESERVED_KEYS, setOwn } from "../runtime/own.js";
 
 /** Everything one run needs while it goes; one instance per run (or resume). */
 export interface EngineContext {
@@ -64,7 +64,7 @@ export function commitItem(
     return commit(ctx, [hasValue ? { kind: "item", nodeId, item, value } : { kind: "item", nodeId, item }]);
   }
   const { state } = ctx;
-  (state.items[nodeId] ??= dataMap())[item.index] = item;
+  (state.items[nodeId] ??= indexMap())[item.index] = item;
   if (hasValue && item.key !== undefined) setOwn(state.artifacts, item.key, value);
   return undefined;
 }
