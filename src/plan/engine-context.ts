@@ -7,7 +7,7 @@ import type { Emitter } from "./run-events.js";
 import type { ItemRecord, NodeStatus, StoredRun } from "./run-state.js";
 import { applyMutations, type RunMutation, type RunStore } from "./run-store.js";
 import { compileValue, type TemplateScope, type ValueRenderer } from "../runtime/template.js";
-import { dataMap, RESERVED_KEYS, setOwn } from "../runtime/own.js";
+import { indexMap, RESERVED_KEYS, setOwn } from "../runtime/own.js";
 
 /** Everything one run needs while it goes; one instance per run (or resume). */
 export interface EngineContext {
@@ -64,7 +64,7 @@ export function commitItem(
     return commit(ctx, [hasValue ? { kind: "item", nodeId, item, value } : { kind: "item", nodeId, item }]);
   }
   const { state } = ctx;
-  (state.items[nodeId] ??= dataMap())[item.index] = item;
+  (state.items[nodeId] ??= indexMap())[item.index] = item;
   if (hasValue && item.key !== undefined) setOwn(state.artifacts, item.key, value);
   return undefined;
 }
@@ -125,17 +125,12 @@ export function makeUnit(
   signal: AbortSignal,
   itemIndex?: number,
 ): WorkUnit {
-  const unit: WorkUnit = {
-    runId: ctx.state.run.runId,
-    nodeId: node.id,
-    scope,
-    signal,
-    statuses: ctx.statuses,
-    errors: ctx.errors,
-    host: ctx.host,
-  };
-  if (itemIndex !== undefined) unit.itemIndex = itemIndex;
-  return unit;
+  // One literal per shape (a property added afterwards would cost an extra allocation per for_each item).
+  const runId = ctx.state.run.runId;
+  const { statuses, errors, host } = ctx;
+  return itemIndex === undefined
+    ? { runId, nodeId: node.id, scope, signal, statuses, errors, host }
+    : { runId, nodeId: node.id, scope, signal, statuses, errors, host, itemIndex };
 }
 
 /**

@@ -133,4 +133,32 @@ describe("for_each over a prepared tool node", () => {
       Object.fromEntries(Array.from({ length: 5 }, (_, i) => [i, { attempts: 2 }])),
     );
   });
+  it("gives each item the same tool context on the fast path as on the retry path, run after run", async () => {
+    const seen: Record<string, unknown[]> = {};
+    const record = defineTool({
+      name: "record",
+      description: "keeps its context",
+      input: itemSchema,
+      run: async ({ i }, ctx) => {
+        const { signal, ...rest } = ctx;
+        (seen[ctx.runId] ??= []).push({ keys: Object.keys(ctx), aborted: signal.aborted, ...rest });
+        return i;
+      },
+    });
+    const retry = { retry: { max_attempts: 2, backoff_seconds: 0 } };
+    for (const runId of ["fast1", "fast2"])
+      await runPlan(fan("record", 3, 2), { tools: [range(3), record], runId });
+    await runPlan(fan("record", 3, 2, retry), { tools: [range(3), record], runId: "slow" });
+    const expected = (runId: string) =>
+      [0, 1, 2].map((i) => ({
+        keys: ["signal", "idempotencyKey", "runId", "nodeId", "attempt", "itemIndex"],
+        aborted: false,
+        idempotencyKey: `${runId}/each/${i}`,
+        runId,
+        nodeId: "each",
+        attempt: 1,
+        itemIndex: i,
+      }));
+    for (const runId of ["fast1", "fast2", "slow"]) expect(seen[runId]).toEqual(expected(runId));
+  });
 });

@@ -12,6 +12,7 @@ import {
 import type { UnitOutcome, PreparedNode, WorkUnit } from "./node-executor.js";
 import type { ForEach, PlanNode } from "./plan-schema.js";
 import type { ItemCounts, ItemRecord } from "./run-state.js";
+import { indexMap } from "../runtime/own.js";
 import { compileValue, type TemplateScope, type ValueRenderer } from "../runtime/template.js";
 
 /** An item whose prepared node answers later (see {@link PreparedNode}). */
@@ -52,7 +53,7 @@ export class ItemLoop {
     private readonly list: unknown[],
   ) {
     this.fe = node.for_each!;
-    this.previous = ctx.state.items[node.id] ?? {};
+    this.previous = ctx.state.items[node.id] ?? indexMap(); // no prototype: an index never finds a record there
     this.counts = { total: list.length, ok: 0, error: 0, skipped: 0, escalated: 0, reused: 0 };
     this.keys = new Array<string | undefined>(list.length);
     this.keyOf = compileValue(node.store_as);

@@ -107,6 +107,35 @@ describe("data never reaches the prototype (generated ids and paths)", () => {
     );
   });
 
+  it("an item index never finds a record through the prototype, in a fresh run, a resumed one or a loaded one", async () => {
+    // Code elsewhere in the process that writes an index onto Object.prototype (careless, or an attack)
+    // must not make an item look done.
+    // (Not enumerable, so plan validation, which lists keys, does not see it; a lookup by index would.)
+    const polluted = Object.prototype as Record<number, unknown>;
+    Object.defineProperty(polluted, 1, {
+      value: { index: 1, status: "ok", key: "x1" },
+      configurable: true,
+      enumerable: false,
+      writable: true,
+    });
+    const dir = mkdtempSync(join(tmpdir(), "deputy-proto-"));
+    const sqlite = new SqliteRunStore(join(dir, "runs.db"));
+    try {
+      const ids = ["a", "b", "c"];
+      for (const store of [undefined, new MemoryRunStore(), sqlite]) {
+        const m = await runPlan(plan(ids, "id"), { tools: [mutate, list], ...(store ? { store } : {}) });
+        expect(m.nodes.each!.items).toMatchObject({ ok: 3, reused: 0 });
+        expect(Object.hasOwn(m.artifacts, "b")).toBe(true);
+        if (!store) continue;
+        const resumed = await resumeRun(m.runId, { tools: [mutate, list], store });
+        expect(resumed.nodes.each!.items).toMatchObject({ ok: 3 });
+      }
+    } finally {
+      delete polluted[1];
+      await sqlite.close();
+    }
+  });
+
   it("the SQLite store loads data keys that name prototype members as data", async () => {
     const store = new SqliteRunStore(join(mkdtempSync(join(tmpdir(), "deputy-proto-")), "runs.db"));
     try {

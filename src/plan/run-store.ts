@@ -8,7 +8,7 @@ import type {
   StoredRun,
 } from "./run-state.js";
 import type { SerializedError } from "../errors/deputy-error.js";
-import { dataMap, setOwn } from "../runtime/own.js";
+import { indexMap, setOwn } from "../runtime/own.js";
 import type { Spend } from "./run-manifest.js";
 
 /** One change to a run's durable state. A store applies a batch of them atomically. */
@@ -135,7 +135,7 @@ export function applyMutations(state: StoredRun, batch: RunMutation[]): void {
         state.nodes[m.nodeId] = m.record;
         break;
       case "item":
-        (state.items[m.nodeId] ??= dataMap())[m.item.index] = m.item;
+        (state.items[m.nodeId] ??= indexMap())[m.item.index] = m.item;
         if ("value" in m && m.item.key !== undefined) setOwn(state.artifacts, m.item.key, m.value);
         break;
       case "status":

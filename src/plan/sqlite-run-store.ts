@@ -14,7 +14,7 @@ import type {
 import type { Spend } from "./run-manifest.js";
 import type { ItemRecord, NodeRecord, RunRecord, StoredRun } from "./run-state.js";
 import { RunError } from "../errors/run-error.js";
-import { dataMap, setOwn } from "../runtime/own.js";
+import { dataMap, indexMap, setOwn } from "../runtime/own.js";
 
 /** Options of {@link SqliteRunStore}. */
 export interface SqliteRunStoreOptions {
@@ -252,7 +252,7 @@ export class SqliteRunStore implements RunStore {
     }>;
     for (const i of rows) {
       const item = JSON.parse(i.record) as ItemRecord;
-      (items[i.node_id] ??= dataMap())[item.index] = item;
+      (items[i.node_id] ??= indexMap())[item.index] = item;
       if (i.key !== null && i.value !== null && !Object.hasOwn(artifacts, i.key))
         setOwn(artifacts, i.key, JSON.parse(i.value));
     }

@@ -106,47 +106,51 @@ export function dispatchToolThen<R, U extends DispatchUnit>(
   if (signal.aborted) return onFail(abortedError(signal), 0);
   let result: unknown;
   try {
-    const ctx: ToolContext = {
-      signal,
-      idempotencyKey:
-        unit.itemIndex === undefined
-          ? `${unit.runId}/${unit.nodeId}`
-          : `${unit.runId}/${unit.nodeId}/${unit.itemIndex}`,
-      runId: unit.runId,
-      nodeId: unit.nodeId,
-      attempt: 1,
-    };
-    if (unit.itemIndex !== undefined) ctx.itemIndex = unit.itemIndex;
-    result = tool.run(args, ctx);
+    result = tool.run(args, toolContext(unit, signal));
   } catch (error) {
     return onFail(signal.aborted ? abortedError(signal) : serializeError(error), 1);
   }
   if (!isPromiseLike(result)) return onOk(result, 1);
-  // Whichever comes first, the tool's answer or the signal, is the result; the other is ignored.
+  // Whichever comes first, the tool's answer or the signal, is the result; the other is ignored. The handler of
+  // a rejection is also the abort waiter: called by the signal, it finds the signal aborted.
   const waiting = abortWaiters(signal);
   let settled = false;
-  const abort = () => {
+  const failed = (error: unknown) => {
     if (settled) return;
     settled = true;
-    later(onFail(abortedError(signal), 1), unit);
+    waiting.delete(failed);
+    later(onFail(signal.aborted ? abortedError(signal) : serializeError(error), 1), unit);
   };
-  waiting.add(abort);
-  result.then(
-    (value) => {
-      if (settled) return;
-      settled = true;
-      waiting.delete(abort);
-      later(onOk(value, 1), unit);
-    },
-    (error: unknown) => {
-      if (settled) return;
-      settled = true;
-      waiting.delete(abort);
-      later(onFail(signal.aborted ? abortedError(signal) : serializeError(error), 1), unit);
-    },
-  );
+  waiting.add(failed);
+  result.then((value) => {
+    if (settled) return;
+    settled = true;
+    waiting.delete(failed);
+    later(onOk(value, 1), unit);
+  }, failed);
   return undefined;
 }
+
+/**
+ * The context of a tool's first attempt, built as one object literal (no property added afterwards: that would
+ * cost an extra allocation per call); the `runId/nodeId/` prefix of its idempotency key is kept between calls
+ * of the same node.
+ */
+function toolContext(unit: DispatchUnit, signal: AbortSignal): ToolContext {
+  const { runId, nodeId, itemIndex } = unit;
+  if (itemIndex === undefined)
+    return { signal, idempotencyKey: `${runId}/${nodeId}`, runId, nodeId, attempt: 1 };
+  if (runId !== prefixRunId || nodeId !== prefixNodeId) {
+    prefixRunId = runId;
+    prefixNodeId = nodeId;
+    prefix = `${runId}/${nodeId}/`;
+  }
+  return { signal, idempotencyKey: prefix + itemIndex, runId, nodeId, attempt: 1, itemIndex };
+}
+
+let prefixRunId: string | undefined;
+let prefixNodeId: string | undefined;
+let prefix = "";
 
 function timeoutError(tool: string, seconds: number): SerializedError {
   return { code: "TIMEOUT", message: `Tool "${tool}" did not finish within ${seconds}s.` };

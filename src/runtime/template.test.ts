@@ -141,4 +141,41 @@ describe("templates", () => {
     expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
     expect(Object.getOwnPropertyDescriptor(out, "__proto__")?.value).toBe(7);
   });
+  it("renders `{alias.key}` and `text{index}text` through compileValue exactly as renderString does", () => {
+    const outcome = (f: () => unknown) => {
+      try {
+        return { value: f() };
+      } catch (error) {
+        return { code: (error as { code?: unknown }).code, message: (error as Error).message };
+      }
+    };
+    const root = fc.constantFrom("item", "alert", "index", "inputs", "artifacts");
+    const key = fc.constantFrom("id", "i", "constructor", "__proto__", "toString", "0");
+    const text = fc.string({ maxLength: 4 }).filter((t) => !/[{}]/.test(t));
+    const template = fc.oneof(
+      fc.tuple(root, key).map(([r, k]) => `{${r}.${k}}`),
+      fc.tuple(text, text).map(([a, b]) => `${a}{index}${b}`),
+    );
+    const item = fc.oneof(
+      fc.anything(),
+      fc.constant(JSON.parse('{"__proto__": 1, "id": 2}') as unknown),
+      fc.constant(Object.assign(Object.create(null) as object, { i: 3 })),
+    );
+    const someScope = fc.record(
+      {
+        alias: fc.constantFrom("item", "alert", "index", "inputs"),
+        item,
+        index: fc.nat(),
+        inputs: fc.constant({ id: 1 }),
+      },
+      { requiredKeys: [] },
+    );
+    fc.assert(
+      fc.property(template, someScope, (t, s) => {
+        const full: TemplateScope = { artifacts: { id: 5 }, ...s };
+        expect(outcome(() => compileValue(t)(full))).toEqual(outcome(() => renderString(t, full)));
+      }),
+      { numRuns: 2000 },
+    );
+  });
 });

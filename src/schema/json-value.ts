@@ -33,6 +33,15 @@ export function checkJsonValue(value: unknown, maxDepth = MAX_JSON_DEPTH): JsonV
     const reason = scalarReason(value);
     return reason === undefined ? undefined : { path: "$", reason };
   }
+  return checkContainer(value, maxDepth);
+}
+
+/**
+ * {@link checkJsonValue} of an object or array. A function of its own, so the check of a scalar (most results of
+ * a for_each item) stays small: V8 then optimises this walker only where containers are checked, not once more
+ * for every caller that checks scalars.
+ */
+function checkContainer(value: object, maxDepth: number): JsonValueProblem | undefined {
   // The containers from the root down to the value being looked at; each frame's `next` is one past the child
   // being looked at, so the frames spell its path.
   const frames: Frame[] = [];
