@@ -43,15 +43,20 @@ function fraction(option: string, raw: string, open = false): number {
   return n;
 }
 
-function readExamples(files: readonly string[], node: string, before: DelegateTrace[] = []) {
+function readExamples(
+  files: readonly string[],
+  node: string,
+  before: DelegateTrace[] = [],
+  after: DelegateTrace[] = [],
+) {
   let invalidLines = 0;
   const traces = files.flatMap((file) => {
     const read = readTraces(file);
     invalidLines += read.invalidLines;
     return read.traces;
   });
-  // Resolutions from a run store first: a trace written later (a correction) wins over them.
-  const all = [...before, ...traces];
+  // Resolutions from a run store first, people's decisions (--resolved) last: a later trace (a correction) wins.
+  const all = [...before, ...traces, ...after];
   return { ...examplesFromTraces(all, node), invalidLines, traces: all.length };
 }
 
@@ -122,8 +127,14 @@ export function registerDistill(program: Command, ctx: CliContext): void {
         );
       let fromStore: StoreSummary | undefined;
       if (flags.store) fromStore = await storeTraces(flags.store, flags.node, flags.tools);
-      // People's decisions come after the other traces: a person's label wins over a generated or model one.
-      const selection = readExamples([...files, ...resolvedFiles], flags.node, fromStore?.traces);
+      let resolvedInvalid = 0;
+      const fromFiles = resolvedFiles.flatMap((file) => {
+        const read = readTraces(file);
+        resolvedInvalid += read.invalidLines;
+        return read.traces;
+      });
+      const selection = readExamples(files, flags.node, fromStore?.traces, fromFiles);
+      selection.invalidLines += resolvedInvalid;
       if (selection.examples.length < 2)
         throw new InvalidOptionError(
           "TRACES",
@@ -134,10 +145,7 @@ export function registerDistill(program: Command, ctx: CliContext): void {
       if (flags.holdout) heldOut = readExamples(flags.holdout, flags.node).examples;
       const measureSet = flags.measure ? readExamples(flags.measure, flags.node).examples : undefined;
       // People's resolutions of escalations are worded like the traffic: they choose the threshold (out of fold).
-      const people = [
-        ...(fromStore?.traces ?? []),
-        ...resolvedFiles.flatMap((file) => readTraces(file).traces),
-      ];
+      const people = [...(fromStore?.traces ?? []), ...fromFiles];
       const resolved = new Set(people.map((t) => inputKey(t.instruction, t.facts)));
       const validation = new Set(
         selection.examples.filter((e) => resolved.has(inputKey(e.instruction, e.facts))),
