@@ -43,21 +43,31 @@ function fraction(option: string, raw: string, open = false): number {
   return n;
 }
 
-function readExamples(
-  files: readonly string[],
-  node: string,
-  before: DelegateTrace[] = [],
-  after: DelegateTrace[] = [],
-) {
+/** The traces of every file, and how many of their lines were not traces. */
+function readTraceFiles(files: readonly string[]) {
   let invalidLines = 0;
   const traces = files.flatMap((file) => {
     const read = readTraces(file);
     invalidLines += read.invalidLines;
     return read.traces;
   });
+  return { traces, invalidLines };
+}
+
+function readExamples(
+  files: readonly string[],
+  node: string,
+  before: DelegateTrace[] = [],
+  after: { traces: DelegateTrace[]; invalidLines: number } = { traces: [], invalidLines: 0 },
+) {
+  const read = readTraceFiles(files);
   // Resolutions from a run store first, people's decisions (--resolved) last: a later trace (a correction) wins.
-  const all = [...before, ...traces, ...after];
-  return { ...examplesFromTraces(all, node), invalidLines, traces: all.length };
+  const all = [...before, ...read.traces, ...after.traces];
+  return {
+    ...examplesFromTraces(all, node),
+    invalidLines: read.invalidLines + after.invalidLines,
+    traces: all.length,
+  };
 }
 
 const inputKey = (instruction: string, facts: Record<string, unknown>) =>
@@ -127,14 +137,8 @@ export function registerDistill(program: Command, ctx: CliContext): void {
         );
       let fromStore: StoreSummary | undefined;
       if (flags.store) fromStore = await storeTraces(flags.store, flags.node, flags.tools);
-      let resolvedInvalid = 0;
-      const fromFiles = resolvedFiles.flatMap((file) => {
-        const read = readTraces(file);
-        resolvedInvalid += read.invalidLines;
-        return read.traces;
-      });
+      const fromFiles = readTraceFiles(resolvedFiles);
       const selection = readExamples(files, flags.node, fromStore?.traces, fromFiles);
-      selection.invalidLines += resolvedInvalid;
       if (selection.examples.length < 2)
         throw new InvalidOptionError(
           "TRACES",
@@ -145,7 +149,7 @@ export function registerDistill(program: Command, ctx: CliContext): void {
       if (flags.holdout) heldOut = readExamples(flags.holdout, flags.node).examples;
       const measureSet = flags.measure ? readExamples(flags.measure, flags.node).examples : undefined;
       // People's resolutions of escalations are worded like the traffic: they choose the threshold (out of fold).
-      const people = [...(fromStore?.traces ?? []), ...fromFiles];
+      const people = [...(fromStore?.traces ?? []), ...fromFiles.traces];
       const resolved = new Set(people.map((t) => inputKey(t.instruction, t.facts)));
       const validation = new Set(
         selection.examples.filter((e) => resolved.has(inputKey(e.instruction, e.facts))),
