@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { checkJsonValue, jsonDepth } from "./json-value.js";
+import { checkJsonValue, checkJsonValueByWalk, jsonDepth } from "./json-value.js";
 
 /** A value `depth` objects deep: `{ a: { a: … 1 } }`. */
 function nested(depth: number): unknown {
@@ -80,5 +80,51 @@ describe("checkJsonValue", () => {
     });
     expect(checkJsonValue(nested(100_000))?.reason).toBe("nested deeper than 200 levels");
     expect(jsonDepth(nested(100_000), 300)).toBe(301);
+  });
+
+  it("gives the walker's answer for any value: the quick pass never accepts what the walker refuses", () => {
+    const anything = fc.anything({
+      withBigInt: true,
+      withBoxedValues: true,
+      withDate: true,
+      withMap: true,
+      withSet: true,
+      withNullPrototype: true,
+      withObjectString: true,
+      withSparseArray: true,
+      withTypedArray: true,
+      withUnicodeString: true,
+      maxDepth: 4,
+    });
+    const extra = fc.constantFrom<unknown>(
+      NaN,
+      -Infinity,
+      1n,
+      () => 1,
+      Symbol("s"),
+      { [Symbol("k")]: 1 },
+      new (class Point {
+        x = 1;
+      })(),
+    );
+    fc.assert(
+      fc.property(fc.oneof(anything, extra), fc.nat(), fc.constantFrom(3, 5, 200), (v, seed, maxDepth) => {
+        expect(checkJsonValue(v, maxDepth)).toEqual(checkJsonValueByWalk(v, maxDepth));
+        // Put it somewhere in a list of records, as a tool's result would carry it.
+        const list = Array.from({ length: 3 }, (_, i) => ({ i, v: i === seed % 3 ? v : i }));
+        expect(checkJsonValue(list, maxDepth)).toEqual(checkJsonValueByWalk(list, maxDepth));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("answers at once for cycles that branch, however the quick pass meets them", () => {
+    const knot: Record<string, unknown> = {};
+    for (let k = 0; k < 8; k++) knot[`k${k}`] = knot; // walked naively, 8^200 paths
+    expect(checkJsonValue(knot)).toEqual({ path: "$.k0", reason: "a circular reference is not JSON" });
+    const wide = Array.from({ length: 200_000 }, () => ({ a: 1 }));
+    expect(checkJsonValue(wide)).toBeUndefined(); // past the quick pass's visit limit: the walker decides
+    (wide[150_000] as Record<string, unknown>).a = NaN;
+    expect(checkJsonValue(wide)).toEqual({ path: "$[150000].a", reason: "NaN is not a JSON number" });
   });
 });

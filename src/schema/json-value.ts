@@ -33,7 +33,58 @@ export function checkJsonValue(value: unknown, maxDepth = MAX_JSON_DEPTH): JsonV
     const reason = scalarReason(value);
     return reason === undefined ? undefined : { path: "$", reason };
   }
+  visitsLeft = QUICK_VISITS;
+  return quickJson(value, 0, Math.min(maxDepth, QUICK_DEPTH)) ? undefined : checkContainer(value, maxDepth);
+}
+
+/** {@link checkJsonValue} by the walker alone, without the quick pass (for tests: both must always agree). */
+export function checkJsonValueByWalk(
+  value: unknown,
+  maxDepth = MAX_JSON_DEPTH,
+): JsonValueProblem | undefined {
+  if (typeof value !== "object" || value === null) {
+    const reason = scalarReason(value);
+    return reason === undefined ? undefined : { path: "$", reason };
+  }
   return checkContainer(value, maxDepth);
+}
+
+/** How deep, and through how many containers, {@link quickJson} walks before it leaves the value to the walker. */
+const QUICK_DEPTH = 64;
+const QUICK_VISITS = 100_000;
+let visitsLeft = 0;
+
+/**
+ * True when `v` is certainly JSON data: the common case (plain objects and arrays of scalars, a tool's list of
+ * records) checked by a small recursive walk that allocates nothing for arrays and only the symbol-key check for
+ * objects. `false` means "not sure": anything unusual (a class instance, a value too deep, a cycle, which runs
+ * into the depth or visit limit, a bad scalar) is left to {@link checkContainer}, which finds the problem and its
+ * path. It only ever accepts what the walker accepts: it checks the same things, and `for…in` sees every own
+ * enumerable key the walker's `Object.keys` sees (and, on a polluted prototype, more).
+ */
+function quickJson(v: object, depth: number, maxDepth: number): boolean {
+  if (--visitsLeft < 0) return false;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return true;
+  if (depth + 1 > maxDepth) return false;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const child: unknown = v[i];
+      if (typeof child === "object" && child !== null) {
+        if (!quickJson(child, depth + 1, maxDepth)) return false;
+      } else if (scalarReason(child) !== undefined) return false;
+    }
+    return true;
+  }
+  const proto: unknown = Object.getPrototypeOf(v);
+  if (proto !== Object.prototype && proto !== null) return false;
+  if (Object.getOwnPropertySymbols(v).length > 0) return false;
+  for (const key in v) {
+    const child = (v as Record<string, unknown>)[key];
+    if (typeof child === "object" && child !== null) {
+      if (!quickJson(child, depth + 1, maxDepth)) return false;
+    } else if (scalarReason(child) !== undefined) return false;
+  }
+  return true;
 }
 
 /**
