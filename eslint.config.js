@@ -102,6 +102,14 @@ export default tseslint.config(
     rules: {
       "import-x/no-cycle": ["error", { ignoreExternal: true }],
       "import-x/no-restricted-paths": ["error", { basePath: import.meta.dirname, zones }],
+      // Users catch deputy's errors by class and code (deputy/errors); a bare Error has neither.
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "ThrowStatement > :matches(NewExpression, CallExpression)[callee.name='Error']",
+          message: "Throw one of deputy's error classes (src/errors/), with a code users can catch.",
+        },
+      ],
     },
   },
   // delegate/ and agents/ use plan/ for the executor seam's types only: what they share with the engine at run

@@ -40,6 +40,7 @@ const RUN_ERROR_EXIT: Record<RunErrorCode, number> = {
   RUN_LEASED: EXIT.leased,
   LEASE_LOST: EXIT.failed,
   LEASE_INVALID: EXIT.invalid,
+  UNIT_HANDED_BACK: EXIT.failed,
 };
 
 /**

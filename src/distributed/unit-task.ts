@@ -1,5 +1,6 @@
 import type { JobHelpers, Task } from "graphile-worker";
 import { DeputyError, serializeError } from "../errors/deputy-error.js";
+import { RunError } from "../errors/run-error.js";
 import { createHost, type RunOptions } from "../index.js";
 import { executeWith } from "../plan/engine-context.js";
 import type { UnitOutcome, WorkUnit } from "../plan/node-executor.js";
@@ -79,10 +80,18 @@ export function createUnitTask(
       return;
     }
     // Failing a job another pool holds changes nothing (Graphile Worker only fails its own locks).
-    if (!rows[0]!.mine) throw new Error(`${UNIT_NOT_MINE}: another worker holds ${payload.key} now`);
+    if (!rows[0]!.mine) {
+      throw new RunError("LEASE_LOST", `${UNIT_NOT_MINE}: another worker holds ${payload.key} now`, {
+        runId: payload.runId,
+      });
+    }
     const outcome = await runUnit(plan, host, payload, helpers.abortSignal);
     // Shutting down: hand the job back (it fails, and runs again elsewhere) rather than store an abort.
-    if (helpers.abortSignal.aborted) throw new Error("worker shutting down; unit handed back");
+    if (helpers.abortSignal.aborted) {
+      throw new RunError("UNIT_HANDED_BACK", "worker shutting down; unit handed back", {
+        runId: payload.runId,
+      });
+    }
     // Stored and announced in one statement (the notification is delivered when it commits), the outcome in
     // the notification unless too large — or unless another worker's outcome was stored first: that one stands.
     const json = jsonOutcome(outcome);

@@ -17,7 +17,8 @@ export type RunErrorCode =
   | "LEASE_INVALID"
   | "RESUME_RUNNING"
   | "RESUME_INVALID"
-  | "STORE_NOT_FOUND";
+  | "STORE_NOT_FOUND"
+  | "UNIT_HANDED_BACK";
 
 /** A run cannot be started or resumed (unknown run id, changed plan, resolution that does not fit). */
 export class RunError extends DeputyError<RunErrorCode> {

@@ -35,7 +35,7 @@ function useLinearMatches(node: unknown): void {
       const pattern = (ast.args[2] as AstNode[] | undefined)?.[0];
       if (pattern?.op === "value" && typeof pattern.args === "string") {
         const problem = checkLinearPattern(pattern.args);
-        if (problem) throw new Error(`matches(): ${problem}`);
+        if (problem) throw new ExpressionError("CEL_INVALID", `matches(): ${problem}`);
       }
     }
     if (Array.isArray(ast.args)) stack.push(ast.args);

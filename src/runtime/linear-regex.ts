@@ -1,4 +1,5 @@
 import { RE2JS } from "re2js";
+import { ExpressionError } from "../errors/expression-error.js";
 
 // Compiled patterns by source: guards run the same few patterns over many proposals.
 const compiled = new Map<string, RE2JS>();
@@ -23,7 +24,11 @@ export function linearMatches(text: string, pattern: string): boolean {
   try {
     re = compile(pattern);
   } catch (error) {
-    throw new Error(`invalid regular expression ${JSON.stringify(pattern)}: ${(error as Error).message}`);
+    throw new ExpressionError(
+      "CEL_EVAL",
+      `invalid regular expression ${JSON.stringify(pattern)}: ${(error as Error).message}`,
+      { cause: error },
+    );
   }
   return re.matcher(text).find();
 }

@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { DeputyError } from "../errors/deputy-error.js";
 import { InputFileError } from "../errors/input-file-error.js";
+import { ToolError } from "../errors/tool-error.js";
 import { toTool, type Tool } from "./define-tool.js";
 
 /** What a tools module for the CLI provides. Later parts (agents, delegates) read more exports from it. */
@@ -57,7 +58,8 @@ export async function loadToolsModule(path: string): Promise<ToolsModule> {
     const tools = list.map((t) => toTool(t));
     const seen = new Set<string>();
     for (const tool of tools) {
-      if (seen.has(tool.name)) throw new Error(`two tools are named "${tool.name}".`);
+      if (seen.has(tool.name))
+        throw new ToolError("TOOL_DUPLICATE", tool.name, `two tools are named "${tool.name}".`);
       seen.add(tool.name);
     }
     return { tools, exports: mod, path: absolute };

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { ModelFetchError } from "../../errors/model-fetch-error.js";
 
 /** @internal Where `scripts/encoder-model.sh` caches all-MiniLM-L6-v2 (q8_0 GGUF). */
 export function defaultEncoderModelPath(): string {
@@ -15,7 +16,8 @@ export function defaultEncoderModelPath(): string {
 export function encoderModelForTests(): string {
   const path = process.env.DEPUTY_ENCODER_MODEL ?? defaultEncoderModelPath();
   if (!existsSync(path))
-    throw new Error(
+    throw new ModelFetchError(
+      "all-minilm-l6-v2",
       `encoder model not found at ${path}: run \`bash scripts/encoder-model.sh\` (npm test does) or set DEPUTY_ENCODER_MODEL`,
     );
   return path;

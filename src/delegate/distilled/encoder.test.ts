@@ -10,6 +10,7 @@ import { DistilledDelegate } from "./distilled-delegate.js";
 import { encoderModelForTests } from "./encoder-model-path.js";
 import { DistilledPredictor, sameCall } from "./distilled-predictor.js";
 import { encoderText } from "./encoder-input.js";
+import { measureModel } from "./measure-model.js";
 import { withoutEmbedding } from "./input-features.js";
 import { loadModelFile, saveModelFile, validateModel } from "./model-file.js";
 import { outOfDomainExamples } from "./out-of-domain-inputs.js";
@@ -123,6 +124,11 @@ describe("DistilledDelegate on a pretrained encoder", () => {
           model: { ...model, encoder: { ...model.encoder!, sha256: "1".repeat(64) } },
         }),
       ).rejects.toMatchObject({ code: "DISTILLED_ENCODER_MISMATCH" });
+      // Measuring it on labelled examples needs the encoder too.
+      await expect(measureModel(model, alertTriageExamples("heldOut").slice(0, 2))).rejects.toMatchObject({
+        code: "DISTILLED_ENCODER_MISMATCH",
+        message: expect.stringMatching(/needs its encoder all-MiniLM-L6-v2/),
+      });
     },
   );
 

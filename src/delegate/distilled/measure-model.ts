@@ -4,6 +4,7 @@ import { REPORT_THRESHOLDS, thresholdTable, type ScoredPrediction, type Threshol
 import type { DistilledModelData } from "./model-file.js";
 import type { TextEncoder } from "./text-encoder.js";
 import { exactMatch, type TrainingExample } from "./training-examples.js";
+import { DistilledModelError } from "../../errors/distilled-model-error.js";
 
 /** A trained model measured on labelled examples it never saw. */
 export interface Measurement {
@@ -31,7 +32,11 @@ export async function measureModel(
   const predictor = new DistilledPredictor(model);
   let vectors: Float32Array[] | undefined;
   if (model.encoder) {
-    if (!encoder) throw new Error(`model for "${model.node}" needs its encoder ${model.encoder.name}`);
+    if (!encoder) {
+      throw new DistilledModelError(`for "${model.node}"`, [`it needs its encoder ${model.encoder.name}`], {
+        code: "DISTILLED_ENCODER_MISMATCH",
+      });
+    }
     vectors = await encoder.embed(examples.map((e) => encoderText(e.instruction, model.encoder!.prefix)));
   }
   const scored = examples.map((e, i) => {
