@@ -7,10 +7,22 @@ import tseslint from "typescript-eslint";
  * The folder boundaries of the dependency rule (docs/architecture.md): each zone forbids `target` files to
  * import from `from`. errors, schema and tools are the base; runtime sits on them; plan, delegate, traces and
  * agents on runtime (delegate and agents use plan's executor seam); only src/index.ts, cli/ (and tests) compose
- * everything.
+ * everything, with distributed/ and ui/ at the same level.
  */
 const src = (...folders) => folders.map((f) => `./src/${f}`);
-const top = ["plan", "delegate", "traces", "agents", "eval", "events", "cli", "testing", "index.ts"];
+const top = [
+  "plan",
+  "delegate",
+  "traces",
+  "agents",
+  "eval",
+  "events",
+  "cli",
+  "testing",
+  "distributed",
+  "ui",
+  "index.ts",
+];
 const zones = [
   { target: src("errors"), from: src("schema", "tools", "runtime", ...top), message: "errors/ is the base." },
   {
@@ -25,17 +37,17 @@ const zones = [
   },
   {
     target: src("plan"),
-    from: src("delegate", "traces", "agents", "eval", "cli", "testing", "index.ts"),
+    from: src("delegate", "traces", "agents", "eval", "cli", "testing", "distributed", "ui", "index.ts"),
     message: "The engine knows no node type: wire executors in the composition root (src/index.ts).",
   },
   {
     target: src("delegate"),
-    from: src("agents", "eval", "cli", "index.ts"),
+    from: src("agents", "eval", "cli", "distributed", "ui", "index.ts"),
     message: "delegate/ and agents/ meet only in src/index.ts.",
   },
   {
     target: src("agents"),
-    from: src("delegate", "traces", "eval", "cli", "index.ts"),
+    from: src("delegate", "traces", "eval", "cli", "distributed", "ui", "index.ts"),
     message: "agents/ and delegate/ meet only in src/index.ts.",
   },
   {
@@ -46,7 +58,7 @@ const zones = [
   },
   {
     target: src("traces"),
-    from: src("plan", "delegate", "agents", "eval", "cli", "index.ts"),
+    from: src("plan", "delegate", "agents", "eval", "cli", "distributed", "ui", "index.ts"),
     message: "traces/ sit below delegate/: the proposal shape and the prompt they read live in tools/.",
   },
   { target: src("eval"), from: src("plan", "agents", "cli", "index.ts") },
