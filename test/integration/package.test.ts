@@ -18,6 +18,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import ts from "typescript";
 import { afterAll, describe, expect, it } from "vitest";
 
 const root = resolve(import.meta.dirname, "../..");
@@ -131,5 +132,33 @@ describe("the packed package", () => {
     expect(urls.some((u) => u.includes("/dist/plan/"))).toBe(true);
     expect(urls.filter((u) => /node_modules\/(ai|@ai-sdk|node-llama-cpp)\//.test(u))).toEqual([]);
     expect(urls.filter((u) => /\/dist\/(delegate|agents|traces|eval)\//.test(u))).toEqual([]);
+  });
+
+  it("gives a name one meaning across subpaths: a name two subpaths export is the same declaration", () => {
+    const entries = Object.entries(pkg.exports)
+      .filter(([k]) => k !== "./package.json")
+      .map(([k, v]) => [k, join(root, (v as { types: string }).types)] as const);
+    const program = ts.createProgram(
+      entries.map(([, f]) => f),
+      { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, noEmit: true },
+    );
+    const checker = program.getTypeChecker();
+    const meanings = new Map<string, Map<string, string[]>>(); // name -> declaration -> subpaths
+    for (const [subpath, file] of entries) {
+      const module = checker.getSymbolAtLocation(program.getSourceFile(file)!)!;
+      for (const exported of checker.getExportsOfModule(module)) {
+        const symbol = exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
+        const decl = symbol.declarations?.[0];
+        const where = decl ? `${decl.getSourceFile().fileName}:${decl.pos}` : symbol.name;
+        const byDecl = meanings.get(exported.name) ?? new Map<string, string[]>();
+        meanings.set(exported.name, byDecl.set(where, [...(byDecl.get(where) ?? []), subpath]));
+      }
+    }
+    const shared = [...meanings].filter(([, byDecl]) => [...byDecl.values()].flat().length > 1);
+    expect(shared.length).toBeGreaterThan(10); // re-exports (the root entry's everyday names) are shared
+    const twoMeanings = shared
+      .filter(([, byDecl]) => byDecl.size > 1)
+      .map(([name, byDecl]) => `${name}: ${[...byDecl.values()].map((s) => s.join(", ")).join(" vs ")}`);
+    expect(twoMeanings).toEqual([]);
   });
 });
