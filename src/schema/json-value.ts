@@ -29,12 +29,11 @@ export const MAX_JSON_DEPTH = 200;
  * costs no allocation and the path of the problem is built only when there is one.
  */
 export function checkJsonValue(value: unknown, maxDepth = MAX_JSON_DEPTH): JsonValueProblem | undefined {
-  if (typeof value !== "object" || value === null) {
-    const reason = scalarReason(value);
-    return reason === undefined ? undefined : { path: "$", reason };
+  if (typeof value === "object" && value !== null) {
+    visitsLeft = QUICK_VISITS;
+    if (quickJson(value, 0, Math.min(maxDepth, QUICK_DEPTH))) return undefined;
   }
-  visitsLeft = QUICK_VISITS;
-  return quickJson(value, 0, Math.min(maxDepth, QUICK_DEPTH)) ? undefined : checkContainer(value, maxDepth);
+  return checkJsonValueByWalk(value, maxDepth);
 }
 
 /** {@link checkJsonValue} by the walker alone, without the quick pass (for tests: both must always agree). */
