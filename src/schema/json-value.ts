@@ -25,8 +25,9 @@ export const MAX_JSON_DEPTH = 200;
 /**
  * Why a value is not JSON data, or `undefined` when it is: only plain objects, arrays, strings, finite numbers,
  * booleans and null, nested at most `maxDepth` deep, with no cycles. (`undefined` inside objects is dropped by
- * JSON and allowed; `toJSON` values such as `Date` are allowed.) Checked iteratively, in document order; a scalar
- * costs no allocation and the path of the problem is built only when there is one.
+ * JSON and allowed; `toJSON` values such as `Date` are allowed.) A bounded quick pass accepts the common case;
+ * anything it is not sure of is checked iteratively (any depth), in document order. A scalar costs no allocation
+ * and the path of the problem is built only when there is one.
  */
 export function checkJsonValue(value: unknown, maxDepth = MAX_JSON_DEPTH): JsonValueProblem | undefined {
   if (typeof value === "object" && value !== null) {
