@@ -1,9 +1,9 @@
 // The alert-triage example's labelled sets, as the distill benchmarks read them (one reader for all of them).
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { readTraces } from "../dist/delegate/read-traces.js";
-import { examplesFromTraces, type TrainingExample } from "../dist/delegate/distilled/index.js";
-import type { TextEncoder } from "../dist/delegate/distilled/text-encoder.js";
+import { readTraces } from "../dist/traces/read-traces.js";
+import { examplesFromTraces, type TrainingExample } from "../dist/distill/index.js";
+import type { TextEncoder } from "../dist/distill/text-encoder.js";
 
 /** The repository root. */
 export const root = fileURLToPath(new URL("..", import.meta.url));

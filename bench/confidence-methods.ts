@@ -9,7 +9,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { answerConfidence, valueTokens } from "../src/delegate/backends/answer-confidence.js";
-import { Calibrator } from "../src/delegate/distilled/calibrator.js";
+import { Calibrator } from "../src/distill/calibrator.js";
 import type { EvalRecord } from "../src/eval/evaluate-case.js";
 import {
   auroc,

@@ -19,7 +19,7 @@ import {
   readDelegateCalibration,
 } from "../src/delegate/backends/delegate-calibration.js";
 import { verbatimShare } from "../src/delegate/backends/proposal-context.js";
-import { Calibrator } from "../src/delegate/distilled/calibrator.js";
+import { Calibrator } from "../src/distill/calibrator.js";
 import { bfclQuestion } from "../src/eval/bfcl.js";
 import { bfclCases, loadBfclSuite } from "../src/eval/bfcl-suite.js";
 import type { EvalRecord } from "../src/eval/evaluate-case.js";

@@ -12,11 +12,11 @@
 // PEOPLE=set,set,… the people's decisions added in order; COUNTERFACTUAL_SHARE=0.5; TARGET=0.98; NAME=distill-curve).
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { encoderModelPath, loadAlertExamples, memoized, root } from "./alert-data.js";
-import { trainDistilled, type TrainingExample } from "../dist/delegate/distilled/index.js";
-import { GgufTextEncoder } from "../dist/delegate/distilled/gguf-text-encoder.js";
-import { measureModel, type Measurement } from "../dist/delegate/distilled/measure-model.js";
-import { trainDistilledWithEncoder } from "../dist/delegate/distilled/train-with-encoder.js";
-import { outOfDomainExamples } from "../dist/delegate/distilled/out-of-domain-inputs.js";
+import { trainDistilled, type TrainingExample } from "../dist/distill/index.js";
+import { GgufTextEncoder } from "../dist/distill/gguf-text-encoder.js";
+import { measureModel, type Measurement } from "../dist/distill/measure-model.js";
+import { trainDistilledWithEncoder } from "../dist/distill/train-with-encoder.js";
+import { outOfDomainExamples } from "../dist/distill/out-of-domain-inputs.js";
 // @ts-expect-error -- an untyped example script
 import { counterfactuals } from "../examples/alert-triage/data/counterfactual.mjs";
 

@@ -6,13 +6,13 @@
 // DATA=DIR reads the sets from another folder. Run: npm run build && node --import tsx bench/distill-dev.ts
 import { writeFileSync } from "node:fs";
 import { encoderModelPath, loadAlertExamples, memoized } from "./alert-data.js";
-import { trainDistilled, type TrainingExample } from "../dist/delegate/distilled/index.js";
-import { DistilledPredictor } from "../dist/delegate/distilled/distilled-predictor.js";
-import { encoderText } from "../dist/delegate/distilled/encoder-input.js";
-import { GgufTextEncoder } from "../dist/delegate/distilled/gguf-text-encoder.js";
-import type { DistilledModelData } from "../dist/delegate/distilled/model-file.js";
-import { exactMatch } from "../dist/delegate/distilled/training-examples.js";
-import { trainDistilledWithEncoder } from "../dist/delegate/distilled/train-with-encoder.js";
+import { trainDistilled, type TrainingExample } from "../dist/distill/index.js";
+import { DistilledPredictor } from "../dist/distill/distilled-predictor.js";
+import { encoderText } from "../dist/distill/encoder-input.js";
+import { GgufTextEncoder } from "../dist/distill/gguf-text-encoder.js";
+import type { DistilledModelData } from "../dist/distill/model-file.js";
+import { exactMatch } from "../dist/distill/training-examples.js";
+import { trainDistilledWithEncoder } from "../dist/distill/train-with-encoder.js";
 
 const load = (f: string): TrainingExample[] => loadAlertExamples(f, process.env.DATA);
 const real = await GgufTextEncoder.open(encoderModelPath());

@@ -4,10 +4,10 @@
 // set written by someone else, which no model has seen, will show. Reads only development sets (never a sealed one).
 // Run: npm run build && node --import tsx bench/distill-loso.ts   (SETS=a,b,… LEAVE=a,… KINDS=encoder,n-grams TARGET=0.98 FLOOR=0.8 ENCODER=PATH)
 import { encoderModelPath, loadAlertExamples, memoized } from "./alert-data.js";
-import { trainDistilled, type TrainingExample } from "../dist/delegate/distilled/index.js";
-import { GgufTextEncoder } from "../dist/delegate/distilled/gguf-text-encoder.js";
-import { measureModel } from "../dist/delegate/distilled/measure-model.js";
-import { trainDistilledWithEncoder } from "../dist/delegate/distilled/train-with-encoder.js";
+import { trainDistilled, type TrainingExample } from "../dist/distill/index.js";
+import { GgufTextEncoder } from "../dist/distill/gguf-text-encoder.js";
+import { measureModel } from "../dist/distill/measure-model.js";
+import { trainDistilledWithEncoder } from "../dist/distill/train-with-encoder.js";
 // @ts-expect-error -- an untyped example script
 import { counterfactuals } from "../examples/alert-triage/data/counterfactual.mjs";
 

@@ -5,7 +5,7 @@
 // share of out-of-domain inputs escalated. Prints a markdown table per model.
 // Run: node --import tsx bench/distill-rules-compare.ts /tmp/distill-rules-s1.json /tmp/distill-rules-s2.json …
 import { readFileSync } from "node:fs";
-import { seededRandom } from "../dist/delegate/distilled/random.js";
+import { seededRandom } from "../dist/distill/random.js";
 
 type Scores = [confidence: number, correct: number][];
 interface Point {

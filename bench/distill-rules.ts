@@ -6,12 +6,12 @@
 // Run: npm run build && node --import tsx bench/distill-rules.ts  (SEEDS=1,2 STEPS=0,15,30,45,60,90)
 import { writeFileSync } from "node:fs";
 import { encoderModelPath, loadAlertExamples, memoized } from "./alert-data.js";
-import { trainDistilled, type TrainingExample } from "../dist/delegate/distilled/index.js";
-import { GgufTextEncoder } from "../dist/delegate/distilled/gguf-text-encoder.js";
-import { measureModel } from "../dist/delegate/distilled/measure-model.js";
-import { outOfDomainExamples } from "../dist/delegate/distilled/out-of-domain-inputs.js";
-import type { ScoredPrediction } from "../dist/delegate/distilled/evaluate.js";
-import { trainDistilledWithEncoder } from "../dist/delegate/distilled/train-with-encoder.js";
+import { trainDistilled, type TrainingExample } from "../dist/distill/index.js";
+import { GgufTextEncoder } from "../dist/distill/gguf-text-encoder.js";
+import { measureModel } from "../dist/distill/measure-model.js";
+import { outOfDomainExamples } from "../dist/distill/out-of-domain-inputs.js";
+import type { ScoredPrediction } from "../dist/distill/evaluate.js";
+import { trainDistilledWithEncoder } from "../dist/distill/train-with-encoder.js";
 
 const load = (f: string): TrainingExample[] => loadAlertExamples(f);
 const real = await GgufTextEncoder.open(encoderModelPath());

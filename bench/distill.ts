@@ -17,7 +17,7 @@ import {
   examplesFromTraces,
   trainDistilled,
   type TrainingExample,
-} from "../dist/delegate/distilled/index.js";
+} from "../dist/distill/index.js";
 import type { ProposeRequest, ToolCallDelegate } from "../dist/delegate/protocol.js";
 
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
@@ -173,8 +173,8 @@ const encoderPath =
     }
   })();
 if (encoderPath !== "0") {
-  const { GgufTextEncoder } = await import("../dist/delegate/distilled/gguf-text-encoder.js");
-  const { trainDistilledWithEncoder } = await import("../dist/delegate/distilled/train-with-encoder.js");
+  const { GgufTextEncoder } = await import("../dist/distill/gguf-text-encoder.js");
+  const { trainDistilledWithEncoder } = await import("../dist/distill/train-with-encoder.js");
   const BATCH = Number(process.env.BATCH ?? 8);
   // Each measurement opens its own encoder: an encoder keeps the vectors of texts it embedded recently, and a
   // text seen in training or in an earlier measurement must not make a later one look faster.
@@ -226,8 +226,8 @@ if (encoderPath !== "0") {
   console.table(rowsEncoder);
   // The heads alone, the vectors embedded beforehand: what the n-gram cross-check adds to a proposal.
   {
-    const { DistilledPredictor } = await import("../dist/delegate/distilled/distilled-predictor.js");
-    const { encoderText } = await import("../dist/delegate/distilled/encoder-input.js");
+    const { DistilledPredictor } = await import("../dist/distill/distilled-predictor.js");
+    const { encoderText } = await import("../dist/distill/encoder-input.js");
     const encoder = await open();
     const vectors = await encoder.embed(
       requests.map((r) => encoderText(r.instruction, small.model.encoder!.prefix)),

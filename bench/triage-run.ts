@@ -9,7 +9,7 @@
 import { appendFileSync, existsSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { LocalDelegate } from "../src/delegate/backends/local-delegate.js";
-import { DistilledDelegate, examplesFromTraces, trainDistilled } from "../src/delegate/distilled/index.js";
+import { DistilledDelegate, examplesFromTraces, trainDistilled } from "../src/distill/index.js";
 import { readTraces } from "../src/traces/read-traces.js";
 import type { ToolCallDelegate } from "../src/delegate/protocol.js";
 import { canonicalJson } from "../src/plan/fingerprint.js";

@@ -51,7 +51,7 @@ import type { ExecutionHost } from "./plan/node-executor.js";
 import type { RunManifest } from "./plan/run-manifest.js";
 import type { EngineOptions, ExecutorTable } from "./plan/run-options.js";
 import { continueRun, startRun } from "./plan/run-plan.js";
-import type { RunStore } from "./plan/run-store.js";
+import type { RunStore } from "./store/run-store.js";
 import { toolNodeExecutor } from "./plan/tool-node-executor.js";
 import type { Tool } from "./tools/define-tool.js";
 import { ToolRegistry } from "./tools/tool-registry.js";
@@ -189,12 +189,12 @@ export function delegateToPlan(plan: unknown, options: DelegateToPlanOptions): D
 }
 
 // The everyday names, from the parts that define them.
-export { MemoryRunStore } from "./plan/memory-run-store.js";
-export { SqliteRunStore, type SqliteRunStoreOptions } from "./plan/sqlite-run-store.js";
+export { MemoryRunStore } from "./store/memory-run-store.js";
+export { SqliteRunStore, type SqliteRunStoreOptions } from "./store/sqlite-run-store.js";
 export { parsePlan, validatePlan, type ValidationReport } from "./plan/validate-plan.js";
 export type { ExecutionPlan, PlanNode } from "./plan/plan-schema.js";
 export type { RunManifest, NodeManifest } from "./plan/run-manifest.js";
-export type { RunStore } from "./plan/run-store.js";
+export type { RunStore } from "./store/run-store.js";
 export type { RunEvent } from "./plan/run-events.js";
 export { defineTool, type Tool, type ToolContext, type ToolDefinition } from "./tools/define-tool.js";
 export { ToolRegistry } from "./tools/tool-registry.js";
@@ -211,7 +211,7 @@ export {
   type OpenAICompatibleDelegateOptions,
 } from "./delegate/backends/openai-compatible-delegate.js";
 
-export { DistilledDelegate } from "./delegate/distilled/distilled-delegate.js";
+export { DistilledDelegate } from "./distill/distilled-delegate.js";
 export { resolveEscalation, type EscalationDecision } from "./delegate/escalation/resolve-escalation.js";
 export { JsonlTraceSink, type JsonlTraceSinkOptions } from "./traces/jsonl-trace-sink.js";
 export { readTraces } from "./traces/read-traces.js";

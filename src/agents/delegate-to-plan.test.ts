@@ -4,7 +4,7 @@ import { z } from "zod";
 import { ScriptedDelegate } from "../delegate/scripted-delegate.js";
 import { AgentDefinitionError } from "../errors/agent-definition-error.js";
 import { BudgetExceededError } from "../errors/budget-exceeded-error.js";
-import { MemoryRunStore } from "../plan/memory-run-store.js";
+import { MemoryRunStore } from "../store/memory-run-store.js";
 import { defineTool } from "../tools/define-tool.js";
 import type { Budget } from "./budget.js";
 import { delegation } from "./contract.js";

@@ -1,7 +1,7 @@
-import { sqliteErrorName } from "../plan/sqlite-schema.js";
+import { sqliteErrorName } from "../store/sqlite-schema.js";
 import { InputFileError } from "../errors/input-file-error.js";
 import { closeSync, openSync, readSync, statSync } from "node:fs";
-import { SqliteRunStore } from "../plan/sqlite-run-store.js";
+import { SqliteRunStore } from "../store/sqlite-run-store.js";
 
 const SQLITE_HEADER = "SQLite format 3\0";
 

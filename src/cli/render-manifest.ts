@@ -1,7 +1,7 @@
 import type { CliContext } from "./cli-context.js";
 import type { PlanIssue } from "../errors/plan-validation-error.js";
 import type { RunManifest } from "../plan/run-manifest.js";
-import type { RunStatus } from "../plan/run-state.js";
+import type { RunStatus } from "../store/run-state.js";
 import { EXIT } from "./exit-codes.js";
 
 /** The exit code for a run's status. */

@@ -4,7 +4,7 @@
  * items (skip_existing).
  */
 import { describe, expect, it } from "vitest";
-import { MemoryRunStore } from "../plan/memory-run-store.js";
+import { MemoryRunStore } from "../store/memory-run-store.js";
 import { resumeRun, runPlan } from "../index.js";
 import { defineTool } from "../tools/define-tool.js";
 import { MemoryTraceSink } from "../traces/memory-trace-sink.js";

@@ -78,4 +78,4 @@ export {
 } from "../traces/trace-export.js";
 export { routerTool, type RouterToolOptions } from "./router-tool.js";
 export * from "./backends/index.js";
-export * from "./distilled/index.js";
+export * from "../distill/index.js";

@@ -2,7 +2,7 @@ import pg from "pg";
 import { makeWorkerUtils } from "graphile-worker";
 import type { PlanNode } from "../plan/plan-schema.js";
 import type { UnitDispatcher, UnitOutcome, WorkUnit } from "../plan/node-executor.js";
-import type { PostgresRunStore } from "../plan/postgres-run-store.js";
+import type { PostgresRunStore } from "../store/postgres-run-store.js";
 import { quietLogger } from "./quiet-logger.js";
 import { queuePool } from "./queue-pool.js";
 import { toPayload, type UnitPayload } from "./unit-payload.js";

@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { describe, expect, inject, it } from "vitest";
-import { PostgresRunStore } from "../plan/postgres-run-store.js";
+import { PostgresRunStore } from "../store/postgres-run-store.js";
 import { queuePool } from "./queue-pool.js";
 
 const serverUrl = inject("pgUrl");

@@ -1,5 +1,5 @@
 import pg from "pg";
-import type { PostgresRunStore } from "../plan/postgres-run-store.js";
+import type { PostgresRunStore } from "../store/postgres-run-store.js";
 
 /**
  * A connection pool for a distributed run's queue traffic — enqueuing units, fetching and completing jobs,

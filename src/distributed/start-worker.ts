@@ -1,8 +1,8 @@
 import { EventEmitter } from "node:events";
 import { hostname } from "node:os";
 import { makeWorkerUtils, run, type Runner, type WorkerEvents } from "graphile-worker";
-import { DEFAULT_LEASE_MS } from "../plan/run-lease.js";
-import type { PostgresRunStore } from "../plan/postgres-run-store.js";
+import { DEFAULT_LEASE_MS } from "../store/run-lease.js";
+import type { PostgresRunStore } from "../store/postgres-run-store.js";
 import { resumeRun, type RunOptions } from "../index.js";
 
 import { JobDispatcher, UNIT_TASK } from "./job-dispatcher.js";

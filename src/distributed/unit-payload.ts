@@ -1,6 +1,6 @@
 import type { SerializedError } from "../errors/deputy-error.js";
 import type { PlanNode } from "../plan/plan-schema.js";
-import type { Escalation, NodeStatus, Resolution } from "../plan/run-state.js";
+import type { Escalation, NodeStatus, Resolution } from "../store/run-state.js";
 import type { WorkUnit } from "../plan/node-executor.js";
 
 /** One unit of work as a job carries it: plain JSON, everything a worker needs besides the plan. */

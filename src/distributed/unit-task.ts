@@ -5,7 +5,7 @@ import { createHost, type RunOptions } from "../index.js";
 import { executeWith } from "../plan/engine-context.js";
 import type { UnitOutcome, WorkUnit } from "../plan/node-executor.js";
 import type { ExecutionPlan } from "../plan/plan-schema.js";
-import type { PostgresRunStore } from "../plan/postgres-run-store.js";
+import type { PostgresRunStore } from "../store/postgres-run-store.js";
 
 import type { TemplateScope } from "../runtime/template.js";
 import { parsePlan } from "../plan/validate-plan.js";

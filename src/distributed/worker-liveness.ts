@@ -1,7 +1,7 @@
 import { hostname } from "node:os";
 import type { WorkerUtils } from "graphile-worker";
 import pg from "pg";
-import type { PostgresRunStore } from "../plan/postgres-run-store.js";
+import type { PostgresRunStore } from "../store/postgres-run-store.js";
 
 /** Timing of worker heartbeats and of the sweep that unlocks dead workers' jobs. */
 export interface LivenessOptions {

@@ -5,7 +5,7 @@ import {
   delegateCalibrationInputs,
 } from "../delegate/backends/delegate-calibration.js";
 import type { ConfidenceMethod } from "../delegate/backends/answer-confidence.js";
-import { Calibrator, type CalibrationRow } from "../delegate/distilled/calibrator.js";
+import { Calibrator, type CalibrationRow } from "../distill/calibrator.js";
 import { InvalidOptionError } from "../errors/index.js";
 import { auroc, bestThreshold, expectedCalibrationError, type ScoredOutcome } from "./score-metrics.js";
 

@@ -4,8 +4,8 @@ import { checkJsonValue } from "../schema/json-value.js";
 import type { ExecutionHost, NodeExecutor, UnitDispatcher, UnitOutcome, WorkUnit } from "./node-executor.js";
 import type { ExecutionPlan, PlanNode } from "./plan-schema.js";
 import type { Emitter } from "./run-events.js";
-import type { ItemRecord, NodeStatus, StoredRun } from "./run-state.js";
-import { applyMutations, type RunMutation, type RunStore } from "./run-store.js";
+import type { ItemRecord, NodeStatus, StoredRun } from "../store/run-state.js";
+import { applyMutations, type RunMutation, type RunStore } from "../store/run-store.js";
 import { compileValue, type TemplateScope, type ValueRenderer } from "../runtime/template.js";
 import { indexMap, RESERVED_KEYS, setOwn } from "../runtime/own.js";
 

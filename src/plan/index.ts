@@ -10,7 +10,7 @@ export {
   type DispatchUnit,
 } from "../runtime/dispatch-tool.js";
 export { canonicalJson, planFingerprint } from "./fingerprint.js";
-export { MemoryRunStore } from "./memory-run-store.js";
+export { MemoryRunStore } from "../store/memory-run-store.js";
 export {
   agentResolver,
   type AgentResolver,
@@ -47,7 +47,7 @@ export {
   newLeaseOwner,
   type HeldLease,
   type LeaseOptions,
-} from "./run-lease.js";
+} from "../store/run-lease.js";
 export { continueRun, newRunId, startRun, type EngineResumeOptions } from "./run-plan.js";
 export { toolNodeExecutor } from "./tool-node-executor.js";
 export type {
@@ -61,7 +61,7 @@ export type {
   RunRecord,
   RunStatus,
   StoredRun,
-} from "./run-state.js";
+} from "../store/run-state.js";
 export {
   applyMutations,
   type ItemPage,
@@ -70,10 +70,10 @@ export {
   type RunMutation,
   type RunStore,
   type RunSummary,
-} from "./run-store.js";
+} from "../store/run-store.js";
 export { applySelectPath, parseSelectPath, type PathStep } from "../runtime/select-path.js";
-export { SqliteRunStore, type SqliteRunStoreOptions } from "./sqlite-run-store.js";
+export { SqliteRunStore, type SqliteRunStoreOptions } from "../store/sqlite-run-store.js";
 export { compileTemplate, renderString, renderValue, type TemplateScope } from "../runtime/template.js";
 export { parsePlan, validatePlan, type ValidateOptions, type ValidationReport } from "./validate-plan.js";
 export { executeWith } from "./engine-context.js";
-export { PostgresRunStore, redactUrl, type PostgresRunStoreOptions } from "./postgres-run-store.js";
+export { PostgresRunStore, redactUrl, type PostgresRunStoreOptions } from "../store/postgres-run-store.js";

@@ -11,7 +11,7 @@ import {
 } from "./engine-context.js";
 import type { UnitOutcome, PreparedNode, WorkUnit } from "./node-executor.js";
 import type { ForEach, PlanNode } from "./plan-schema.js";
-import type { ItemCounts, ItemRecord } from "./run-state.js";
+import type { ItemCounts, ItemRecord } from "../store/run-state.js";
 import { indexMap } from "../runtime/own.js";
 import { compileValue, type TemplateScope, type ValueRenderer } from "../runtime/template.js";
 

@@ -3,7 +3,7 @@ import type { PlanIssue } from "../errors/plan-validation-error.js";
 import type { ToolRegistry } from "../tools/tool-registry.js";
 import type { AgentResolver, BudgetScope, EscalationHandler } from "./host-capabilities.js";
 import type { ExecutionPlan, PlanNode } from "./plan-schema.js";
-import type { Escalation, NodeStatus, Resolution } from "./run-state.js";
+import type { Escalation, NodeStatus, Resolution } from "../store/run-state.js";
 import type { TemplateScope } from "../runtime/template.js";
 
 /**

@@ -5,8 +5,8 @@ import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { resumeRun, runPlan } from "../index.js";
 import { defineTool } from "../tools/define-tool.js";
-import { MemoryRunStore } from "./memory-run-store.js";
-import { SqliteRunStore } from "./sqlite-run-store.js";
+import { MemoryRunStore } from "../store/memory-run-store.js";
+import { SqliteRunStore } from "../store/sqlite-run-store.js";
 import { validatePlan } from "./validate-plan.js";
 import { createHost } from "../index.js";
 

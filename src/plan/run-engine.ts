@@ -4,8 +4,8 @@ import { commit, executeUnit, makeUnit, storeKey, type EngineContext } from "./e
 import type { UnitOutcome } from "./node-executor.js";
 import type { PlanNode } from "./plan-schema.js";
 import { buildManifest, type RunManifest } from "./run-manifest.js";
-import type { NodeRecord, NodeStatus, RunStatus } from "./run-state.js";
-import type { RunMutation } from "./run-store.js";
+import type { NodeRecord, NodeStatus, RunStatus } from "../store/run-state.js";
+import type { RunMutation } from "../store/run-store.js";
 import { runForEach } from "./run-for-each.js";
 import type { TemplateScope } from "../runtime/template.js";
 

@@ -1,6 +1,6 @@
 import { channel } from "node:diagnostics_channel";
 import { CHANNELS } from "../runtime/channels.js";
-import type { NodeStatus, RunStatus } from "./run-state.js";
+import type { NodeStatus, RunStatus } from "../store/run-state.js";
 
 /** Events of a run, named noun-verb (see docs/architecture.md). */
 export type RunEvent =

@@ -2,7 +2,7 @@ import { NodeError } from "../errors/node-error.js";
 import type { EngineContext } from "./engine-context.js";
 import { ItemLoop } from "./item-loop.js";
 import type { PlanNode } from "./plan-schema.js";
-import type { NodeRecord } from "./run-state.js";
+import type { NodeRecord } from "../store/run-state.js";
 import { applySelectPath, parseSelectPath } from "../runtime/select-path.js";
 import { renderString, type TemplateScope } from "../runtime/template.js";
 

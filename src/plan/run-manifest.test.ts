@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { buildManifest } from "./run-manifest.js";
-import type { StoredRun } from "./run-state.js";
+import type { StoredRun } from "../store/run-state.js";
 
 const stored = (): StoredRun => ({
   run: {

@@ -1,5 +1,7 @@
 import type { SerializedError } from "../errors/deputy-error.js";
-import type { Escalation, ItemCounts, NodeStatus, RunStatus, StoredRun } from "./run-state.js";
+import type { Escalation, ItemCounts, NodeStatus, RunStatus, Spend, StoredRun } from "../store/run-state.js";
+
+export type { Spend } from "../store/run-state.js";
 
 /** One node in a manifest. */
 export interface NodeManifest {
@@ -21,13 +23,6 @@ export interface NodeManifest {
   durationMs?: number;
 }
 
-/** Calls, tokens, USD and seconds spent. */
-export interface Spend {
-  calls: number;
-  tokens: number;
-  cost: number;
-  duration: number;
-}
 
 function addSpend(total: Spend | undefined, details: Record<string, unknown> | undefined): Spend | undefined {
   const s = details?.spend as Partial<Spend> | undefined;

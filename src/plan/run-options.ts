@@ -1,9 +1,9 @@
 import type { Clock } from "../runtime/clock.js";
 import type { ExecutionHost, NodeExecutor, UnitDispatcher } from "./node-executor.js";
-import type { LeaseOptions } from "./run-lease.js";
+import type { LeaseOptions } from "../store/run-lease.js";
 import type { PlanNode } from "./plan-schema.js";
 import type { RunEvent } from "./run-events.js";
-import type { RunStore } from "./run-store.js";
+import type { RunStore } from "../store/run-store.js";
 import type { ValidationReport } from "./validate-plan.js";
 
 /** The executor for each node type a plan may use. */

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium, type Browser } from "playwright-core";
 import { main } from "../../src/cli/main.js";
-import { SqliteRunStore } from "../../src/plan/sqlite-run-store.js";
+import { SqliteRunStore } from "../../src/store/sqlite-run-store.js";
 import { serveConsole, type RunningConsole } from "../../src/ui/server/serve-console.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));

@@ -87,8 +87,8 @@ describe("deputy distill --store", () => {
       expect(report.store).toEqual({ traces: 2, runs: 1, unresolved: 2, values: 1 });
       expect(report.examples).toBe(402);
 
-      const { resolvedEscalationTraces } = await import("../../delegate/distilled/resolved-escalations.js");
-      const { SqliteRunStore } = await import("../../plan/sqlite-run-store.js");
+      const { resolvedEscalationTraces } = await import("../../distill/resolved-escalations.js");
+      const { SqliteRunStore } = await import("../../store/sqlite-run-store.js");
       const opened = new SqliteRunStore(store);
       const { traces } = await resolvedEscalationTraces(opened, "triage_items");
       await opened.close();

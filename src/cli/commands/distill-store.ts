@@ -3,10 +3,10 @@ import { toolSpec } from "../../delegate/delegate-unit.js";
 import {
   resolvedEscalationTraces,
   type ResolvedEscalations,
-} from "../../delegate/distilled/resolved-escalations.js";
+} from "../../distill/resolved-escalations.js";
 import type { ToolSpec } from "../../delegate/protocol.js";
 import { InvalidOptionError } from "../../errors/invalid-option-error.js";
-import { SqliteRunStore } from "../../plan/sqlite-run-store.js";
+import { SqliteRunStore } from "../../store/sqlite-run-store.js";
 import { loadToolsModule } from "../../tools/load-tools-module.js";
 
 /** What `deputy distill --store` read. */

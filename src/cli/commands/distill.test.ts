@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { loadModelFile } from "../../delegate/distilled/model-file.js";
+import { loadModelFile } from "../../distill/model-file.js";
 import { EXIT } from "../exit-codes.js";
 import { main } from "../main.js";
 

@@ -2,17 +2,17 @@ import { statSync } from "node:fs";
 import type { Command } from "commander";
 import { InvalidOptionError } from "../../errors/invalid-option-error.js";
 import { readTraces } from "../../traces/read-traces.js";
-import { saveModelFile } from "../../delegate/distilled/model-file.js";
-import { DEFAULT_CONFIDENCE_FLOOR } from "../../delegate/distilled/evaluate.js";
-import { trainDistilled, type TrainDistilledResult } from "../../delegate/distilled/train-distilled.js";
-import { examplesFromTraces, type TrainingExample } from "../../delegate/distilled/training-examples.js";
-import { GgufTextEncoder } from "../../delegate/distilled/gguf-text-encoder.js";
-import { measureModel, type Measurement } from "../../delegate/distilled/measure-model.js";
-import { parseEncoderSpec, type TextEncoder } from "../../delegate/distilled/text-encoder.js";
-import { trainDistilledWithEncoder } from "../../delegate/distilled/train-with-encoder.js";
+import { saveModelFile } from "../../distill/model-file.js";
+import { DEFAULT_CONFIDENCE_FLOOR } from "../../distill/evaluate.js";
+import { trainDistilled, type TrainDistilledResult } from "../../distill/train-distilled.js";
+import { examplesFromTraces, type TrainingExample } from "../../distill/training-examples.js";
+import { GgufTextEncoder } from "../../distill/gguf-text-encoder.js";
+import { measureModel, type Measurement } from "../../distill/measure-model.js";
+import { parseEncoderSpec, type TextEncoder } from "../../distill/text-encoder.js";
+import { trainDistilledWithEncoder } from "../../distill/train-with-encoder.js";
 import { storeTraces, type StoreSummary } from "./distill-store.js";
 // Registers `--delegate distilled=MODEL.json` for the other commands.
-import "../../delegate/distilled/register-spec.js";
+import "../../distill/register-spec.js";
 import type { DelegateTrace } from "../../traces/trace.js";
 import type { CliContext } from "../cli-context.js";
 

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { resolveEscalation, type EscalationDecision } from "../../delegate/escalation/resolve-escalation.js";
 import { InvalidOptionError } from "../../errors/invalid-option-error.js";
-import type { RunStore } from "../../plan/run-store.js";
+import type { RunStore } from "../../store/run-store.js";
 import { loadToolsModule } from "../../tools/load-tools-module.js";
 import type { CliContext } from "../cli-context.js";
 import { openStore, storeHint } from "../run-setup.js";

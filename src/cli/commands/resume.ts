@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import { RunError } from "../../errors/run-error.js";
 import { JobDispatcher } from "../../distributed/job-dispatcher.js";
-import { PostgresRunStore } from "../../plan/postgres-run-store.js";
+import { PostgresRunStore } from "../../store/postgres-run-store.js";
 import { resumeRun } from "../../index.js";
 import type { CliContext } from "../cli-context.js";
 import { createProgress } from "../progress.js";

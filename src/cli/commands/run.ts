@@ -16,7 +16,7 @@ import {
   type RunFlags,
 } from "../run-setup.js";
 import { JobDispatcher } from "../../distributed/job-dispatcher.js";
-import type { PostgresRunStore } from "../../plan/postgres-run-store.js";
+import type { PostgresRunStore } from "../../store/postgres-run-store.js";
 import { InvalidOptionError } from "../../errors/invalid-option-error.js";
 import { createHost, runPlan } from "../../index.js";
 import { validatePlan } from "../../plan/validate-plan.js";

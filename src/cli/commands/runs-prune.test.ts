@@ -2,8 +2,8 @@ import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { SqliteRunStore } from "../../plan/sqlite-run-store.js";
-import type { RunRecord } from "../../plan/run-state.js";
+import { SqliteRunStore } from "../../store/sqlite-run-store.js";
+import type { RunRecord } from "../../store/run-state.js";
 import { main } from "../main.js";
 import { parseAge } from "./runs-prune.js";
 

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { InvalidOptionError } from "../../errors/index.js";
-import { Calibrator, type CalibratorData } from "../distilled/calibrator.js";
+import { Calibrator, type CalibratorData } from "../../distill/calibrator.js";
 import type { Proposal } from "../protocol.js";
 import { CONFIDENCE_METHODS, type ConfidenceMethod } from "./answer-confidence.js";
 import type { ProposalContext } from "./proposal-context.js";

@@ -1,5 +1,5 @@
 import type { UnitOutcome } from "../../plan/node-executor.js";
-import type { Resolution } from "../../plan/run-state.js";
+import type { Resolution } from "../../store/run-state.js";
 import { dispatch, escalated, judgeHop, type Prepared } from "../delegate-unit.js";
 import type { Proposal } from "../protocol.js";
 

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { InvalidOptionError } from "../../errors/invalid-option-error.js";
 import { RunError } from "../../errors/run-error.js";
 import { resumeRun, runPlan } from "../../index.js";
-import { SqliteRunStore } from "../../plan/sqlite-run-store.js";
+import { SqliteRunStore } from "../../store/sqlite-run-store.js";
 import { defineTool } from "../../tools/define-tool.js";
 import { ScriptedDelegate } from "../scripted-delegate.js";
 import { resolveEscalation } from "./resolve-escalation.js";

@@ -1,7 +1,7 @@
 import { InvalidOptionError } from "../../errors/invalid-option-error.js";
 import { RunError } from "../../errors/run-error.js";
-import type { Resolution, StoredRun } from "../../plan/run-state.js";
-import type { RunStore } from "../../plan/run-store.js";
+import type { Resolution, StoredRun } from "../../store/run-state.js";
+import type { RunStore } from "../../store/run-store.js";
 import type { Tool } from "../../tools/define-tool.js";
 import { ToolRegistry } from "../../tools/tool-registry.js";
 import { acceptGate } from "../accept-gate.js";

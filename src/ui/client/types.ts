@@ -1,11 +1,11 @@
 // The shapes the console's API answers with: the server's own types where the client reads them as they are,
 // narrower views where it renders their parts (only types cross over: nothing of the server is bundled).
 import type { SerializedError } from "../../errors/deputy-error.js";
-import type { ItemPage as StoredItemPage } from "../../plan/run-store.js";
-import type { Escalation } from "../../plan/run-state.js";
+import type { ItemPage as StoredItemPage } from "../../store/run-store.js";
+import type { Escalation } from "../../store/run-state.js";
 import type { RunView } from "../server/run-view.js";
 
-export type { Escalation } from "../../plan/run-state.js";
+export type { Escalation } from "../../store/run-state.js";
 export type { NodeView, RunView } from "../server/run-view.js";
 export type { ResumeState } from "../server/resume-runner.js";
 

@@ -1,7 +1,7 @@
 import { Hono, type Context } from "hono";
 import { DeputyError } from "../../errors/deputy-error.js";
-import type { RunStore } from "../../plan/run-store.js";
-import type { ItemRecord } from "../../plan/run-state.js";
+import type { RunStore } from "../../store/run-store.js";
+import type { ItemRecord } from "../../store/run-state.js";
 import { inbox } from "./inbox-view.js";
 import { planNodes } from "./plan-nodes.js";
 import { parseDecision } from "./decision-body.js";

@@ -1,5 +1,5 @@
-import type { RunStore, RunSummary } from "../../plan/run-store.js";
-import type { Escalation } from "../../plan/run-state.js";
+import type { RunStore, RunSummary } from "../../store/run-store.js";
+import type { Escalation } from "../../store/run-state.js";
 import { forEachList, planNodes, renderedInput, type RawPlanNode } from "./plan-nodes.js";
 import { shown } from "./shown.js";
 import type { ToolCatalog, ToolView } from "./tool-catalog.js";

@@ -1,4 +1,4 @@
-import type { ItemRecord } from "../../plan/run-state.js";
+import type { ItemRecord } from "../../store/run-state.js";
 import { applySelectPath, parseSelectPath } from "../../runtime/select-path.js";
 import { renderString, type TemplateScope } from "../../runtime/template.js";
 

@@ -1,6 +1,6 @@
 import { resolveEscalation as recordDecision } from "../../delegate/escalation/resolve-escalation.js";
-import type { RunStore } from "../../plan/run-store.js";
-import type { Resolution } from "../../plan/run-state.js";
+import type { RunStore } from "../../store/run-store.js";
+import type { Resolution } from "../../store/run-state.js";
 import { loadToolsModule } from "../../tools/load-tools-module.js";
 
 /** A person's decision: exactly one of `call`, `value` or `skip`, and who made it. */

@@ -2,8 +2,8 @@ import { setupRun } from "../../cli/run-setup.js";
 import { serializeError, type SerializedError } from "../../errors/deputy-error.js";
 import { RunError } from "../../errors/run-error.js";
 import { resumeRun } from "../../index.js";
-import type { RunStore } from "../../plan/run-store.js";
-import type { RunStatus } from "../../plan/run-state.js";
+import type { RunStore } from "../../store/run-store.js";
+import type { RunStatus } from "../../store/run-state.js";
 import type { ToolCatalog } from "./tool-catalog.js";
 
 /** Where a resume started from the console stands. */

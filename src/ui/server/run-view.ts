@@ -1,7 +1,7 @@
 import type { SerializedError } from "../../errors/deputy-error.js";
 import type { Spend } from "../../plan/run-manifest.js";
-import type { ItemPage, RunStore, RunSummary } from "../../plan/run-store.js";
-import type { Escalation, NodeStatus, RunRecord, RunStatus } from "../../plan/run-state.js";
+import type { ItemPage, RunStore, RunSummary } from "../../store/run-store.js";
+import type { Escalation, NodeStatus, RunRecord, RunStatus } from "../../store/run-state.js";
 import { forEachList, planNodes } from "./plan-nodes.js";
 
 /** One node of a run as the console draws it. */

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
-import type { RunStore } from "../../plan/run-store.js";
+import type { RunStore } from "../../store/run-store.js";
 import { createConsoleApp } from "./console-app.js";
 import { loadAssets } from "./static-assets.js";
 

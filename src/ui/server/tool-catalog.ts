@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import type { RunRecord } from "../../plan/run-state.js";
+import type { RunRecord } from "../../store/run-state.js";
 import type { Tool } from "../../tools/define-tool.js";
 import { loadToolsModule } from "../../tools/load-tools-module.js";
 

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { DistilledModelError } from "../../errors/index.js";
+import { DistilledModelError } from "../errors/index.js";
 import { alertTriageModel } from "./alert-triage.fixture.js";
 import { loadModelFile, saveModelFile, validateModel, type DistilledModelData } from "./model-file.js";
 

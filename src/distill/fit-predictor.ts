@@ -1,5 +1,5 @@
-import type { JsonSchema } from "../../schema/json-schema.js";
-import type { ToolSpec } from "../protocol.js";
+import type { JsonSchema } from "../schema/json-schema.js";
+import type { ToolSpec } from "../delegate/protocol.js";
 import { trainClassHead } from "./class-head.js";
 import { countFamiliarity } from "./familiarity.js";
 import { DEFAULT_FEATURES, prepareInput, type FeatureConfig, type PreparedInput } from "./input-features.js";

@@ -3,10 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { runPlan } from "../../index.js";
-import { loadToolsModule } from "../../tools/index.js";
-import { MemoryTraceSink } from "../../traces/memory-trace-sink.js";
-import { ScriptedDelegate } from "../scripted-delegate.js";
+import { runPlan } from "../index.js";
+import { loadToolsModule } from "../tools/index.js";
+import { MemoryTraceSink } from "../traces/memory-trace-sink.js";
+import { ScriptedDelegate } from "../delegate/scripted-delegate.js";
 import { alertTriageModel } from "./alert-triage.fixture.js";
 import { DistilledDelegate } from "./distilled-delegate.js";
 

@@ -1,4 +1,4 @@
-import { InvalidOptionError } from "../../errors/invalid-option-error.js";
+import { InvalidOptionError } from "../errors/invalid-option-error.js";
 import { countFamiliarity } from "./familiarity.js";
 import { DEFAULT_FEATURES, prepareInput, type FeatureConfig } from "./input-features.js";
 import { oodVariants } from "./ood-variants.js";

@@ -5,7 +5,7 @@ import { locateSpan, SpanHead, trainSpanHead } from "./span-head.js";
 import { tokenize, tokenNumber, tokenShape } from "./tokenize.js";
 import { chooseArgumentKind } from "./fit-predictor.js";
 import { examplesFromTraces, exactMatch } from "./training-examples.js";
-import type { DelegateTrace } from "../../traces/trace.js";
+import type { DelegateTrace } from "../traces/trace.js";
 
 describe("tokenize", () => {
   it("keeps offsets, numbers and dotted names whole, and splits punctuation", () => {

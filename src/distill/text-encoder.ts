@@ -1,4 +1,4 @@
-import { InvalidOptionError } from "../../errors/invalid-option-error.js";
+import { InvalidOptionError } from "../errors/invalid-option-error.js";
 
 /** What a distilled model records about the pretrained encoder its heads were trained on. */
 export interface EncoderInfo {

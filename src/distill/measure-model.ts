@@ -4,7 +4,7 @@ import { REPORT_THRESHOLDS, thresholdTable, type ScoredPrediction, type Threshol
 import type { DistilledModelData } from "./model-file.js";
 import type { TextEncoder } from "./text-encoder.js";
 import { exactMatch, type TrainingExample } from "./training-examples.js";
-import { DistilledModelError } from "../../errors/distilled-model-error.js";
+import { DistilledModelError } from "../errors/distilled-model-error.js";
 
 /** A trained model measured on labelled examples it never saw. */
 export interface Measurement {

@@ -1,6 +1,6 @@
-import { bfclGroundTruthCall, bfclQuestion, bfclToToolSpec } from "../../eval/bfcl.js";
-import { delegateBackendSuite } from "../../../test/delegate-backend-suite.js";
-import { loadBfclWithAnswers } from "../../../test/bfcl-fixtures.js";
+import { bfclGroundTruthCall, bfclQuestion, bfclToToolSpec } from "../eval/bfcl.js";
+import { delegateBackendSuite } from "../../test/delegate-backend-suite.js";
+import { loadBfclWithAnswers } from "../../test/bfcl-fixtures.js";
 import { DistilledDelegate } from "./distilled-delegate.js";
 import { trainDistilled } from "./train-distilled.js";
 import type { TrainingExample } from "./training-examples.js";

@@ -1,6 +1,6 @@
-import { bfclGroundTruthCall, bfclQuestion, bfclToToolSpec } from "../../eval/bfcl.js";
-import { delegateBackendSuite } from "../../../test/delegate-backend-suite.js";
-import { loadBfclWithAnswers } from "../../../test/bfcl-fixtures.js";
+import { bfclGroundTruthCall, bfclQuestion, bfclToToolSpec } from "../eval/bfcl.js";
+import { delegateBackendSuite } from "../../test/delegate-backend-suite.js";
+import { loadBfclWithAnswers } from "../../test/bfcl-fixtures.js";
 import { DistilledDelegate } from "./distilled-delegate.js";
 import { encoderModelForTests } from "./encoder-model-path.js";
 import { GgufTextEncoder } from "./gguf-text-encoder.js";

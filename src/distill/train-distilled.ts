@@ -1,4 +1,4 @@
-import { InvalidOptionError } from "../../errors/invalid-option-error.js";
+import { InvalidOptionError } from "../errors/invalid-option-error.js";
 import { Calibrator, type CalibrationRow } from "./calibrator.js";
 import { DistilledPredictor, type Prediction } from "./distilled-predictor.js";
 import {
@@ -16,8 +16,8 @@ import { encoderText, type TrainingEmbeddings } from "./encoder-input.js";
 import { planTraining, type PlanOptions, type TrainingPlan } from "./training-plan.js";
 import type { SgdOptions } from "./sgd-options.js";
 import { exactMatch, type TrainingExample } from "./training-examples.js";
-import { sortedJson } from "../../tools/tool-call-prompt.js";
-import type { Clock } from "../../runtime/clock.js";
+import { sortedJson } from "../tools/tool-call-prompt.js";
+import type { Clock } from "../runtime/clock.js";
 
 /** Options of {@link trainDistilled}. */
 export interface TrainDistilledOptions extends Pick<PlanOptions, "maxVariantExamples"> {

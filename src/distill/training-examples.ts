@@ -1,6 +1,6 @@
-import { sortedJson } from "../../tools/tool-call-prompt.js";
-import type { ToolSpec } from "../protocol.js";
-import type { DelegateTrace } from "../../traces/trace.js";
+import { sortedJson } from "../tools/tool-call-prompt.js";
+import type { ToolSpec } from "../delegate/protocol.js";
+import type { DelegateTrace } from "../traces/trace.js";
 
 /** A labelled input: what a node asked, and the call that was right for it (`name: null`: decline). */
 export interface TrainingExample {

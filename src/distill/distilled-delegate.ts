@@ -1,8 +1,8 @@
 import { existsSync } from "node:fs";
-import { DelegateBackendError } from "../../errors/delegate-backend-error.js";
-import { DistilledModelError } from "../../errors/distilled-model-error.js";
-import { InvalidOptionError } from "../../errors/invalid-option-error.js";
-import type { Proposal, ProposeRequest, ToolCallDelegate, ToolSpec } from "../protocol.js";
+import { DelegateBackendError } from "../errors/delegate-backend-error.js";
+import { DistilledModelError } from "../errors/distilled-model-error.js";
+import { InvalidOptionError } from "../errors/invalid-option-error.js";
+import type { Proposal, ProposeRequest, ToolCallDelegate, ToolSpec } from "../delegate/protocol.js";
 import { DistilledPredictor } from "./distilled-predictor.js";
 import { loadModelFile, validateModel, type DistilledModelData } from "./model-file.js";
 import { toolIncompatibility } from "./tool-compatibility.js";

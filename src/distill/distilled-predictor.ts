@@ -3,7 +3,7 @@ import { ClassHead } from "./class-head.js";
 import { familiarity } from "./familiarity.js";
 import { prepareInput, withoutEmbedding, type PreparedInput } from "./input-features.js";
 import { DECLINE_CLASS, type CrossCheckData, type DistilledModelData } from "./model-file.js";
-import { sortedJson } from "../../tools/tool-call-prompt.js";
+import { sortedJson } from "../tools/tool-call-prompt.js";
 import { NumberHead } from "./number-head.js";
 import { SoftmaxClassifier } from "./softmax-classifier.js";
 import { SpanHead } from "./span-head.js";

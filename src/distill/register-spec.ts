@@ -1,4 +1,4 @@
-import { numberOption, parseSpecValue, registerDelegateSpec } from "../delegate-spec.js";
+import { numberOption, parseSpecValue, registerDelegateSpec } from "../delegate/delegate-spec.js";
 import { DistilledDelegate } from "./distilled-delegate.js";
 
 /**

@@ -102,3 +102,11 @@ export interface StoredRun {
   /** Item records by node id, then by index. */
   items: Record<string, Record<number, ItemRecord>>;
 }
+
+/** Calls, tokens, USD and seconds spent. */
+export interface Spend {
+  calls: number;
+  tokens: number;
+  cost: number;
+  duration: number;
+}

@@ -9,7 +9,7 @@ import type {
 } from "./run-state.js";
 import type { SerializedError } from "../errors/deputy-error.js";
 import { indexMap, setOwn } from "../runtime/own.js";
-import type { Spend } from "./run-manifest.js";
+import type { Spend } from "./run-state.js";
 
 /** One change to a run's durable state. A store applies a batch of them atomically. */
 export type RunMutation =

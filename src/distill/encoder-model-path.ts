@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { ModelFetchError } from "../../errors/model-fetch-error.js";
+import { ModelFetchError } from "../errors/model-fetch-error.js";
 
 /** @internal Where `scripts/encoder-model.sh` caches all-MiniLM-L6-v2 (q8_0 GGUF). */
 export function defaultEncoderModelPath(): string {

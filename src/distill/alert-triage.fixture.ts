@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
-import { readTraces } from "../../traces/read-traces.js";
-import type { ToolSpec } from "../protocol.js";
+import { readTraces } from "../traces/read-traces.js";
+import type { ToolSpec } from "../delegate/protocol.js";
 import { trainDistilled, type TrainDistilledResult } from "./train-distilled.js";
 import { examplesFromTraces, type TrainingExample } from "./training-examples.js";
 

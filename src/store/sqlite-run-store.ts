@@ -11,7 +11,7 @@ import type {
   RunStore,
   RunSummary,
 } from "./run-store.js";
-import type { Spend } from "./run-manifest.js";
+import type { Spend } from "./run-state.js";
 import type { ItemRecord, NodeRecord, RunRecord, StoredRun } from "./run-state.js";
 import { RunError } from "../errors/run-error.js";
 import { dataMap, indexMap, setOwn } from "../runtime/own.js";

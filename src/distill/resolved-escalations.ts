@@ -1,9 +1,9 @@
-import { renderString, renderValue, type TemplateScope } from "../../runtime/template.js";
-import { applySelectPath, parseSelectPath } from "../../runtime/select-path.js";
-import type { Escalation, RunRecord } from "../../plan/run-state.js";
-import type { RunStore } from "../../plan/run-store.js";
-import type { ToolSpec } from "../protocol.js";
-import type { DelegateTrace } from "../../traces/trace.js";
+import { renderString, renderValue, type TemplateScope } from "../runtime/template.js";
+import { applySelectPath, parseSelectPath } from "../runtime/select-path.js";
+import type { Escalation, RunRecord } from "../store/run-state.js";
+import type { RunStore } from "../store/run-store.js";
+import type { ToolSpec } from "../delegate/protocol.js";
+import type { DelegateTrace } from "../traces/trace.js";
 
 /** What {@link resolvedEscalationTraces} found besides the labels. */
 export interface ResolvedEscalations {

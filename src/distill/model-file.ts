@@ -1,8 +1,8 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { z } from "zod";
-import { DistilledModelError } from "../../errors/distilled-model-error.js";
-import type { ToolSpec } from "../protocol.js";
+import { DistilledModelError } from "../errors/distilled-model-error.js";
+import type { ToolSpec } from "../delegate/protocol.js";
 import type { CalibratorData } from "./calibrator.js";
 import type { ClassHeadData } from "./class-head.js";
 import type { EncoderRecord } from "./encoder-input.js";

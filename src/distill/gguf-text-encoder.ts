@@ -2,9 +2,9 @@ import { createHash } from "node:crypto";
 import { createReadStream, statSync } from "node:fs";
 import { basename } from "node:path";
 import type { LlamaEmbeddingContext, LlamaModel, Token } from "node-llama-cpp";
-import { DelegateBackendError } from "../../errors/delegate-backend-error.js";
-import { InvalidOptionError } from "../../errors/invalid-option-error.js";
-import { acquireModel, releaseModel } from "../backends/node-llama-cpp-loader.js";
+import { DelegateBackendError } from "../errors/delegate-backend-error.js";
+import { InvalidOptionError } from "../errors/invalid-option-error.js";
+import { acquireModel, releaseModel } from "../delegate/backends/node-llama-cpp-loader.js";
 import type { EncoderInfo, TextEncoder } from "./text-encoder.js";
 
 /** Options of {@link GgufTextEncoder.open}. */

@@ -1,7 +1,7 @@
-import type { JsonSchema } from "../../schema/json-schema.js";
-import { validateValue } from "../../schema/validator.js";
-import { sortedJson } from "../../tools/tool-call-prompt.js";
-import type { ToolSpec } from "../protocol.js";
+import type { JsonSchema } from "../schema/json-schema.js";
+import { validateValue } from "../schema/validator.js";
+import { sortedJson } from "../tools/tool-call-prompt.js";
+import type { ToolSpec } from "../delegate/protocol.js";
 import type { DistilledModelData } from "./model-file.js";
 
 const PROSE = new Set(["description", "title", "examples", "$comment", "default"]);

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { DelegateBackendError, DistilledModelError } from "../../errors/index.js";
+import { DelegateBackendError, DistilledModelError } from "../errors/index.js";
 import { alertTriageExamples, alertTriageModel, alertTriageTools } from "./alert-triage.fixture.js";
 import { alertTriageEncoder, alertTriageEncoderModel } from "./alert-triage-encoder.fixture.js";
 import { DistilledDelegate } from "./distilled-delegate.js";
