@@ -129,6 +129,14 @@ describe("what is not a tool", () => {
     expect(() => toTool("x")).toThrow(`Expected \`tool\` to be ${deputyOrAiSdk}, got "x".`);
   });
 
+  it("says that one tool is not a list or a record of them", () => {
+    expect(() => toTools(weather as never)).toThrow(
+      /Expected `tools` to be a list of tools or a record of tools by name, not one tool/,
+    );
+    const lookup = defineTool({ name: "lookup_user", description: "Find", input: {}, run: () => null });
+    expect(() => new ToolRegistry(lookup as never)).toThrow(/not one tool/);
+  });
+
   it("says how to name an AI SDK tool given in a list", () => {
     expect(() => toTools([weather] as never)).toThrow(
       /Expected `tools\[0\]` to be a named tool: an AI SDK tool has no name of its own, so pass it in a record keyed by its name/,

@@ -33,6 +33,14 @@ export function toTools(tools: ToolsInput, option = "tools"): Tool[] {
       tools,
     );
   }
+  if (looksLikeOneTool(tools)) {
+    // Read as a record, one tool would fail key by key (`tools.description`, `tools.execute`, …).
+    throw new InvalidOptionError(
+      option,
+      "a list of tools or a record of tools by name, not one tool (wrap it: `[lookupUser]`, or `{ lookup_user: tool({ ... }) }`)",
+      tools,
+    );
+  }
   if (Symbol.iterator in tools) {
     return Array.from(tools as Iterable<unknown>, (tool, i) => toOneTool(tool, `${option}[${i}]`));
   }
@@ -46,4 +54,10 @@ function toOneTool(value: unknown, where: string, key?: string): Tool {
   }
   if (looksLikeDeputyTool(value)) return toTool(value);
   throw new InvalidOptionError(where, EXPECTED_TOOL, value);
+}
+
+function looksLikeOneTool(value: object): boolean {
+  const shape = value as { run?: unknown; execute?: unknown; inputSchema?: unknown };
+  if (typeof shape.run === "function") return true;
+  return typeof shape.execute === "function" && shape.inputSchema !== undefined && looksLikeAiSdkTool(value);
 }
