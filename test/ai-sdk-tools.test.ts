@@ -170,12 +170,19 @@ export const tools = {
     );
     writeFileSync(
       join(dir, "plan.json"),
-      JSON.stringify({ name: "shout", nodes: [{ id: "a", tool: "shout", args: { text: "hi" }, store_as: "a" }] }),
+      JSON.stringify({
+        name: "shout",
+        nodes: [{ id: "a", tool: "shout", args: { text: "hi" }, store_as: "a" }],
+      }),
     );
     let stdout = "";
     let stderr = "";
     const args = ["run", join(dir, "plan.json"), "--tools", join(dir, "tools.mjs"), "--no-store", "--json"];
-    const code = await main(args, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), isTTY: false });
+    const code = await main(args, {
+      stdout: (t) => (stdout += t),
+      stderr: (t) => (stderr += t),
+      isTTY: false,
+    });
     expect(stderr).toBe("");
     expect(code).toBe(0);
     expect(JSON.parse(stdout)).toMatchObject({ status: "completed", artifacts: { a: "HI" } });
