@@ -150,6 +150,16 @@ describe("a ToolSet in an agent", () => {
     ).toThrow(
       "Expected `Broken.tools.x` to be a deputy tool (`name`, `description`, `input`, `run`: see defineTool) or an AI SDK tool (`inputSchema`, `execute`: see `tool()` from `ai`), got an object.",
     );
+    expect(() =>
+      defineAgent({
+        name: "Broken",
+        backend: callsThenAnswers("x", {}),
+        tools: { search: { description: "Search", inputSchema: z.object({}) } as never },
+        actions: { a: () => "" },
+      }),
+    ).toThrow(
+      "Expected `Broken.tools.search.execute` to be a function (deputy calls the tool itself), got undefined.",
+    );
   });
 });
 

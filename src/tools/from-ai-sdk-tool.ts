@@ -54,7 +54,20 @@ type Validate = NonNullable<ReturnType<AiSdk["asSchema"]>["validate"]>;
  *   execute: async ({ city }) => fetchWeather(city) }), { delegateSafe: true });
  */
 export function fromAiSdkTool(name: string, tool: AiSdkTool, options: FromAiSdkToolOptions = {}): Tool {
-  const where = `tools.${name}`;
+  return aiSdkToolAsTool(name, tool, options, `tools.${name}`);
+}
+
+/**
+ * {@link fromAiSdkTool}, its errors naming the tool where the caller found it (`Lead.tools.get_weather`).
+ *
+ * @internal
+ */
+export function aiSdkToolAsTool(
+  name: string,
+  tool: AiSdkTool,
+  options: FromAiSdkToolOptions,
+  where: string,
+): Tool {
   if (typeof tool !== "object" || tool === null)
     throw new InvalidOptionError(where, "an AI SDK tool (`inputSchema`, `execute`)", tool);
   const shape = tool as Shape;

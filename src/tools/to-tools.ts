@@ -1,6 +1,6 @@
 import { InvalidOptionError } from "../errors/invalid-option-error.js";
 import { toTool, type Tool, type ToolDefinition } from "./define-tool.js";
-import { fromAiSdkTool, type AiSdkTool } from "./from-ai-sdk-tool.js";
+import { aiSdkToolAsTool, type AiSdkTool } from "./from-ai-sdk-tool.js";
 import {
   AI_SDK_TOOL_NEEDS_NAME,
   EXPECTED_TOOL,
@@ -50,7 +50,7 @@ export function toTools(tools: ToolsInput, option = "tools"): Tool[] {
 function toOneTool(value: unknown, where: string, key?: string): Tool {
   if (looksLikeAiSdkTool(value)) {
     if (key === undefined) throw new InvalidOptionError(where, AI_SDK_TOOL_NEEDS_NAME, value);
-    return fromAiSdkTool(key, value as AiSdkTool);
+    return aiSdkToolAsTool(key, value as AiSdkTool, {}, where);
   }
   if (looksLikeDeputyTool(value)) return toTool(value);
   throw new InvalidOptionError(where, EXPECTED_TOOL, value);
