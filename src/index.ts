@@ -36,7 +36,6 @@
  */
 import { agentNodeExecutor } from "./agents/agent-node-executor.js";
 import { escalateToAgent } from "./agents/escalate-to-agent.js";
-import { redactEventsWith } from "./agents/events.js";
 import {
   planDelegation,
   type DelegateToPlanSpec,
@@ -57,9 +56,6 @@ import type { Tool } from "./tools/define-tool.js";
 import { ToolRegistry } from "./tools/tool-registry.js";
 import { redactRecord } from "./traces/redact.js";
 import type { TraceSink } from "./traces/trace.js";
-
-// Delegation events carry model-written arguments: they pass the same redactor as traces and the run store.
-redactEventsWith(redactRecord);
 
 /** The built-in executors, one per node type. */
 export const builtInExecutors: ExecutorTable = {
