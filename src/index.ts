@@ -26,7 +26,7 @@
  * - **Errors** (`deputy/errors`): every class has a stable `code` and an `isInstance` that works across copies.
  *
  * @example
- * import { defineTool, runPlan, SqliteRunStore } from "deputy";
+ * import { defineTool, runPlan, SqliteRunStore } from "deputy-js";
  * const manifest = await runPlan(plan, { tools: [fetchAlerts, fileTicket], store: new SqliteRunStore("runs.db") });
  *
  * This module is also the composition root: it wires the built-in executors (tool, delegate, agent) into the
