@@ -31,6 +31,18 @@ await caller.run("go");
 process.stdout.write(JSON.stringify({ seen }));
 `;
 
+// The engine alone: what a run records (a tool's error here) passes the same redactor without the root entry.
+const PLAN_ONLY = `
+import { startRun, toolNodeExecutor } from "./dist/plan/index.js";
+import { ToolRegistry } from "./dist/tools/index.js";
+const tools = new ToolRegistry([{ name: "charge", description: "fails", input: { type: "object" }, run: () => { throw new Error("card declined for ${SECRET}"); } }]);
+const manifest = await startRun(
+  { name: "p", nodes: [{ id: "a", tool: "charge", store_as: "a" }] },
+  { host: { tools, agents: { find: () => undefined, names: () => [] }, escalation: undefined, budget: undefined }, executors: { tool: toolNodeExecutor } },
+);
+process.stdout.write(JSON.stringify(manifest));
+`;
+
 describe("delegation events without the root entry", () => {
   it("are redacted when a program imports only deputy/agents", async () => {
     const { stdout } = await promisify(execFile)(
@@ -44,5 +56,15 @@ describe("delegation events without the root entry", () => {
     expect(text).not.toContain(SECRET);
     expect(text).not.toContain("k-1234567890");
     expect(text).toContain("[REDACTED]");
+  });
+
+  it("and a run's records are redacted when a program imports only deputy/plan (and deputy/tools)", async () => {
+    const { stdout } = await promisify(execFile)(process.execPath, ["--input-type=module", "-e", PLAN_ONLY], {
+      cwd: ROOT,
+    });
+    const manifest = JSON.parse(stdout) as { status: string };
+    expect(manifest.status).toBe("failed");
+    expect(stdout).toContain("card declined");
+    expect(stdout).not.toContain(SECRET);
   });
 });
