@@ -6,7 +6,7 @@
 #   ${DEPUTY_CACHE:-$HOME/.cache/deputy}/node/<version>/{bin,include,...}
 #
 # and prints the bin directory on stdout. For machines whose own `node` is older
-# than deputy needs (>= 22.13):
+# than deputy needs (>= 22.18):
 #
 #   bin="$(bash scripts/node.sh)"
 #   export PATH="$bin:$PATH" npm_config_nodedir="$(dirname "$bin")"

@@ -26,7 +26,7 @@
  * - **Errors** (`deputy/errors`): every class has a stable `code` and an `isInstance` that works across copies.
  *
  * @example
- * import { defineTool, runPlan, SqliteRunStore } from "deputy";
+ * import { defineTool, runPlan, SqliteRunStore } from "deputy-js";
  * const manifest = await runPlan(plan, { tools: [fetchAlerts, fileTicket], store: new SqliteRunStore("runs.db") });
  *
  * This module is also the composition root: it wires the built-in executors (tool, delegate, agent) into the
@@ -36,7 +36,6 @@
  */
 import { agentNodeExecutor } from "./agents/agent-node-executor.js";
 import { escalateToAgent } from "./agents/escalate-to-agent.js";
-import { redactEventsWith } from "./agents/events.js";
 import {
   planDelegation,
   type DelegateToPlanSpec,
@@ -57,9 +56,6 @@ import type { ToolsInput } from "./tools/to-tools.js";
 import { ToolRegistry } from "./tools/tool-registry.js";
 import { redactRecord } from "./traces/redact.js";
 import type { TraceSink } from "./traces/trace.js";
-
-// Delegation events carry model-written arguments: they pass the same redactor as traces and the run store.
-redactEventsWith(redactRecord);
 
 /** The built-in executors, one per node type. */
 export const builtInExecutors: ExecutorTable = {

@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { defineAgent, mockModel, Pricing } from "deputy/agents";
+import { defineAgent, mockModel, Pricing } from "deputy-js/agents";
 import {
   createDelegateFromSpec,
   DistilledDelegate,
@@ -20,9 +20,9 @@ import {
   readTraces,
   trainDistilled,
   type DelegateTrace,
-} from "deputy/delegate";
-import { runPlan, type ToolDefinition } from "deputy";
-import { canonicalJson } from "deputy/plan";
+} from "deputy-js/delegate";
+import { runPlan, type ToolDefinition } from "deputy-js";
+import { canonicalJson } from "deputy-js/plan";
 
 const { values: flags } = parseArgs({
   options: {

@@ -1,6 +1,7 @@
 import { channel } from "node:diagnostics_channel";
 import type { BudgetLimit } from "../errors/budget-exceeded-error.js";
 import { CHANNELS } from "../runtime/channels.js";
+import { redactRecord } from "../runtime/redact-value.js";
 import type { LedgerTotals } from "./ledger.js";
 import type { Usage } from "./usage.js";
 
@@ -85,20 +86,11 @@ const startChannel = channel(DELEGATE_START_CHANNEL);
 const delegateChannel = channel(DELEGATE_CHANNEL);
 const refusedChannel = channel(DELEGATION_REFUSED_CHANNEL);
 
-// Events carry arguments a model wrote and error messages a provider wrote: the composition root installs
-// deputy's redactor here (agents may not import traces/, see docs/architecture.md).
-let scrub: ((value: unknown) => unknown) | undefined;
-
-/**
- * @internal Sets the redactor every delegation event passes through before it is published; the root entry
- * `deputy` installs the one traces and the run store use.
- */
-export function redactEventsWith(redact: ((value: unknown) => unknown) | undefined): void {
-  scrub = redact;
-}
-
+// Events carry arguments a model wrote and error messages a provider wrote: every one passes deputy's redactor,
+// imported from runtime/ (not installed by an entry point), so a program that imports only `deputy/agents` or
+// `deputy/plan` publishes the same redacted events as one that imports the root.
 function scrubbed<T>(event: T): T {
-  return scrub ? (scrub(event) as T) : event;
+  return redactRecord(event) as T;
 }
 
 /** @internal */

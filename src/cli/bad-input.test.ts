@@ -37,6 +37,8 @@ function workspace() {
     `export const tools = [{ name: "a", description: "a", input: { type: "objekt" }, run: () => 1 }];`,
   );
   writeFileSync(at("notdb"), "hello, not a database\n");
+  // JSON.parse's message quotes the text it failed on, line breaks included.
+  writeFileSync(at("notjson.json"), "hello\nworld\n{\n");
   mkdirSync(at("adir"));
   const snapshot = () =>
     readdirSync(dir, { recursive: true })
@@ -94,6 +96,27 @@ describe("bad input: exit 2, one clear line, nothing created or changed", () => 
       "a tool input schema that is not JSON Schema",
       (at) => ["validate", at("plan.json"), "--tools", at("badschema.mjs")],
       /valid JSON Schema/,
+    ],
+    [
+      "a plan file that is not JSON (its message quotes lines)",
+      (at) => ["validate", at("notjson.json"), "--tools", at("tools.mjs")],
+      /notjson\.json is not valid JSON/,
+    ],
+    [
+      "run without --tools: one line naming the flag, not an unknown tool per node",
+      (at) => ["run", at("plan.json")],
+      /No tools module was given.*node a\b.*--tools MODULE/,
+    ],
+    [
+      "validate without --tools",
+      (at) => ["validate", at("plan.json"), "--no-store"],
+      /No tools module was given.*--tools MODULE/,
+    ],
+    ["an unknown command (commander's did-you-mean)", () => ["rn", "plan.json"], /unknown command 'rn'.*run/],
+    [
+      "an unknown option (commander's did-you-mean)",
+      (at) => ["run", at("plan.json"), "--tool", at("tools.mjs")],
+      /unknown option '--tool'.*--tools/,
     ],
     [
       "resume with a mistyped --store",
@@ -220,7 +243,7 @@ describe("values are checked at the boundary", () => {
     writeFileSync(ws.at("cel.json"), JSON.stringify(plan));
     const out = await cli(["validate", ws.at("cel.json"), "--tools", ws.at("tools.mjs")]);
     expect(out.code).toBe(2);
-    expect(out.stdout).toMatch(/invalid_cel.*\[a\].*nosuch/);
+    expect(out.stderr).toMatch(/invalid_cel.*\[a\].*nosuch/);
   });
 
   it("a timeout beyond Node's timer limit is rejected at validation", async () => {
@@ -229,7 +252,7 @@ describe("values are checked at the boundary", () => {
     writeFileSync(ws.at("t.json"), JSON.stringify(plan));
     const out = await cli(["validate", ws.at("t.json"), "--tools", ws.at("tools.mjs")]);
     expect(out.code).toBe(2);
-    expect(out.stdout).toMatch(/timeout: must be at most 2147483 seconds/);
+    expect(out.stderr).toMatch(/timeout: must be at most 2147483 seconds/);
   });
 });
 

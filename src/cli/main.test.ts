@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -58,16 +58,49 @@ describe("deputy CLI", () => {
     });
     const text = await cli(["validate", ws.plan, "--tools", ws.tools]);
     expect(text.code).toBe(2);
-    expect(text.stdout).toMatch(/unknown_tool\s+\[a\] unknown tool "emitt" \(did you mean "emit"\?\)/);
-    expect(text.stdout).toContain("duplicate_id");
-    expect(text.stdout).toContain("missing_arg");
-    expect(text.stdout).toContain("unknown_dependency");
+    // On stderr, as `run` prints them.
+    expect(text.stdout).toBe("");
+    expect(text.stderr).toMatch(/unknown_tool\s+\[a\] unknown tool "emitt" \(did you mean "emit"\?\)/);
+    expect(text.stderr).toContain("duplicate_id");
+    expect(text.stderr).toContain("missing_arg");
+    expect(text.stderr).toContain("unknown_dependency");
     const json = await cli(["validate", ws.plan, "--tools", ws.tools, "--json"]);
     const parsed = JSON.parse(json.stdout) as { ok: boolean; issues: { code: string; nodeId: string }[] };
     expect(parsed.ok).toBe(false);
     expect(parsed.issues.map((i) => i.code)).toEqual(
       expect.arrayContaining(["unknown_tool", "duplicate_id", "missing_arg", "unknown_dependency"]),
     );
+  });
+
+  it("--version prints the package's version", async () => {
+    const { version } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+      version: string;
+    };
+    for (const flag of ["--version", "-V"]) {
+      const out = await cli([flag]);
+      expect(out.code).toBe(0);
+      expect(out.stdout).toBe(`${version}\n`);
+    }
+  });
+
+  it("validate takes run's --no-store, keeps --json on stdout, and says which field a typo meant", async () => {
+    const ws = workspace({
+      name: "typo",
+      nodes: [
+        { id: "a", tool: "emit", args: { value: 1 }, store_as: "a" },
+        { id: "b", tool: "emit", args: { value: 2 }, store_as: "b", depend_on: ["a"] },
+      ],
+    });
+    const text = await cli(["validate", ws.plan, "--tools", ws.tools, "--no-store"]);
+    expect(text.code).toBe(2);
+    expect(text.stderr).toMatch(
+      /unknown_field\s+\[b\] unknown field "depend_on" .*\(did you mean "depends_on"\?\)/,
+    );
+    const json = await cli(["validate", ws.plan, "--tools", ws.tools, "--no-store", "--json"]);
+    expect(json.stderr).toBe("");
+    const parsed = JSON.parse(json.stdout) as { ok: boolean; issues: { message: string }[] };
+    expect(parsed.ok).toBe(false);
+    expect(parsed.issues[0]!.message).toContain('did you mean "depends_on"');
   });
 
   it("run prints the manifest as JSON and exits 3 for a partial run; runs lists it", async () => {

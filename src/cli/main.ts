@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { DeputyError } from "../errors/deputy-error.js";
 import type { CliContext, RegisterCommand } from "./cli-context.js";
@@ -52,9 +53,15 @@ export async function main(argv: string[], io: Partial<CliContext> = {}): Promis
   };
   const program = new Command("deputy")
     .description("Execution plans with tool-call delegates, and bounded agent-to-agent delegation.")
+    .version(packageVersion(), "-V, --version", "print the version of deputy")
     .option("--debug", "show stack traces of errors")
     .exitOverride()
-    .configureOutput({ writeOut: ctx.stdout, writeErr: ctx.stderr });
+    .configureOutput({
+      writeOut: ctx.stdout,
+      writeErr: ctx.stderr,
+      // Commander puts its "(Did you mean run?)" on a line of its own: every error is one line.
+      outputError: (text, write) => write(`${text.trim().replace(/\s*[\r\n]+\s*/g, " ")}\n`),
+    });
   for (const register of commands) register(program, ctx);
   try {
     await program.parseAsync(argv, { from: "user" });
@@ -70,7 +77,15 @@ export async function main(argv: string[], io: Partial<CliContext> = {}): Promis
   }
 }
 
+/** An error as one line: a message may quote input across lines (JSON.parse quotes the text it failed on). */
 function oneLine(error: unknown): string {
-  if (DeputyError.isInstance(error)) return `${error.message} [${error.code}]`;
-  return error instanceof Error ? error.message : String(error);
+  const message = error instanceof Error ? error.message : String(error);
+  const line = message.replace(/\s*[\r\n]+\s*/g, " ").trim();
+  return DeputyError.isInstance(error) ? `${line} [${error.code}]` : line;
+}
+
+/** deputy's version, from the package.json beside `dist/` (and `src/`). */
+function packageVersion(): string {
+  const text = readFileSync(new URL("../../package.json", import.meta.url), "utf8");
+  return (JSON.parse(text) as { version: string }).version;
 }

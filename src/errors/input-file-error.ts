@@ -9,6 +9,8 @@ export type InputFileErrorCode =
   | "PLAN_INVALID_JSON"
   | "TOOLS_MODULE_NOT_FOUND"
   | "TOOLS_MODULE_INVALID"
+  /** The plan calls tools, and no tools module was given (`--tools`). */
+  | "TOOLS_MODULE_MISSING"
   | "STORE_NOT_FOUND"
   | "STORE_INVALID"
   | "TRACES_INVALID"

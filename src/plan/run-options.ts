@@ -37,8 +37,8 @@ export interface EngineOptions {
   stop?: AbortSignal;
   /**
    * Scrubs secrets from what the run records besides its artifacts — errors, escalation reasons and proposals,
-   * executor details — before they are stored, returned in the manifest or printed. The root entry's `runPlan`
-   * passes deputy's one redactor; default: nothing is scrubbed.
+   * executor details — before they are stored, returned in the manifest or printed. Default: deputy's one
+   * redactor (`redactRecord`), whichever entry the program imported.
    */
   redact?: (value: unknown) => unknown;
   /** Called for every run, node and item event (also published on diagnostics_channel). */

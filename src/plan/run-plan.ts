@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { RunError } from "../errors/run-error.js";
 import { systemClock } from "../runtime/clock.js";
 import { deadline } from "../runtime/deadline.js";
+import { redactRecord } from "../runtime/redact-value.js";
 import type { EngineContext } from "./engine-context.js";
 import { planFingerprint } from "./fingerprint.js";
 import { MemoryRunStore } from "../store/memory-run-store.js";
@@ -179,7 +180,8 @@ function context(
     stop: options.stop ?? new AbortController().signal,
     inputs: options.inputs,
     now,
-    redact: options.redact,
+    // deputy's redactor unless the caller brings its own: which entry a program imported must not decide it.
+    redact: options.redact ?? redactRecord,
     emit: createEmitter(options.onEvent),
     statuses: dataMap(),
     errors: dataMap(),

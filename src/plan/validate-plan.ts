@@ -7,6 +7,7 @@ import { didYouMean } from "../tools/did-you-mean.js";
 import { compileGuard } from "../runtime/cel-guard.js";
 import type { ExecutionHost, NodeExecutor } from "./node-executor.js";
 import { nodeSchemas, planHeaderSchema, type ExecutionPlan, type PlanNode } from "./plan-schema.js";
+import { unknownFieldHint } from "./unknown-field-hint.js";
 import { parseSelectPath } from "../runtime/select-path.js";
 import { checkTemplates, storeAsProducers } from "./check-references.js";
 import { planIssue as issue } from "./plan-issue.js";
@@ -43,7 +44,7 @@ export function validatePlan(input: unknown, options: ValidateOptions): Validati
   }
   const header = planHeaderSchema.safeParse(input);
   if (!header.success) {
-    issues.push(...zodIssues(header.error, undefined, ""));
+    issues.push(...zodIssues(header.error, undefined, "", planHeaderSchema));
     if (!isObject(input) || !Array.isArray(input.nodes)) return { plan: undefined, issues, ok: false };
   }
   const rawNodes = (isObject(input) && Array.isArray(input.nodes) ? input.nodes : []) as unknown[];
@@ -69,7 +70,7 @@ export function validatePlan(input: unknown, options: ValidateOptions): Validati
     }
     const parsed = schema.safeParse(raw);
     if (parsed.success) nodes.push(parsed.data as PlanNode);
-    else issues.push(...zodIssues(parsed.error, id ?? `nodes[${i}]`, `nodes[${i}]`));
+    else issues.push(...zodIssues(parsed.error, id ?? `nodes[${i}]`, `nodes[${i}]`, schema));
   });
   const plan: ExecutionPlan | undefined = header.success ? { ...header.data, nodes } : undefined;
   checkGraph(nodes, rawNodes, issues);
@@ -207,7 +208,12 @@ function checkToolNode(node: PlanNode & { type: "tool" }, host: ExecutionHost, i
   }
 }
 
-function zodIssues(error: z.ZodError, nodeId: string | undefined, prefix: string): PlanIssue[] {
+function zodIssues(
+  error: z.ZodError,
+  nodeId: string | undefined,
+  prefix: string,
+  schema: z.ZodType,
+): PlanIssue[] {
   return error.issues.map((i) => {
     const path = [prefix, ...i.path.map((p) => (typeof p === "number" ? `[${p}]` : String(p)))]
       .filter(Boolean)
@@ -216,7 +222,7 @@ function zodIssues(error: z.ZodError, nodeId: string | undefined, prefix: string
     const code = i.code === "unrecognized_keys" ? "unknown_field" : "invalid_field";
     const message =
       i.code === "unrecognized_keys"
-        ? `unknown field${i.keys.length > 1 ? "s" : ""} ${i.keys.map((k) => `"${k}"`).join(", ")}${path ? ` in ${path}` : ""}`
+        ? `unknown field${i.keys.length > 1 ? "s" : ""} ${i.keys.map((k) => `"${k}"`).join(", ")}${path ? ` in ${path}` : ""}${unknownFieldHint(schema, i.path, i.keys)}`
         : `${path || "plan"}: ${i.message}`;
     return issue(code, message, nodeId, path || undefined);
   });

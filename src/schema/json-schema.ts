@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { toDialect2020 } from "./schema-dialect.js";
 
 /** A JSON Schema object (draft 2020-12 or draft-07 shaped). */
 export type JsonSchema = Record<string, unknown>;
@@ -23,7 +24,8 @@ export function toJsonSchema(schema: SchemaInput): JsonSchema {
   if (typeof schema !== "object" || schema === null || Array.isArray(schema)) {
     throw new TypeError(`Expected a zod schema or a JSON Schema object, got ${typeof schema}.`);
   }
-  return schema;
+  // One dialect from here on (proposal schemas, grammars and the gate embed a tool's schema in their own).
+  return toDialect2020(schema);
 }
 
 /** The property names an object schema declares (empty for anything else). */

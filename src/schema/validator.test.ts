@@ -54,3 +54,65 @@ describe("schema validation", () => {
     );
   });
 });
+
+describe("schemas that declare $schema", () => {
+  const tuple = z.object({
+    name: z.string(),
+    pair: z.tuple([z.string(), z.number()]),
+    tags: z.array(z.string()).optional(),
+  });
+
+  it.each(["draft-07", "draft-2020-12"] as const)(
+    "accepts zod's toJSONSchema output for %s and validates by it",
+    (target) => {
+      const schema = z.toJSONSchema(tuple, { target }) as Record<string, unknown>;
+      expect(schema.$schema).toMatch(/json-schema\.org/);
+      expect(validateValue(schema, { name: "a", pair: ["x", 1], tags: ["t"] })).toEqual({ ok: true });
+      const bad = validateValue(schema, { name: 1, pair: ["x", "y"], extra: true });
+      expect(bad.ok).toBe(false);
+      const issues = (bad as { issues: string[] }).issues;
+      expect(issues).toContain("/name: must be string");
+      expect(issues).toContain("/pair/1: must be number");
+      expect(issues).toContain('(root): unknown key "extra"');
+    },
+  );
+
+  it("reads a draft-07 schema as draft-07: tuples, additionalItems, definitions, dependencies", () => {
+    const schema = {
+      $schema: "http://json-schema.org/draft-07/schema#",
+      type: "object",
+      properties: {
+        point: { type: "array", items: [{ type: "number" }, { type: "number" }], additionalItems: false },
+        owner: { $ref: "#/definitions/person" },
+        card: { type: "string" },
+      },
+      dependencies: { card: ["billing"] },
+      definitions: { person: { type: "object", required: ["id"] } },
+    };
+    expect(validateValue(schema, { point: [1, 2], owner: { id: 1 } })).toEqual({ ok: true });
+    expect(validateValue(schema, { point: [1, 2, 3] }).ok).toBe(false);
+    expect(validateValue(schema, { point: ["a", 2] }).ok).toBe(false);
+    expect(validateValue(schema, { owner: {} }).ok).toBe(false);
+    expect(validateValue(schema, { card: "4242" }).ok).toBe(false);
+    expect(validateValue(schema, { card: "4242", billing: "x" })).toEqual({ ok: true });
+  });
+
+  it("accepts the 2020-12 URI with or without '#', and names the drafts it accepts for another one", () => {
+    for (const $schema of [
+      "https://json-schema.org/draft/2020-12/schema",
+      "https://json-schema.org/draft/2020-12/schema#",
+      "http://json-schema.org/draft-07/schema",
+    ])
+      expect(validateValue({ $schema, type: "integer" }, 3)).toEqual({ ok: true });
+    expect(() =>
+      compileSchema({ $schema: "http://json-schema.org/draft-04/schema#", type: "integer" }),
+    ).toThrow(/draft\/2020-12.*draft-07/);
+  });
+
+  it("leaves a tool's schema in one dialect, so what embeds it (a proposal schema) compiles too", () => {
+    const parameters = toJsonSchema(z.toJSONSchema(tuple, { target: "draft-07" }) as Record<string, unknown>);
+    expect(parameters.$schema).toBeUndefined();
+    const proposal = { oneOf: [{ type: "object", properties: { arguments: parameters } }] };
+    expect(validateValue(proposal, { arguments: { name: "a", pair: ["x", 1] } })).toEqual({ ok: true });
+  });
+});

@@ -1,6 +1,7 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import type { JsonSchema } from "./json-schema.js";
+import { toDialect2020 } from "./schema-dialect.js";
 
 /** Result of validating a value: `ok`, or the list of human-readable issues. */
 export type ValidationResult = { ok: true } | { ok: false; issues: string[] };
@@ -15,11 +16,15 @@ const ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: true 
 const cache = new WeakMap<object, ValidateFunction>();
 const VALID: ValidationResult = Object.freeze({ ok: true });
 
-/** Compiles (once per schema object) and returns the validator. Throws on an invalid schema. */
+/**
+ * Compiles (once per schema object) and returns the validator. Throws on an invalid schema. A schema may declare
+ * `$schema` draft-07 or 2020-12 (what zod's `toJSONSchema`, the AI SDK and MCP servers write): it is compiled
+ * as 2020-12 after {@link toDialect2020}.
+ */
 export function compileSchema(schema: JsonSchema): ValidateFunction {
   let fn = cache.get(schema);
   if (!fn) {
-    fn = ajv.compile(schema);
+    fn = ajv.compile(toDialect2020(schema));
     cache.set(schema, fn);
   }
   return fn;

@@ -2,6 +2,7 @@ import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import { RunError } from "../errors/run-error.js";
 import { RunLeasedError } from "../errors/run-leased-error.js";
+import { isDeadLocalOwner } from "./dead-local-owner.js";
 import type { RunMutation, RunStore } from "./run-store.js";
 
 /** How a run's process holds the run (see `docs/architecture.md`, "Ownership"). */
@@ -9,8 +10,8 @@ export interface LeaseOptions {
   /** Who holds the lease. Default: `host:pid:random`, unique per process and run. */
   owner?: string;
   /**
-   * How long the lease lasts without a heartbeat, in ms: a run whose owner died becomes resumable this long
-   * after its last heartbeat. The owner renews every `ttlMs / 3`. Default 10 000.
+   * How long the lease lasts without a heartbeat, in ms: a run whose owner died on another host becomes
+   * resumable this long after its last heartbeat (a dead owner on this host is taken over at once). The owner renews every `ttlMs / 3`. Default 10 000.
    */
   ttlMs?: number;
   /** When another process holds the run: wait until it is free (`true`) or refuse (`false`, default). */
@@ -52,10 +53,20 @@ export async function acquireRunLease(
   const ttlMs = options.ttlMs ?? DEFAULT_LEASE_MS;
   if (!(ttlMs >= 100))
     throw new RunError("LEASE_INVALID", `Expected the lease to be ≥ 100 ms, got ${ttlMs}.`);
+  let takenOver: string | undefined;
   for (;;) {
     const asked = Date.now();
     const result = await store.acquireLease(runId, owner, ttlMs);
     if (result.acquired) return hold(store, runId, owner, ttlMs, asked);
+    // A dead process of this host (kill -9) cannot renew: free its lease now rather than make a resume wait
+    // `ttlMs`. The release names the dead owner, so if another resume took the run first it changes nothing,
+    // and the next acquire decides between them. Once per holder, so a store that keeps it cannot loop.
+    const holder = result.holder.owner;
+    if (holder !== takenOver && isDeadLocalOwner(holder)) {
+      takenOver = holder;
+      await store.releaseLease(runId, holder);
+      continue;
+    }
     if (!options.wait) throw new RunLeasedError(runId, result.holder);
     if (signal?.aborted) throw signal.reason;
     await new Promise((r) => setTimeout(r, Math.min(1000, ttlMs / 4)));

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { REDACTED, Redactor } from "./redact.js";
-import { registerSecret } from "./known-secrets.js";
+import { registerSecret } from "../runtime/known-secrets.js";
 import { neutralizeTerminal } from "./terminal-text.js";
 import { alnum, secretShapes } from "../../test/secret-shapes.js";
 

@@ -53,6 +53,8 @@ describe("the packed package", () => {
     ) as { filename: string; files: { path: string }[] }[];
     const files = packed[0]!.files.map((f) => f.path);
     expect(files.filter((f) => /\.test\.|\.fixture\.|^src\/|^test\//.test(f))).toEqual([]);
+    // No source maps: they would point at a src/ that is not shipped.
+    expect(files.filter((f) => f.endsWith(".map"))).toEqual([]);
     for (const key of Object.keys(pkg.exports).filter((k) => k !== "./package.json")) {
       const entry = pkg.exports[key] as { types: string; default: string };
       expect(files).toContain(entry.default.slice(2));
@@ -89,8 +91,8 @@ describe("the packed package", () => {
       join(app, "types.ts"),
       [
         ...subpaths.map((s, i) => `import type * as T${i} from "${s}";`),
-        `import { runPlan, PlanValidationError, type RunOptions } from "deputy";`,
-        `import { RunError, type RunErrorCode } from "deputy/errors";`,
+        `import { runPlan, PlanValidationError, type RunOptions } from "${pkg.name}";`,
+        `import { RunError, type RunErrorCode } from "${pkg.name}/errors";`,
         `const code: RunErrorCode = "RUN_NOT_FOUND";`,
         `export const used = [runPlan, PlanValidationError, RunError, code];`,
         `export type Used = [RunOptions, ${subpaths.map((_, i) => `keyof typeof T${i}`).join(", ")}];`,
@@ -120,6 +122,41 @@ describe("the packed package", () => {
     }
     expect(diagnostics).toBe("");
   }, 300_000);
+
+  it("is published under a name of its own, for the Node its dependencies need, and runs nothing on install", () => {
+    const manifest = pkg as typeof pkg & {
+      bin: Record<string, string>;
+      engines: { node: string };
+      scripts: Record<string, string>;
+      devDependencies: Record<string, string>;
+    };
+    // `deputy` on the npm registry is an unrelated package: `npm i deputy` would install someone else's code.
+    expect(manifest.name).not.toBe("deputy");
+    expect(Object.keys(manifest.bin)).toEqual(["deputy"]);
+    // Install-time scripts run in every user's install; the build runs before packing instead.
+    expect(Object.keys(manifest.scripts).filter((k) => /^(pre|post)?(install|prepare)$/.test(k))).toEqual([]);
+    expect(manifest.scripts.prepack).toMatch(/build/);
+    for (const dev of ["tsx", "@types/node", "typescript", "vitest"])
+      expect(manifest.dependencies).not.toHaveProperty(dev);
+    // engines is at least what every runtime dependency declares (graphile-worker 0.18: >= 22.18).
+    const floor = (range: string) =>
+      range
+        .match(/>=\s*(\d+)\.(\d+)/)!
+        .slice(1)
+        .map(Number);
+    const [major, minor] = floor(manifest.engines.node);
+    for (const dep of Object.keys(manifest.dependencies)) {
+      const depPkg = JSON.parse(readFileSync(join(root, "node_modules", dep, "package.json"), "utf8")) as {
+        engines?: { node?: string };
+      };
+      const need = depPkg.engines?.node?.match(/>=\s*(\d+)\.(\d+)/);
+      if (!need) continue;
+      const [m, n] = need.slice(1).map(Number) as [number, number];
+      expect(major! > m || (major === m && minor! >= n), `${dep} needs node ${depPkg.engines!.node}`).toBe(
+        true,
+      );
+    }
+  });
 
   it("loads no provider SDK for deputy/plan (the engine knows no node type)", () => {
     const script = `

@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { describe, expect, it } from "vitest";
 import { SqliteRunStore } from "../../src/plan/index.js";
 
@@ -18,7 +19,7 @@ export const tools = [
     run: () => ({ items: Array.from({ length: ${ITEMS} }, (_, i) => ({ n: i })) }) },
   { name: "side_effect", description: "appends a line", input: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] },
     run: async ({ n }, ctx) => {
-      appendFileSync(process.env.EFFECTS, JSON.stringify({ n, key: ctx.idempotencyKey, pid: process.pid }) + "\\n");
+      appendFileSync(process.env.EFFECTS, JSON.stringify({ n, key: ctx.idempotencyKey, pid: process.pid, at: Date.now() }) + "\\n");
       await new Promise((r) => setTimeout(r, Number(process.env.SLEEP_MS)));
       return n;
     } },
@@ -44,6 +45,7 @@ interface Effect {
   n: number;
   key: string;
   pid: number;
+  at: number;
 }
 
 function setup(sleepMs = 15) {
@@ -58,11 +60,21 @@ function setup(sleepMs = 15) {
       .filter(Boolean)
       .map((l) => JSON.parse(l) as Effect);
   const deputy = (...args: string[]) =>
-    spawn(process.execPath, [bin, ...args, "--store", join(dir, "runs.db"), "--lease-ttl", String(LEASE_S)], {
-      cwd: dir,
-      env,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    spawn(
+      process.execPath,
+      [
+        bin,
+        ...args,
+        "--store",
+        join(dir, "runs.db"),
+        ...(args.includes("--lease-ttl") ? [] : ["--lease-ttl", String(LEASE_S)]),
+      ],
+      {
+        cwd: dir,
+        env,
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
   return { dir, effects, deputy, db: join(dir, "runs.db") };
 }
 
@@ -90,13 +102,23 @@ async function runId(db: string): Promise<string> {
 }
 
 /** Starts a run, kills it with SIGKILL a third of the way in, and returns the run id. */
-async function killedRun(s: ReturnType<typeof setup>) {
-  const child = s.deputy("run", "plan.json", "--tools", "tools.mjs", "--json");
+async function killedRun(s: ReturnType<typeof setup>, ...flags: string[]) {
+  const child = s.deputy("run", "plan.json", "--tools", "tools.mjs", "--json", ...flags);
   const exited = finished(child);
   await until(() => s.effects().length >= ITEMS / 3, "a third of the items");
   child.kill("SIGKILL");
   await exited;
   return { id: await runId(s.db), killedAt: Date.now(), pid: child.pid! };
+}
+
+/**
+ * Makes the dead owner's lease look like another host's, as after a kill -9 of a process elsewhere: this host
+ * cannot tell whether that process lives, so its lease must lapse.
+ */
+function ownedElsewhere(db: string, runId: string) {
+  const sql = new DatabaseSync(db);
+  sql.prepare("UPDATE runs SET lease_owner = ? WHERE run_id = ?").run(`not-${hostname()}:4242:a1b2c3`, runId);
+  sql.close();
 }
 
 function counts(effects: Effect[]) {
@@ -121,12 +143,33 @@ describe("one process owns a run", () => {
     expect(new Set(s.effects().map((e) => e.pid))).toEqual(new Set([original.pid]));
   });
 
-  it("after a kill -9, refuses until the lease lapses; then of two resumes at once exactly one runs", async () => {
+  it("after a kill -9 on this host, a resume takes the run over at once; of two resumes exactly one runs", async () => {
+    const s = setup(100);
+    // A lease long enough that a take-over after its lapse could not pass for one at once.
+    const killed = await killedRun(s, "--lease-ttl", "60");
+    const atKill = s.effects();
+    const [a, b] = await Promise.all([
+      finished(s.deputy("resume", killed.id, "--json", "--lease-ttl", "60")),
+      finished(s.deputy("resume", killed.id, "--json", "--lease-ttl", "60")),
+    ]);
+    expect([a.code, b.code].sort()).toEqual([0, 5]);
+    const loser = a.code === 5 ? a : b;
+    expect(loser.stderr.trim().split("\n")).toHaveLength(1);
+    expect(loser.stderr).not.toContain(`:${killed.pid}:`);
+    const resumed = s.effects().slice(atKill.length);
+    expect(new Set(resumed.map((e) => e.pid)).size).toBe(1);
+    // Well before the dead owner's 60 s lease could have lapsed (40 s after its last heartbeat at the least).
+    expect(resumed[0]!.at - killed.killedAt).toBeLessThan(30_000);
+    expect(counts(s.effects()).size).toBe(ITEMS);
+  });
+
+  it("after a kill -9 elsewhere, refuses until the lease lapses; then of two resumes at once exactly one runs", async () => {
     // Items slow enough (80 left × 100 ms / 2 ≈ 4 s) that the second resume, started under load, still finds the
     // first one running rather than a finished run.
     const s = setup(100);
     const killed = await killedRun(s);
     const atKill = s.effects();
+    ownedElsewhere(s.db, killed.id);
     // Still owned by the dead process: its lease has not lapsed yet.
     const early = await finished(s.deputy("resume", killed.id, "--json"));
     expect(early.code).toBe(5);
@@ -163,9 +206,10 @@ describe("one process owns a run", () => {
     ).toBe(1);
   });
 
-  it("with --wait, a resume waits for the dead owner's lease to lapse, then completes the run", async () => {
+  it("with --wait, a resume waits for another host's dead owner's lease to lapse, then completes the run", async () => {
     const s = setup();
     const killed = await killedRun(s);
+    ownedElsewhere(s.db, killed.id);
     const waited = await finished(s.deputy("resume", killed.id, "--wait", "--json"));
     expect(waited.code, waited.stderr).toBe(0);
     expect(Date.now() - killed.killedAt).toBeGreaterThanOrEqual(LEASE_S * 1000 - 200);

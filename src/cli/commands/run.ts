@@ -5,6 +5,7 @@ import { EXIT } from "../exit-codes.js";
 import { DEFAULT_GRACE_SECONDS, withGracefulStop } from "../graceful-stop.js";
 import { createProgress } from "../progress.js";
 import { readPlanFile } from "../read-plan-file.js";
+import { requireToolsModule } from "../require-tools-module.js";
 import { printRunResult, renderIssues } from "../render-manifest.js";
 import {
   leaseFrom,
@@ -77,6 +78,7 @@ export function registerRun(program: Command, ctx: CliContext): void {
           const { host, executors } = createHost(options);
           // Validated once: the report is handed to the run, which does not validate again.
           const report = validatePlan(input, { host, executors });
+          requireToolsModule(report.issues, flags.tools);
           if (!report.ok) {
             (flags.json ? ctx.stdout : ctx.stderr)(
               flags.json

@@ -2,7 +2,7 @@ import type { Proposal } from "../protocol.js";
 import { decisionOffset } from "./choice-confidence.js";
 import { HttpDelegate, type HttpDelegateOptions, type HttpProposeCall } from "./http-delegate.js";
 import { parseProposal } from "./parse-proposal.js";
-import { registerSecret } from "../../traces/known-secrets.js";
+import { registerSecret } from "../../runtime/known-secrets.js";
 
 /**
  * Options of {@link OpenAICompatibleDelegate}: the HTTP backends' shared options ({@link HttpDelegateOptions}, the
