@@ -25,12 +25,6 @@ export {
   type TrainingSummary,
 } from "./model-file.js";
 export { DistilledPredictor, type Prediction } from "./distilled-predictor.js";
-export {
-  DEFAULT_CONFIDENCE_FLOOR,
-  recommendThreshold,
-  thresholdTable,
-  type ScoredPrediction,
-  type ThresholdPoint,
-} from "./evaluate.js";
+export { DEFAULT_CONFIDENCE_FLOOR } from "./confidence-floor.js";
 export { toolIncompatibility } from "./tool-compatibility.js";
 export { registerDistilledSpec } from "./register-spec.js";

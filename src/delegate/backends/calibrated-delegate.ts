@@ -1,6 +1,6 @@
 import type { JsonSchema } from "../../schema/json-schema.js";
 import type { Proposal, ProposeRequest, ToolCallDelegate } from "../protocol.js";
-import { calibratedConfidence, type DelegateCalibrationFile } from "./delegate-calibration.js";
+import { calibratedConfidence, type DelegateCalibrationFile } from "../../confidence/delegate-calibration.js";
 import { proposalContext } from "./proposal-context.js";
 
 /**

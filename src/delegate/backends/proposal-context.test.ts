@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Proposal, ProposeRequest } from "../protocol.js";
 import { CalibratedDelegate } from "./calibrated-delegate.js";
-import type { DelegateCalibrationFile } from "./delegate-calibration.js";
+import type { DelegateCalibrationFile } from "../../confidence/delegate-calibration.js";
 import { proposalContext, verbatimShare } from "./proposal-context.js";
 
 const tool = (name: string) => ({ name, description: name, parameters: { type: "object", properties: {} } });

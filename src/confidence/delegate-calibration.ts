@@ -1,9 +1,29 @@
+/**
+ * The per-model calibration of an LLM delegate's confidence (`deputy calibrate` writes it, `CalibratedDelegate`
+ * reads it): its file format, the inputs it reads from a proposal, and the calibrated score.
+ */
 import { readFileSync } from "node:fs";
-import { InvalidOptionError } from "../../errors/index.js";
-import { Calibrator, type CalibratorData } from "../../distill/calibrator.js";
-import type { Proposal } from "../protocol.js";
+import { InvalidOptionError } from "../errors/invalid-option-error.js";
 import { CONFIDENCE_METHODS, type ConfidenceMethod } from "./answer-confidence.js";
-import type { ProposalContext } from "./proposal-context.js";
+import { Calibrator, logit, type CalibratorData } from "./calibrator.js";
+
+/** The scores of a proposal a calibration reads (a delegate's `Proposal` has them). */
+export interface ProposalScores {
+  /** The backend's confidence, `null` when unscored. */
+  confidence: number | null;
+  /** The mean probability of the generated tokens, when the backend measured it. */
+  meanTokenProbability?: number;
+}
+
+/**
+ * What a calibration fitted with context knows about a proposal beside its scores (the delegate backends'
+ * `proposalContext` measures it): the number of candidate tools, and the share of argument values found verbatim
+ * in the input.
+ */
+export interface ScoredContext {
+  tools: number;
+  verbatimShare: number;
+}
 
 /**
  * The scores a delegate calibration reads, in order: logits of the confidence (named for the choice confidence
@@ -13,7 +33,7 @@ export const DELEGATE_CALIBRATION_INPUTS = ["choiceLogit", "meanTokenLogit"] as 
 
 /**
  * A calibration fitted `--with-context` reads the scores and the proposal's context: the log of the number of
- * candidate tools and the share of argument values found verbatim in the input (proposal-context.ts).
+ * candidate tools and the share of argument values found verbatim in the input (delegate/backends/proposal-context.ts).
  */
 export const CONTEXT_CALIBRATION_INPUTS = [
   ...DELEGATE_CALIBRATION_INPUTS,
@@ -49,18 +69,13 @@ export interface DelegateCalibrationFile {
   };
 }
 
-const logit = (p: number) => {
-  const q = Math.min(1 - 1e-6, Math.max(1e-6, p));
-  return Math.log(q / (1 - q));
-};
-
 /**
  * The calibration inputs of a proposal (with `withContext`, also its context), or `undefined` when it lacks a
  * score or the context (then it stays unscored).
  */
 export function delegateCalibrationInputs(
-  proposal: Pick<Proposal, "confidence" | "meanTokenProbability">,
-  context?: ProposalContext,
+  proposal: ProposalScores,
+  context?: ScoredContext,
   withContext = false,
 ): number[] | undefined {
   if (proposal.confidence === null || proposal.meanTokenProbability === undefined) return undefined;
@@ -111,8 +126,8 @@ export function readDelegateCalibration(path: string): DelegateCalibrationFile {
  */
 export function calibratedConfidence(
   file: DelegateCalibrationFile,
-  proposal: Pick<Proposal, "confidence" | "meanTokenProbability">,
-  context?: ProposalContext,
+  proposal: ProposalScores,
+  context?: ScoredContext,
 ): number | null {
   const inputs = delegateCalibrationInputs(proposal, context, readsContext(file));
   return inputs ? new Calibrator(file.calibrator).confidence(inputs) : null;
