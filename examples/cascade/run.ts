@@ -11,16 +11,11 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { defineAgent, mockModel, Pricing } from "deputy/agents";
-import {
-  createDelegateFromSpec,
-  DistilledDelegate,
-  examplesFromTraces,
-  MemoryTraceSink,
-  readTraces,
-  trainDistilled,
-  type DelegateTrace,
-} from "deputy/delegate";
+import { defineAgent, Pricing } from "deputy/agents";
+import { createDelegateFromSpec } from "deputy/delegate";
+import { DistilledDelegate, examplesFromTraces, trainDistilled } from "deputy/distill";
+import { mockModel } from "deputy/testing";
+import { MemoryTraceSink, readTraces, type DelegateTrace } from "deputy/traces";
 import { runPlan } from "deputy";
 import { canonicalJson } from "deputy/plan";
 
