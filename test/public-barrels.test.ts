@@ -68,8 +68,6 @@ describe("public barrels", () => {
     for (const [subpath, file] of barrels) {
       const names = Object.keys(await import(join(root, file)));
       for (const name of internals) if (names.includes(name)) leaked.push(`${subpath}: ${name}`);
-      // The mock model is a test stand-in: deputy/testing has it, no other subpath.
-      if (subpath !== "./testing" && names.includes("mockModel")) leaked.push(`${subpath}: mockModel`);
     }
     expect(leaked).toEqual([]);
   });

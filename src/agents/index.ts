@@ -3,8 +3,7 @@
  * ({@link delegation}); a parent hands work to it as a tool ({@link delegateTo}), under budgets, with ledgers,
  * on a backend chosen at the call site, observable through `node:diagnostics_channel` events. The tool loop is
  * owned step by step on top of the AI SDK provider specification (v4, and v3 instances of AI SDK 6), so any
- * provider instance works. The mock provider for tests is `{ provider: "mock" }` here, and `mockModel` in
- * `deputy/testing`.
+ * provider instance works; {@link mockModel} (or `{ provider: "mock" }`) is a deterministic, offline one.
  *
  * @packageDocumentation
  */
@@ -25,6 +24,13 @@ export type {
 export type { Budget, OnExceeded } from "./budget.js";
 export { Ledger, type LedgerTotals } from "./ledger.js";
 export { Pricing, type Rates } from "./pricing.js";
+export {
+  mockModel,
+  type MockModel,
+  type MockModelOptions,
+  type MockReply,
+  type MockRequest,
+} from "./mock-model.js";
 export {
   registerProvider,
   type BackendSpec,

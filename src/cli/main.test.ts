@@ -131,11 +131,9 @@ describe("deputy run with agents from the tools module", () => {
   it("registers the module's `agents` export for agent nodes", async () => {
     const dir = mkdtempSync(join(tmpdir(), "deputy-cli-agents-"));
     const agents = new URL("../../dist/agents/index.js", import.meta.url).href;
-    const testing = new URL("../../dist/testing/index.js", import.meta.url).href;
     writeFileSync(
       join(dir, "tools.mjs"),
-      `import { defineAgent } from ${JSON.stringify(agents)};
-import { mockModel } from ${JSON.stringify(testing)};
+      `import { defineAgent, mockModel } from ${JSON.stringify(agents)};
 export const tools = [];
 export const agents = {
   echo: defineAgent({ name: "Echo", backend: mockModel({ replies: ["pong"] }), actions: { reply: ({ q }) => q } }),

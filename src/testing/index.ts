@@ -1,8 +1,8 @@
 /**
  * `deputy/testing`: real stand-ins for tests — a seeded random-weight GGUF model that llama.cpp loads
  * ({@link writeTinyModel}), a llama-server process on a free loopback port ({@link startLlamaServer}), and the
- * real models `scripts/models.sh` caches ({@link findRealModel}), and a deterministic, offline language model for
- * agents ({@link mockModel}; also `{ provider: "mock" }`).
+ * real models `scripts/models.sh` caches ({@link findRealModel}). The mock language model for agents is
+ * `deputy/agents`' `mockModel`.
  *
  * @packageDocumentation
  */
@@ -21,10 +21,3 @@ export {
   type LlamaServerProcess,
 } from "./llama-server.js";
 export { findRealModel, REAL_MODELS, type RealModelName } from "./real-model.js";
-export {
-  mockModel,
-  type MockModel,
-  type MockModelOptions,
-  type MockReply,
-  type MockRequest,
-} from "../agents/mock-model.js";
