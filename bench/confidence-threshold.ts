@@ -15,7 +15,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { answerConfidenceOfTokens } from "../src/confidence/answer-confidence.js";
 import { calibratedConfidence, readDelegateCalibration } from "../src/confidence/delegate-calibration.js";
-import { verbatimShare } from "../src/delegate/backends/proposal-context.js";
+import { verbatimShare } from "../src/confidence/proposal-context.js";
 import { Calibrator } from "../src/confidence/calibrator.js";
 import { bfclQuestion } from "../src/eval/bfcl.js";
 import { bfclCases, loadBfclSuite } from "../src/eval/bfcl-suite.js";

@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { InvalidOptionError } from "../errors/invalid-option-error.js";
 import { CONFIDENCE_METHODS, type ConfidenceMethod } from "./answer-confidence.js";
 import { Calibrator, logit, type CalibratorData } from "./calibrator.js";
+import type { ProposalContext } from "./proposal-context.js";
 
 /** The scores of a proposal a calibration reads (a delegate's `Proposal` has them). */
 export interface ProposalScores {
@@ -16,16 +17,6 @@ export interface ProposalScores {
 }
 
 /**
- * What a calibration fitted with context knows about a proposal beside its scores (the delegate backends'
- * `proposalContext` measures it): the number of candidate tools, and the share of argument values found verbatim
- * in the input.
- */
-export interface ScoredContext {
-  tools: number;
-  verbatimShare: number;
-}
-
-/**
  * The scores a delegate calibration reads, in order: logits of the confidence (named for the choice confidence
  * it first was; the file's `confidenceMethod` says which) and of the mean token probability.
  */
@@ -33,7 +24,7 @@ export const DELEGATE_CALIBRATION_INPUTS = ["choiceLogit", "meanTokenLogit"] as 
 
 /**
  * A calibration fitted `--with-context` reads the scores and the proposal's context: the log of the number of
- * candidate tools and the share of argument values found verbatim in the input (delegate/backends/proposal-context.ts).
+ * candidate tools and the share of argument values found verbatim in the input (proposal-context.ts).
  */
 export const CONTEXT_CALIBRATION_INPUTS = [
   ...DELEGATE_CALIBRATION_INPUTS,
@@ -75,7 +66,7 @@ export interface DelegateCalibrationFile {
  */
 export function delegateCalibrationInputs(
   proposal: ProposalScores,
-  context?: ScoredContext,
+  context?: ProposalContext,
   withContext = false,
 ): number[] | undefined {
   if (proposal.confidence === null || proposal.meanTokenProbability === undefined) return undefined;
@@ -127,7 +118,7 @@ export function readDelegateCalibration(path: string): DelegateCalibrationFile {
 export function calibratedConfidence(
   file: DelegateCalibrationFile,
   proposal: ProposalScores,
-  context?: ScoredContext,
+  context?: ProposalContext,
 ): number | null {
   const inputs = delegateCalibrationInputs(proposal, context, readsContext(file));
   return inputs ? new Calibrator(file.calibrator).confidence(inputs) : null;

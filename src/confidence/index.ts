@@ -28,8 +28,13 @@ export {
   readsContext,
   type DelegateCalibrationFile,
   type ProposalScores,
-  type ScoredContext,
 } from "./delegate-calibration.js";
+export {
+  proposalContext,
+  verbatimShare,
+  type ContextRequest,
+  type ProposalContext,
+} from "./proposal-context.js";
 export {
   fitDelegateCalibration,
   outOfFoldCalibratedScores,
