@@ -45,8 +45,8 @@ const L2 = 0.01;
  * of the mean token probability to "the call is exactly right". Its quality — AUROC, ECE and the coverage at the
  * target precision — is measured out of fold (each labelled proposal scored by a fit that did not see it, folds
  * by position), and the recommended `min_confidence` is the lowest out-of-fold score whose accepted share
- * reaches the target precision ({@link chooseThreshold}, whose rounding never lets in another proposal). The stored map is then fitted on all rows. Needs both scores on at least 10
- * proposals with both outcomes present.
+ * reaches the target precision ({@link chooseThreshold}, whose rounding never lets in another proposal). The
+ * stored map is then fitted on all rows. Needs both scores on at least 10 proposals with both outcomes present.
  */
 export function fitDelegateCalibration(
   records: readonly LabelledProposal[],
