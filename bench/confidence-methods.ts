@@ -8,16 +8,16 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { answerConfidence, valueTokens } from "../src/delegate/backends/answer-confidence.js";
-import { Calibrator } from "../src/distill/calibrator.js";
+import { answerConfidence, valueTokens } from "../src/confidence/answer-confidence.js";
+import { Calibrator } from "../src/confidence/calibrator.js";
 import type { EvalRecord } from "../src/eval/evaluate-case.js";
 import {
   auroc,
-  bestThreshold,
   expectedCalibrationError,
   riskCoverage,
   type ScoredOutcome,
-} from "../src/eval/score-metrics.js";
+} from "../src/confidence/score-metrics.js";
+import { chooseThreshold } from "../src/confidence/threshold.js";
 import { riskCoverageSvg } from "./risk-coverage-svg.js";
 
 const { positionals, values } = parseArgs({
@@ -97,7 +97,7 @@ for (const [name, score] of Object.entries(methods)) {
     fitAuroc: auroc(f),
     fitEce: expectedCalibrationError(f),
     report: reportRows.map((r) => ({ score: score(r), correct: r.correct })),
-    threshold: bestThreshold(f, target)?.threshold,
+    threshold: chooseThreshold(f, target)?.threshold,
   });
 }
 // Logistic calibration on the fit split (what `deputy calibrate` fits), of each single score and of two together.
@@ -114,7 +114,7 @@ const calibrated = (name: string, inputs: (r: Row) => number[]) => {
     fitAuroc: auroc(f),
     fitEce: expectedCalibrationError(f),
     report: reportRows.map((r) => ({ score: c.confidence(inputs(r)), correct: r.correct })),
-    threshold: bestThreshold(f, target)?.threshold,
+    threshold: chooseThreshold(f, target)?.threshold,
   });
 };
 calibrated("calibrated: joint", (r) => [logit(answerConfidence(g(r), "joint"))]);
@@ -150,7 +150,7 @@ console.log("|---|---|---|---|---|---|---|---|");
 for (const r of results) {
   const accepted = r.threshold === undefined ? [] : r.report.filter((o) => o.score >= r.threshold!);
   const right = accepted.filter((o) => o.correct).length;
-  const best = bestThreshold(r.report, target);
+  const best = chooseThreshold(r.report, target);
   console.log(
     `| ${r.name} | ${f2(r.fitAuroc)} | ${f2(auroc(r.report))} | ${f2(expectedCalibrationError(r.report))} | ${
       r.threshold === undefined ? "none" : r.threshold.toPrecision(3)

@@ -13,23 +13,20 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { answerConfidenceOfTokens } from "../src/delegate/backends/answer-confidence.js";
-import {
-  calibratedConfidence,
-  readDelegateCalibration,
-} from "../src/delegate/backends/delegate-calibration.js";
-import { verbatimShare } from "../src/delegate/backends/proposal-context.js";
-import { Calibrator } from "../src/distill/calibrator.js";
+import { answerConfidenceOfTokens } from "../src/confidence/answer-confidence.js";
+import { calibratedConfidence, readDelegateCalibration } from "../src/confidence/delegate-calibration.js";
+import { verbatimShare } from "../src/confidence/proposal-context.js";
+import { Calibrator } from "../src/confidence/calibrator.js";
 import { bfclQuestion } from "../src/eval/bfcl.js";
 import { bfclCases, loadBfclSuite } from "../src/eval/bfcl-suite.js";
 import type { EvalRecord } from "../src/eval/evaluate-case.js";
 import {
   auroc,
-  bestThreshold,
   expectedCalibrationError,
   type ScoredOutcome,
   wilsonInterval,
-} from "../src/eval/score-metrics.js";
+} from "../src/confidence/score-metrics.js";
+import { chooseThreshold } from "../src/confidence/threshold.js";
 import { BFCL_DIR } from "../test/bfcl-fixtures.js";
 
 const { positionals, values } = parseArgs({
@@ -100,7 +97,7 @@ const scored = (rs: Row[], score: (r: Row) => number) =>
   rs.map((r) => ({ score: score(r), correct: r.correct }));
 onReport(
   "answer confidence",
-  bestThreshold(scored(fitRows, answer), target)?.threshold,
+  chooseThreshold(scored(fitRows, answer), target)?.threshold,
   scored(reportRows, answer),
 );
 
@@ -162,7 +159,7 @@ const candidates = Object.entries(features).map(([name, inputs]) => {
   return { name, inputs, oof, auroc: auroc(oof) ?? 0, size: inputs(fitRows[0]!).length };
 });
 for (const c of candidates) {
-  const t = bestThreshold(c.oof, target);
+  const t = chooseThreshold(c.oof, target);
   console.error(
     `fit half, out of fold: ${c.name}: AUROC ${c.auroc.toFixed(3)}, ECE ${expectedCalibrationError(c.oof).toFixed(3)}, ` +
       (t
@@ -176,6 +173,6 @@ console.error(`chosen on the fit half: ${chosen.name}`);
 const model = fitOf(fitRows, chosen.inputs);
 onReport(
   `calibrated ${chosen.name}`,
-  bestThreshold(chosen.oof, target)?.threshold,
+  chooseThreshold(chosen.oof, target)?.threshold,
   reportRows.map((r) => ({ score: model.confidence(chosen.inputs(r)), correct: r.correct })),
 );

@@ -68,7 +68,7 @@ interface Point {
   oodEscalated: number;
 }
 const counts = (m: Measurement) => {
-  const kept = m.scored.filter((s) => s.confidence >= m.atRecommended.threshold);
+  const kept = m.scored.filter((s) => s.score >= m.atRecommended.threshold);
   return { decided: kept.length, wrong: kept.filter((s) => !s.correct).length };
 };
 const points: Point[] =
@@ -113,7 +113,7 @@ for (const added of render ? [] : STEPS) {
       accuracy: m.accuracy,
       ...counts(m),
       development: dev,
-      oodEscalated: o.scored.filter((s) => s.confidence < r.recommendedMinConfidence).length / o.examples,
+      oodEscalated: o.scored.filter((s) => s.score < r.recommendedMinConfidence).length / o.examples,
     };
     points.push(point);
     points.sort((a, b) => a.added - b.added || a.model.localeCompare(b.model));

@@ -47,7 +47,7 @@ for (const left of LEAVE) {
         ? await trainDistilledWithEncoder([...generated, ...copies, ...people], options, encoder)
         : trainDistilled([...generated, ...copies, ...people], options);
     const m = await measureModel(r.model, sets[left]!, encoder);
-    const kept = m.scored.filter((s) => s.confidence >= m.atRecommended.threshold);
+    const kept = m.scored.filter((s) => s.score >= m.atRecommended.threshold);
     const wrong = kept.filter((s) => !s.correct).length;
     console.log(
       `${left} (${sets[left]!.length}) | ${kind} | ${people.length} | ${r.recommendedMinConfidence.toFixed(3)} | ${pct(m.atRecommended.coverage)} | ${pct(m.atRecommended.precision)} (${wrong} of ${kept.length}) | ${pct(m.accuracy)}  [${((performance.now() - t0) / 1000).toFixed(0)} s]`,

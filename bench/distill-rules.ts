@@ -10,7 +10,7 @@ import { trainDistilled, type TrainingExample } from "../dist/distill/index.js";
 import { GgufTextEncoder } from "../dist/distill/gguf-text-encoder.js";
 import { measureModel } from "../dist/distill/measure-model.js";
 import { outOfDomainExamples } from "../dist/distill/out-of-domain-inputs.js";
-import type { ScoredPrediction } from "../dist/distill/evaluate.js";
+import type { ScoredOutcome } from "../dist/confidence/score-metrics.js";
 import { trainDistilledWithEncoder } from "../dist/distill/train-with-encoder.js";
 
 const load = (f: string): TrainingExample[] => loadAlertExamples(f);
@@ -21,8 +21,7 @@ const tuning = load("heldout");
 const escalations = load("escalations");
 const sets = { handwritten: load("handwritten"), development: load("development") };
 const ood = outOfDomainExamples(train[0]!);
-const compact = (s: readonly ScoredPrediction[]) =>
-  s.map((p) => [+p.confidence.toFixed(5), p.correct ? 1 : 0]);
+const compact = (s: readonly ScoredOutcome[]) => s.map((p) => [+p.score.toFixed(5), p.correct ? 1 : 0]);
 const STEPS = (process.env.STEPS ?? "0,15,30,45,60,90").split(",").map(Number);
 const SEEDS = (process.env.SEEDS ?? "1,2").split(",").map(Number);
 const out: Record<string, unknown> = {};

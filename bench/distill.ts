@@ -87,7 +87,7 @@ let local: ToolCallDelegate | undefined;
 if (LOCAL_PROPOSALS > 0) {
   try {
     const { writeTinyModel } = await import("../dist/testing/index.js");
-    const { LocalDelegate } = await import("../dist/delegate/backends/index.js");
+    const { LocalDelegate } = await import("../dist/delegate/backends/local-delegate.js");
     const model = join(dir, "tiny.gguf");
     writeTinyModel(model, { seed: 1 });
     local = new LocalDelegate({ model, threads: 1 });

@@ -11,14 +11,14 @@ import { basename, join } from "node:path";
 import { parseArgs } from "node:util";
 import { BFCL_CATEGORIES } from "../src/eval/bfcl-suite.js";
 import type { EvalRecord } from "../src/eval/evaluate-case.js";
-import { outOfFoldCalibratedScores } from "../src/eval/fit-calibration.js";
+import { outOfFoldCalibratedScores } from "../src/confidence/fit-calibration.js";
 import {
   auroc,
-  bestThreshold,
   expectedCalibrationError,
   riskCoverage,
   type ScoredOutcome,
-} from "../src/eval/score-metrics.js";
+} from "../src/confidence/score-metrics.js";
+import { chooseThreshold } from "../src/confidence/threshold.js";
 import { riskCoverageSvg } from "./risk-coverage-svg.js";
 
 const { positionals, values } = parseArgs({
@@ -87,7 +87,7 @@ for (const { backend, records } of runs) {
     // A curve over a handful of proposals is noise: plotted from 20 on (the table shows every run).
     if (outcomes.length >= 20) curves.push({ label: `${backend}: ${label}`, outcomes });
     const at = (target: number) => {
-      const b = bestThreshold(outcomes, target);
+      const b = chooseThreshold(outcomes, target);
       return b ? `${(b.coverage * 100).toFixed(0)} % (≥ ${b.threshold.toFixed(3)})` : "none";
     };
     console.log(

@@ -1,4 +1,4 @@
-import type { CoveragePoint } from "../src/eval/score-metrics.js";
+import type { CoveragePoint } from "../src/confidence/score-metrics.js";
 
 const COLOURS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b"];
 /** Line style by score: the choice confidence solid, the mean token probability dashed, calibrated dotted. */

@@ -22,8 +22,11 @@
  * - **Diagnostics**: every `node:diagnostics_channel` channel is listed in {@link DIAGNOSTICS_CHANNELS} with its
  *   payload ({@link DiagnosticsEvents}, typed listeners with {@link onDiagnostics}); {@link enableOpenTelemetry}
  *   turns runs, nodes, proposals and delegated calls into OpenTelemetry spans.
- * - **Evaluation** (`deputy/eval`): {@link evaluateBackend} scores a backend on BFCL-format cases.
- * - **Errors** (`deputy/errors`): every class has a stable `code` and an `isInstance` that works across copies.
+ * - **Learned delegates** (`deputy/distill`): a delegate trained on a node's accepted calls.
+ * - **Evaluation** (`deputy/eval`): {@link evaluateBackend} scores a backend on BFCL-format cases; scores,
+ *   calibration and threshold choice are `deputy/confidence`.
+ * - **Errors** (`deputy/errors`, the classes also here): every class has a stable `code` and an `isInstance`
+ *   that works across copies; `deputy/errors` also has each class's code union.
  *
  * @example
  * import { defineTool, runPlan, SqliteRunStore } from "deputy-js";
@@ -225,7 +228,27 @@ export { Pricing } from "./agents/pricing.js";
 export type { Agent, AgentResult } from "./agents/types.js";
 export { evaluateBackend } from "./eval/evaluate-backend.js";
 export { loadBfclSuite } from "./eval/bfcl-suite.js";
-export * from "./errors/index.js";
+export {
+  AgentDefinitionError,
+  BudgetExceededError,
+  DelegateBackendError,
+  DeputyError,
+  DistilledModelError,
+  ExpressionError,
+  InputFileError,
+  InvalidOptionError,
+  InvalidResultError,
+  LlamaServerError,
+  ModelFetchError,
+  NodeError,
+  PlanValidationError,
+  RunError,
+  RunLeasedError,
+  ToolError,
+  type BudgetViolation,
+  type PlanIssue,
+  type SerializedError,
+} from "./errors/index.js";
 export {
   CHANNELS,
   DIAGNOSTICS_CHANNELS,

@@ -12,15 +12,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { defineAgent, mockModel, Pricing } from "deputy-js/agents";
-import {
-  createDelegateFromSpec,
-  DistilledDelegate,
-  examplesFromTraces,
-  MemoryTraceSink,
-  readTraces,
-  trainDistilled,
-  type DelegateTrace,
-} from "deputy-js/delegate";
+import { createDelegateFromSpec } from "deputy-js/delegate";
+import { DistilledDelegate, examplesFromTraces, trainDistilled } from "deputy-js/distill";
+import { MemoryTraceSink, readTraces, type DelegateTrace } from "deputy-js/traces";
 import { runPlan, type ToolDefinition } from "deputy-js";
 import { canonicalJson } from "deputy-js/plan";
 

@@ -3,49 +3,42 @@
  * ({@link delegation}); a parent hands work to it as a tool ({@link delegateTo}), under budgets, with ledgers,
  * on a backend chosen at the call site, observable through `node:diagnostics_channel` events. The tool loop is
  * owned step by step on top of the AI SDK provider specification (v4, and v3 instances of AI SDK 6), so any
- * provider instance works.
+ * provider instance works; {@link mockModel} (or `{ provider: "mock" }`) is a deterministic, offline one.
  *
  * @packageDocumentation
  */
 export { defineAgent } from "./define-agent.js";
-export { delegation, isContract, type Contract, type ContractOptions, type OnInvalid } from "./contract.js";
+export { delegation, type Contract, type ContractOptions, type OnInvalid } from "./contract.js";
 export {
   delegateTo,
   type DelegateToOptions,
   type DelegateToSpec,
   type ParentContext,
 } from "./delegate-to.js";
-export {
-  planDelegation,
-  type PlanDelegationOptions,
-  type DelegateToPlanSpec,
-  type PlanDelegationRunOptions,
-  type PlanTarget,
+export type {
+  PlanDelegationOptions,
+  DelegateToPlanSpec,
+  PlanDelegationRunOptions,
+  PlanTarget,
 } from "./delegate-to-plan.js";
-export { normalizeBudget, mergeBudgets, type Budget, type OnExceeded } from "./budget.js";
+export type { Budget, OnExceeded } from "./budget.js";
 export { Ledger, type LedgerTotals } from "./ledger.js";
-export { Pricing, costOf, type Rates } from "./pricing.js";
+export { Pricing, type Rates } from "./pricing.js";
+export {
+  mockModel,
+  type MockModel,
+  type MockModelOptions,
+  type MockReply,
+  type MockRequest,
+} from "./mock-model.js";
 export {
   registerProvider,
-  providerNames,
-  resolveBackend,
-  mergeBackends,
-  isLanguageModel,
   type BackendSpec,
   type BackendOptions,
   type CallSettings,
   type ProviderFactory,
   type ResolvedBackend,
 } from "./backend.js";
-export {
-  mockModel,
-  countTokens,
-  pigLatin,
-  type MockModel,
-  type MockModelOptions,
-  type MockReply,
-  type MockRequest,
-} from "./mock-model.js";
 export {
   DELEGATE_CHANNEL,
   DELEGATE_START_CHANNEL,
@@ -57,21 +50,20 @@ export {
 } from "./events.js";
 export type { OpenTelemetryBridgeOptions } from "./otel-bridge.js";
 export { runAgentAction, type AgentActionOutcome } from "./run-agent-action.js";
-export { checkResult, type InvalidResult } from "./result.js";
-export { normalizeUsage, type Usage } from "./usage.js";
+export type { InvalidResult } from "./result.js";
+export type { Usage } from "./usage.js";
 export type { LanguageModel } from "./language-model.js";
 export type { StepRecord, ToolChoice } from "./tool-loop.js";
-export {
-  isAgent,
-  type Action,
-  type ActionContext,
-  type ActionPrompt,
-  type Agent,
-  type AgentDefinition,
-  type AgentResult,
-  type DelegatedFunction,
-  type PromptMessage,
-  type AgentRunOptions,
+export type {
+  Action,
+  ActionContext,
+  ActionPrompt,
+  Agent,
+  AgentDefinition,
+  AgentResult,
+  DelegatedFunction,
+  PromptMessage,
+  AgentRunOptions,
 } from "./types.js";
 export {
   BudgetExceededError,

@@ -2,9 +2,13 @@
  * Tool-call delegates: a small model proposes exactly one tool call, constrained by one JSON Schema
  * ({@link buildProposalSchema}) and prompted the same way by every backend ({@link buildPrompt}); the
  * {@link acceptGate} decides whether it may run; {@link delegateNodeExecutor} runs `delegate` plan nodes with the
- * `on_reject` policies and escalation; traces go to a {@link TraceSink} such as {@link JsonlTraceSink} (redacted,
- * capped, rotated) and export to fine-tuning data ({@link tracesToChat}). {@link ScriptedDelegate} replays
- * proposals deterministically. Real model backends live in `./backends/`.
+ * `on_reject` policies and escalation. Backends: {@link LocalDelegate} (in-process llama.cpp),
+ * {@link LlamaServerDelegate} and {@link OpenAICompatibleDelegate} (over HTTP, on {@link HttpDelegate}),
+ * {@link CalibratedDelegate} (a per-model calibration over any of them), and {@link ScriptedDelegate} (replays
+ * proposals deterministically). Importing this module registers their `--delegate` kinds. Traces are
+ * `deputy/traces`; learned delegates are `deputy/distill`; scores and calibration are `deputy/confidence`.
+ *
+ * @packageDocumentation
  */
 export type {
   Proposal,
@@ -15,16 +19,10 @@ export type {
   ToolSpec,
 } from "./protocol.js";
 import "./host-capabilities.js";
-export type { DelegateTrace, TraceSink } from "../traces/trace.js";
+// The llama.cpp backends' `--delegate` kinds (local=, llama-server=, openai=) for createDelegateFromSpec.
+import "./backends/register-specs.js";
 export { buildProposalSchema } from "./proposal-schema.js";
-export { strictSchema } from "./strict-schema.js";
-export {
-  buildPrompt,
-  inputChars,
-  sortedJson,
-  type DelegatePrompt,
-  type PromptInput,
-} from "../tools/tool-call-prompt.js";
+export { buildPrompt, inputChars, type DelegatePrompt, type PromptInput } from "../tools/tool-call-prompt.js";
 export { acceptGate, VERDICTS, type GateInput, type GateResult, type Verdict } from "./accept-gate.js";
 export {
   judgeProposal,
@@ -34,8 +32,7 @@ export {
   type ProposeAndJudgeInput,
 } from "./propose-and-judge.js";
 export type { ProposalSource } from "./record-proposal.js";
-export { delegateNodeExecutor, toolSpec, type HopSummary } from "./delegate-node-executor.js";
-export { validateDelegateNode } from "./validate-delegate-node.js";
+export { delegateNodeExecutor, type HopSummary } from "./delegate-node-executor.js";
 export {
   resolveEscalation,
   type EscalationDecision,
@@ -50,32 +47,19 @@ export {
   registerDelegateSpec,
   type DelegateSpecFactory,
 } from "./delegate-spec.js";
-export { JsonlTraceSink, type JsonlTraceSinkOptions } from "../traces/jsonl-trace-sink.js";
-export { MemoryTraceSink } from "../traces/memory-trace-sink.js";
-export { writeTrace } from "../traces/write-trace.js";
 export { proposalChannel, type ProposalEvent } from "./proposal-channel.js";
-export {
-  capStrings,
-  isSecretKey,
-  REDACTED,
-  Redactor,
-  type RedactOptions,
-  type RedactRule,
-} from "../traces/redact.js";
-export { readTraces } from "../traces/read-traces.js";
-export {
-  formatTraceStats,
-  percentile,
-  traceStats,
-  type TraceGroupStats,
-  type TraceStats,
-} from "../traces/trace-stats.js";
-export {
-  tracesToChat,
-  type ChatExample,
-  type TraceExport,
-  type TraceExportOptions,
-} from "../traces/trace-export.js";
 export { routerTool, type RouterToolOptions } from "./router-tool.js";
-export * from "./backends/index.js";
-export * from "../distill/index.js";
+export { LocalDelegate, type LocalDelegateOptions } from "./backends/local-delegate.js";
+export { LlamaServerDelegate, type LlamaServerDelegateOptions } from "./backends/llama-server-delegate.js";
+export {
+  OpenAICompatibleDelegate,
+  type OpenAICompatibleDelegateOptions,
+} from "./backends/openai-compatible-delegate.js";
+export {
+  HttpDelegate,
+  HTTP_DELEGATE_DEFAULTS,
+  type HttpDelegateOptions,
+  type HttpDelegateSettings,
+  type HttpProposeCall,
+} from "./backends/http-delegate.js";
+export { CalibratedDelegate } from "./backends/calibrated-delegate.js";

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { runPlan } from "../index.js";
-import { loadToolsModule } from "../tools/index.js";
+import { loadToolsModule } from "../tools/load-tools-module.js";
 import { MemoryTraceSink } from "../traces/memory-trace-sink.js";
 import { ScriptedDelegate } from "../delegate/scripted-delegate.js";
 import { alertTriageModel } from "./alert-triage.fixture.js";

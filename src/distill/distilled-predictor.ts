@@ -1,4 +1,5 @@
-import { Calibrator, calibrationInputs, type CalibratorData } from "./calibrator.js";
+import { Calibrator, type CalibratorData } from "../confidence/calibrator.js";
+import { calibrationInputs } from "./calibration-inputs.js";
 import { ClassHead } from "./class-head.js";
 import { familiarity } from "./familiarity.js";
 import { prepareInput, withoutEmbedding, type PreparedInput } from "./input-features.js";

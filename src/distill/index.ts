@@ -1,12 +1,22 @@
 /**
- * Distilled delegates: a small discriminative model learned from one node's accepted calls (traces of a larger
- * model, an `escalate_to` agent or a person) that proposes in microseconds with a calibrated confidence.
- * {@link trainDistilled} trains one from {@link examplesFromTraces}; {@link DistilledDelegate} serves it; the model
- * file format is {@link DistilledModelData}. Importing this module registers `--delegate distilled=MODEL.json`.
- * See `docs/distill.md`.
+ * `deputy/distill` — learned delegates: a small discriminative model learned from one node's accepted calls
+ * (traces of a larger model, an `escalate_to` agent or a person) that proposes in microseconds with a calibrated
+ * confidence. {@link trainDistilled} trains one from {@link examplesFromTraces} (with a sentence encoder:
+ * {@link trainDistilledWithEncoder} and {@link GgufTextEncoder}); {@link measureModel} measures it on examples it
+ * never saw; {@link DistilledDelegate} serves it; the model file format is {@link DistilledModelData}. The
+ * calibrator and the threshold chooser it uses are `deputy/confidence`'s. Importing this module registers
+ * `--delegate distilled=MODEL.json`. See `docs/distill.md`.
+ *
+ * @packageDocumentation
  */
+import "./register-spec.js";
 export { DistilledDelegate, type DistilledDelegateOptions } from "./distilled-delegate.js";
 export { trainDistilled, type TrainDistilledOptions, type TrainDistilledResult } from "./train-distilled.js";
+export {
+  trainDistilledWithEncoder,
+  type EncoderTrainingTimes,
+  type TrainWithEncoderOptions,
+} from "./train-with-encoder.js";
 export {
   examplesFromTraces,
   exactMatch,
@@ -25,12 +35,7 @@ export {
   type TrainingSummary,
 } from "./model-file.js";
 export { DistilledPredictor, type Prediction } from "./distilled-predictor.js";
-export {
-  DEFAULT_CONFIDENCE_FLOOR,
-  recommendThreshold,
-  thresholdTable,
-  type ScoredPrediction,
-  type ThresholdPoint,
-} from "./evaluate.js";
-export { toolIncompatibility } from "./tool-compatibility.js";
-export { registerDistilledSpec } from "./register-spec.js";
+export { measureModel, type Measurement } from "./measure-model.js";
+export { DEFAULT_CONFIDENCE_FLOOR } from "./confidence-floor.js";
+export { GgufTextEncoder, type GgufTextEncoderOptions } from "./gguf-text-encoder.js";
+export type { EncoderInfo, TextEncoder } from "./text-encoder.js";

@@ -1,9 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { Calibrator, solve } from "./calibrator.js";
 import { CandidateRanker } from "./candidate-ranker.js";
-import { recommendThreshold, thresholdTable } from "./evaluate.js";
 import { countFamiliarity, familiarity } from "./familiarity.js";
-import { seededRandom } from "./random.js";
 import { SoftmaxClassifier } from "./softmax-classifier.js";
 
 describe("SoftmaxClassifier", () => {
@@ -68,32 +65,6 @@ describe("CandidateRanker", () => {
   });
 });
 
-describe("Calibrator", () => {
-  it("maps scores to observed frequencies", () => {
-    const random = seededRandom(5);
-    const rows = Array.from({ length: 4000 }, () => {
-      const z = random() * 8 - 4;
-      const truth = 1 / (1 + Math.exp(-(2 * z - 1)));
-      return { inputs: [z, 0, 0, 0], correct: random() < truth };
-    });
-    const c = Calibrator.fit(rows, 1e-4);
-    for (const z of [-2, 0, 1, 3])
-      expect(c.confidence([z, 0, 0, 0])).toBeCloseTo(1 / (1 + Math.exp(-(2 * z - 1))), 1);
-  });
-
-  it("solves small linear systems", () => {
-    expect(
-      solve(
-        [
-          [2, 1],
-          [1, 3],
-        ],
-        [3, 5],
-      ).map((v) => Number(v.toFixed(9))),
-    ).toEqual([0.8, 1.4]);
-  });
-});
-
 describe("familiarity", () => {
   it("weighs words by rarity: template words count for nothing, unseen words count most", () => {
     const data = countFamiliarity([
@@ -106,36 +77,5 @@ describe("familiarity", () => {
     expect(seen.known).toBeCloseTo(Math.log(4 / 2));
     const unseen = familiarity(data, ["zebra"]);
     expect(unseen).toEqual({ known: 0, unknown: Math.log(4) });
-  });
-});
-
-describe("thresholds", () => {
-  const predictions = [
-    { confidence: 0.99, correct: true },
-    { confidence: 0.95, correct: true },
-    { confidence: 0.9, correct: true },
-    { confidence: 0.8, correct: false },
-    { confidence: 0.7, correct: true },
-    { confidence: 0.3, correct: false },
-  ];
-
-  it("reports coverage and precision per threshold", () => {
-    expect(thresholdTable(predictions, [0.9, 0.75, 0.999])).toEqual([
-      { threshold: 0.9, coverage: 0.5, precision: 1 },
-      { threshold: 0.75, coverage: 4 / 6, precision: 0.75 },
-      { threshold: 0.999, coverage: 0, precision: null },
-    ]);
-  });
-
-  it("recommends the smallest threshold that reaches the target precision, or 1 when none does", () => {
-    expect(recommendThreshold(predictions, 0.98)).toBe(0.9);
-    expect(recommendThreshold(predictions, 0.75)).toBe(0.7);
-    expect(recommendThreshold([{ confidence: 0.9, correct: false }], 0.5)).toBe(1);
-  });
-
-  it("never recommends a threshold below the floor, and still 1 when nothing reaches the target", () => {
-    expect(recommendThreshold(predictions, 0.75, 0.8)).toBe(0.8);
-    expect(recommendThreshold(predictions, 0.98, 0.8)).toBe(0.9);
-    expect(recommendThreshold([{ confidence: 0.9, correct: false }], 0.5, 0.8)).toBe(1);
   });
 });

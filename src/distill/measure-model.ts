@@ -1,6 +1,7 @@
 import { DistilledPredictor } from "./distilled-predictor.js";
 import { encoderText } from "./encoder-input.js";
-import { REPORT_THRESHOLDS, thresholdTable, type ScoredPrediction, type ThresholdPoint } from "./evaluate.js";
+import type { ScoredOutcome } from "../confidence/score-metrics.js";
+import { REPORT_THRESHOLDS, thresholdTable, type ThresholdPoint } from "../confidence/threshold.js";
 import type { DistilledModelData } from "./model-file.js";
 import type { TextEncoder } from "./text-encoder.js";
 import { exactMatch, type TrainingExample } from "./training-examples.js";
@@ -15,8 +16,8 @@ export interface Measurement {
   atRecommended: ThresholdPoint;
   /** At the report thresholds and the recommended one. */
   table: ThresholdPoint[];
-  /** Each example's confidence and whether the call was exactly right, in input order. */
-  scored: ScoredPrediction[];
+  /** Each example's confidence (`score`) and whether the call was exactly right, in input order. */
+  scored: ScoredOutcome[];
 }
 
 /**
@@ -41,7 +42,7 @@ export async function measureModel(
   }
   const scored = examples.map((e, i) => {
     const p = predictor.predict(predictor.prepare(e.instruction, e.facts, vectors?.[i]));
-    return { confidence: p.confidence, correct: exactMatch(p, e.call) };
+    return { score: p.confidence, correct: exactMatch(p, e.call) };
   });
   const recommended = model.recommendedMinConfidence;
   const thresholds = [...new Set([...REPORT_THRESHOLDS, recommended])].sort((a, b) => a - b);

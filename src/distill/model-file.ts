@@ -3,7 +3,7 @@ import { dirname } from "node:path";
 import { z } from "zod";
 import { DistilledModelError } from "../errors/distilled-model-error.js";
 import type { ToolSpec } from "../delegate/protocol.js";
-import type { CalibratorData } from "./calibrator.js";
+import type { CalibratorData } from "../confidence/calibrator.js";
 import type { ClassHeadData } from "./class-head.js";
 import type { EncoderRecord } from "./encoder-input.js";
 import type { FamiliarityData } from "./familiarity.js";

@@ -1,14 +1,15 @@
 import { InvalidOptionError } from "../errors/invalid-option-error.js";
-import { Calibrator, type CalibrationRow } from "./calibrator.js";
-import { DistilledPredictor, type Prediction } from "./distilled-predictor.js";
+import { Calibrator, type CalibrationRow } from "../confidence/calibrator.js";
+import type { ScoredOutcome } from "../confidence/score-metrics.js";
 import {
-  DEFAULT_CONFIDENCE_FLOOR,
   recommendThreshold,
   REPORT_THRESHOLDS,
   thresholdTable,
-  type ScoredPrediction,
   type ThresholdPoint,
-} from "./evaluate.js";
+} from "../confidence/threshold.js";
+import { CALIBRATION_INPUTS } from "./calibration-inputs.js";
+import { DEFAULT_CONFIDENCE_FLOOR } from "./confidence-floor.js";
+import { DistilledPredictor, type Prediction } from "./distilled-predictor.js";
 import { fitPredictor } from "./fit-predictor.js";
 import { DEFAULT_FEATURES, prepareInput, type FeatureConfig } from "./input-features.js";
 import { MODEL_FORMAT, MODEL_VERSION, type CrossCheckData, type DistilledModelData } from "./model-file.js";
@@ -91,11 +92,11 @@ export interface TrainDistilledResult {
   /** Training examples whose out-of-fold predictions chose the threshold (see `validation`; 0 when none did). */
   validationExamples: number;
   /** The calibrated predictions the threshold was chosen on (tuning half, validation or out-of-fold rows). */
-  choiceScores: ScoredPrediction[];
+  choiceScores: ScoredOutcome[];
   /** Out-of-fold scores of every `validation` example, however few (the threshold uses them from 20 on). */
-  validationScores: ScoredPrediction[];
+  validationScores: ScoredOutcome[];
   /** Scores of the `heldOut` tuning half by the final model (empty without `heldOut`). */
-  tuningScores: ScoredPrediction[];
+  tuningScores: ScoredOutcome[];
   /** The calls predicted on those rows and on the measured ones (for a cross-check; see `_crossCheck`). */
   choiceCalls: string[];
   validationCalls: string[];
@@ -188,13 +189,17 @@ export function trainDistilled(
   const tuningRows = validating ? validationRows : tuningHalf;
   // As much say as the out-of-fold rows: the calibrator must fit the traffic to come, not only familiar wording.
   const tuningWeight = Math.max(1, outOfFold.length / Math.max(1, tuningRows.length));
-  const calibrator = Calibrator.fit([...rows, ...tuningRows.map((r) => ({ ...r, weight: tuningWeight }))]);
+  const calibrator = Calibrator.fit(
+    [...rows, ...tuningRows.map((r) => ({ ...r, weight: tuningWeight }))],
+    0.01,
+    CALIBRATION_INPUTS,
+  );
   // With a cross-check, a call the n-gram-only model does not propose as well gets confidence 0.
   const check = options._crossCheck;
   const score =
     (otherCalls?: readonly string[]) =>
-    (r: Row, i: number): ScoredPrediction => ({
-      confidence: otherCalls && otherCalls[i] !== r.call ? 0 : calibrator.confidence(r.inputs),
+    (r: Row, i: number): ScoredOutcome => ({
+      score: otherCalls && otherCalls[i] !== r.call ? 0 : calibrator.confidence(r.inputs),
       correct: r.correct,
     });
   const calibrated = outOfFold.map(score());

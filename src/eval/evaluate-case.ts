@@ -1,5 +1,5 @@
 import { inputChars } from "../tools/tool-call-prompt.js";
-import { verbatimShare } from "../delegate/backends/proposal-context.js";
+import { verbatimShare } from "../confidence/proposal-context.js";
 import type { ToolCallDelegate } from "../delegate/protocol.js";
 import { DelegateBackendError } from "../errors/delegate-backend-error.js";
 import { bfclAstMatch } from "./bfcl-ast-match.js";

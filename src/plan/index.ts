@@ -1,24 +1,21 @@
 /**
  * Execution plans: validate a JSON DAG of tool, delegate and agent nodes, run it with real concurrency,
- * checkpoint every node and item, and resume after a crash or an escalation.
+ * checkpoint every node and item, and resume after a crash or an escalation. {@link startRun} and
+ * {@link continueRun} are the engine's own entries, for a host and executors composed by hand; the root entry's
+ * `runPlan` and `resumeRun` compose the built-in ones. The run stores ({@link MemoryRunStore},
+ * {@link SqliteRunStore}, {@link PostgresRunStore}) and their record types are here too.
+ *
+ * @packageDocumentation
  */
-export {
-  checkToolArgs,
-  dispatchTool,
-  type DispatchResult,
-  type DispatchRetry,
-  type DispatchUnit,
-} from "../runtime/dispatch-tool.js";
 export { canonicalJson, planFingerprint } from "./fingerprint.js";
 export { MemoryRunStore } from "../store/memory-run-store.js";
-export {
-  agentResolver,
-  type AgentResolver,
-  type BudgetScope,
-  type EscalationAnswer,
-  type EscalationHandler,
-  type EscalationRequest,
-  type ProposedCall,
+export type {
+  AgentResolver,
+  BudgetScope,
+  EscalationAnswer,
+  EscalationHandler,
+  EscalationRequest,
+  ProposedCall,
 } from "./host-capabilities.js";
 export type {
   ExecutionHost,
@@ -39,16 +36,9 @@ export type {
   ToolNode,
 } from "./plan-schema.js";
 export { nodeChannel, runChannel, type RunEvent } from "./run-events.js";
-export { buildManifest, type NodeManifest, type RunManifest } from "./run-manifest.js";
+export type { NodeManifest, RunManifest } from "./run-manifest.js";
 export type { EngineOptions, ExecutorTable } from "./run-options.js";
-export {
-  acquireRunLease,
-  DEFAULT_LEASE_MS,
-  newLeaseOwner,
-  type HeldLease,
-  type LeaseOptions,
-} from "../store/run-lease.js";
-export { continueRun, newRunId, startRun, type EngineResumeOptions } from "./run-plan.js";
+export { continueRun, startRun, type EngineResumeOptions } from "./run-plan.js";
 export { toolNodeExecutor } from "./tool-node-executor.js";
 export type {
   Escalation,
@@ -62,18 +52,14 @@ export type {
   RunStatus,
   StoredRun,
 } from "../store/run-state.js";
-export {
-  applyMutations,
-  type ItemPage,
-  type ItemPageOptions,
-  type LeaseResult,
-  type RunMutation,
-  type RunStore,
-  type RunSummary,
+export type {
+  ItemPage,
+  ItemPageOptions,
+  LeaseResult,
+  RunMutation,
+  RunStore,
+  RunSummary,
 } from "../store/run-store.js";
-export { applySelectPath, parseSelectPath, type PathStep } from "../runtime/select-path.js";
 export { SqliteRunStore, type SqliteRunStoreOptions } from "../store/sqlite-run-store.js";
-export { compileTemplate, renderString, renderValue, type TemplateScope } from "../runtime/template.js";
 export { parsePlan, validatePlan, type ValidateOptions, type ValidationReport } from "./validate-plan.js";
-export { executeWith } from "./engine-context.js";
-export { PostgresRunStore, redactUrl, type PostgresRunStoreOptions } from "../store/postgres-run-store.js";
+export { PostgresRunStore, type PostgresRunStoreOptions } from "../store/postgres-run-store.js";

@@ -1,7 +1,10 @@
 /**
  * `deputy/testing`: real stand-ins for tests — a seeded random-weight GGUF model that llama.cpp loads
  * ({@link writeTinyModel}), a llama-server process on a free loopback port ({@link startLlamaServer}), and the
- * real models `scripts/models.sh` caches ({@link findRealModel}).
+ * real models `scripts/models.sh` caches ({@link findRealModel}). The mock language model for agents is
+ * `deputy/agents`' `mockModel`.
+ *
+ * @packageDocumentation
  */
 export {
   writeTinyModel,
@@ -14,11 +17,7 @@ export {
 export {
   startLlamaServer,
   findLlamaServerBinary,
-  freePort,
-  nodeLlamaCppVersion,
   type StartLlamaServerOptions,
   type LlamaServerProcess,
 } from "./llama-server.js";
-export { writeGguf, type GgufTensor, type GgufValue, type GgufTensorType } from "./gguf-writer.js";
-export { CHATML_TOOLS_TEMPLATE } from "./chat-template.js";
 export { findRealModel, REAL_MODELS, type RealModelName } from "./real-model.js";

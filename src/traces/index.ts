@@ -9,21 +9,7 @@
 export type { DelegateTrace, TraceSink } from "./trace.js";
 export { JsonlTraceSink, type JsonlTraceSinkOptions } from "./jsonl-trace-sink.js";
 export { MemoryTraceSink } from "./memory-trace-sink.js";
-export { writeTrace } from "./write-trace.js";
-export {
-  capStrings,
-  isSecretKey,
-  REDACTED,
-  Redactor,
-  type RedactOptions,
-  type RedactRule,
-} from "./redact.js";
+export { isSecretKey, REDACTED, Redactor, type RedactOptions, type RedactRule } from "./redact.js";
 export { readTraces } from "./read-traces.js";
-export {
-  formatTraceStats,
-  percentile,
-  traceStats,
-  type TraceGroupStats,
-  type TraceStats,
-} from "./trace-stats.js";
+export { traceStats, type TraceGroupStats, type TraceStats } from "./trace-stats.js";
 export { tracesToChat, type ChatExample, type TraceExport, type TraceExportOptions } from "./trace-export.js";

@@ -8,11 +8,11 @@ import { acceptGate } from "../../src/delegate/accept-gate.js";
 import { DelegateBackendError } from "../../src/errors/index.js";
 import {
   findLlamaServerBinary,
-  freePort,
   startLlamaServer,
   writeTinyModel,
   type LlamaServerProcess,
 } from "../../src/testing/index.js";
+import { freePort } from "../../src/testing/llama-server.js";
 import { buildSuiteCases, delegateBackendSuite } from "../delegate-backend-suite.js";
 
 // CI builds the binary first (`bash scripts/llama-server.sh`); a missing binary is a failure, never a skip.

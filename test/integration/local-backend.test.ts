@@ -3,11 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { LocalDelegate } from "../../src/delegate/backends/local-delegate.js";
-import {
-  ANSWER_TOKENS,
-  answerConfidence,
-  valueTokens,
-} from "../../src/delegate/backends/answer-confidence.js";
+import { ANSWER_TOKENS, answerConfidence, valueTokens } from "../../src/confidence/answer-confidence.js";
 import { buildProposalSchema } from "../../src/delegate/proposal-schema.js";
 import { DelegateBackendError } from "../../src/errors/index.js";
 import { writeTinyModel } from "../../src/testing/index.js";

@@ -171,6 +171,19 @@ describe("the packed package", () => {
     expect(urls.filter((u) => /\/dist\/(delegate|agents|traces|eval)\//.test(u))).toEqual([]);
   });
 
+  it("loads only its own room and errors/ for deputy/confidence (no model, store, schema or provider SDK)", () => {
+    const script = `
+      import { registerHooks } from "node:module";
+      const seen = new Set();
+      registerHooks({ resolve(spec, ctx, next) { const r = next(spec, ctx); seen.add(r.url); return r; } });
+      await import(${JSON.stringify(join(root, "dist/confidence/index.js"))});
+      console.log(JSON.stringify([...seen]));`;
+    const urls = JSON.parse(sh(process.execPath, ["--input-type=module", "-e", script], root)) as string[];
+    const files = urls.filter((u) => u.startsWith("file:"));
+    expect(files.some((u) => u.includes("/dist/confidence/"))).toBe(true);
+    expect(files.filter((u) => !/\/dist\/(confidence|errors)\//.test(u))).toEqual([]);
+  });
+
   it("gives a name one meaning across subpaths: a name two subpaths export is the same declaration", () => {
     const entries = Object.entries(pkg.exports)
       .filter(([k]) => k !== "./package.json")

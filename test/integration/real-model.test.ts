@@ -5,11 +5,8 @@
 // minutes on a quiet machine) instead of the labelled set.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { acceptGate, VERDICTS } from "../../src/delegate/accept-gate.js";
-import {
-  calibratedConfidence,
-  readDelegateCalibration,
-} from "../../src/delegate/backends/delegate-calibration.js";
-import { answerConfidenceOfTokens } from "../../src/delegate/backends/answer-confidence.js";
+import { calibratedConfidence, readDelegateCalibration } from "../../src/confidence/delegate-calibration.js";
+import { answerConfidenceOfTokens } from "../../src/confidence/answer-confidence.js";
 import { LlamaServerDelegate } from "../../src/delegate/backends/llama-server-delegate.js";
 import { LocalDelegate } from "../../src/delegate/backends/local-delegate.js";
 import { bfclQuestion, bfclToToolSpec } from "../../src/eval/bfcl.js";
@@ -17,7 +14,7 @@ import { buildPrompt } from "../../src/tools/tool-call-prompt.js";
 import type { Proposal } from "../../src/delegate/protocol.js";
 import { type BfclCase, bfclCases, loadBfclSuite } from "../../src/eval/bfcl-suite.js";
 import { evaluateCase, type EvalRecord } from "../../src/eval/evaluate-case.js";
-import { auroc } from "../../src/eval/score-metrics.js";
+import { auroc } from "../../src/confidence/score-metrics.js";
 import { findLlamaServerBinary, findRealModel, startLlamaServer } from "../../src/testing/index.js";
 import type { LlamaServerProcess } from "../../src/testing/index.js";
 import { BFCL_DIR } from "../bfcl-fixtures.js";

@@ -2,10 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import {
-  calibratedConfidence,
-  readDelegateCalibration,
-} from "../../delegate/backends/delegate-calibration.js";
+import { calibratedConfidence, readDelegateCalibration } from "../../confidence/delegate-calibration.js";
 import { main } from "../main.js";
 
 const dir = mkdtempSync(join(tmpdir(), "deputy-calibrate-"));

@@ -1,8 +1,8 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import type { Command } from "commander";
-import { CONFIDENCE_METHODS, type ConfidenceMethod } from "../../delegate/backends/answer-confidence.js";
+import { CONFIDENCE_METHODS, type ConfidenceMethod } from "../../confidence/answer-confidence.js";
 import { InvalidOptionError } from "../../errors/index.js";
-import { fitDelegateCalibration, type LabelledProposal } from "../../eval/fit-calibration.js";
+import { fitDelegateCalibration, type LabelledProposal } from "../../confidence/fit-calibration.js";
 import type { CliContext } from "../cli-context.js";
 import { EXIT } from "../exit-codes.js";
 

@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import { InvalidOptionError } from "../../errors/invalid-option-error.js";
 import { readTraces } from "../../traces/read-traces.js";
 import { saveModelFile } from "../../distill/model-file.js";
-import { DEFAULT_CONFIDENCE_FLOOR } from "../../distill/evaluate.js";
+import { DEFAULT_CONFIDENCE_FLOOR } from "../../distill/confidence-floor.js";
 import { trainDistilled, type TrainDistilledResult } from "../../distill/train-distilled.js";
 import { examplesFromTraces, type TrainingExample } from "../../distill/training-examples.js";
 import { GgufTextEncoder } from "../../distill/gguf-text-encoder.js";

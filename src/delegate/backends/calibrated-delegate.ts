@@ -1,7 +1,7 @@
 import type { JsonSchema } from "../../schema/json-schema.js";
 import type { Proposal, ProposeRequest, ToolCallDelegate } from "../protocol.js";
-import { calibratedConfidence, type DelegateCalibrationFile } from "./delegate-calibration.js";
-import { proposalContext } from "./proposal-context.js";
+import { calibratedConfidence, type DelegateCalibrationFile } from "../../confidence/delegate-calibration.js";
+import { proposalContext } from "../../confidence/proposal-context.js";
 
 /**
  * A delegate whose `confidence` is replaced by a per-model calibration (`deputy calibrate`): the probability,

@@ -9,7 +9,11 @@ import {
 } from "./choice-confidence.js";
 import { LLAMA_SERVER_DIALECT, toGrammarSchema } from "./grammar-schema.js";
 import { HttpDelegate, type HttpDelegateOptions, type HttpProposeCall } from "./http-delegate.js";
-import { answerConfidenceOfTokens, CONFIDENCE_METHODS, type ConfidenceMethod } from "./answer-confidence.js";
+import {
+  answerConfidenceOfTokens,
+  CONFIDENCE_METHODS,
+  type ConfidenceMethod,
+} from "../../confidence/answer-confidence.js";
 import { parseProposal } from "./parse-proposal.js";
 
 /**

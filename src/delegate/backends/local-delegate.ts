@@ -27,7 +27,7 @@ import {
   CONFIDENCE_METHODS,
   type ConfidenceMethod,
   valueTokens,
-} from "./answer-confidence.js";
+} from "../../confidence/answer-confidence.js";
 import { localChoiceConfidence, rawGeneratedProbabilities } from "./local-scoring.js";
 import { generateAnswer, type ProbabilityReading, rawProbabilitySupported } from "./local-generation.js";
 

@@ -1,8 +1,11 @@
 import { numberOption, parseSpecValue, registerDelegateSpec } from "../delegate-spec.js";
 import { InvalidOptionError } from "../../errors/index.js";
-import { CONFIDENCE_METHODS, type ConfidenceMethod } from "./answer-confidence.js";
+import { CONFIDENCE_METHODS, type ConfidenceMethod } from "../../confidence/answer-confidence.js";
 import { CalibratedDelegate } from "./calibrated-delegate.js";
-import { type DelegateCalibrationFile, readDelegateCalibration } from "./delegate-calibration.js";
+import {
+  type DelegateCalibrationFile,
+  readDelegateCalibration,
+} from "../../confidence/delegate-calibration.js";
 import { LlamaServerDelegate } from "./llama-server-delegate.js";
 import { LocalDelegate } from "./local-delegate.js";
 import { OpenAICompatibleDelegate } from "./openai-compatible-delegate.js";

@@ -1,7 +1,12 @@
-/** The calibration map as stored in a model file: logistic regression on standardised inputs. */
+/**
+ * The calibrator: a map from a delegate's raw scores to the probability that its call is exactly right, shared by
+ * the LLM backends' per-model calibration (`deputy calibrate`) and the distilled delegate's model file.
+ */
+
+/** The calibration map as stored in a file: logistic regression on standardised inputs. */
 export interface CalibratorData {
   method: "logistic";
-  /** Names of the inputs, in order (see {@link calibrationInputs}). */
+  /** Names of the inputs, in order (what the writer fed it: its file format says what each one is). */
   inputs: string[];
   mean: number[];
   scale: number[];
@@ -16,16 +21,10 @@ export interface CalibrationRow {
   weight?: number;
 }
 
-/** The names of {@link calibrationInputs}. */
-export const CALIBRATION_INPUTS = ["callLogit", "knownMass", "unknownMass", "knownShare"];
-
-/**
- * What the calibrator reads: the logit of the whole call's probability (tool × every argument), and the
- * familiarity of the instruction — log(1 + known mass), log(1 + unknown mass) and the known share.
- */
-export function calibrationInputs(callProbability: number, known: number, unknown: number): number[] {
-  const p = Math.min(1 - 1e-6, Math.max(1e-6, callProbability));
-  return [Math.log(p / (1 - p)), Math.log1p(known), Math.log1p(unknown), known / (known + unknown + 1)];
+/** The logit of a probability, clamped to [1e-6, 1 − 1e-6] so that a certain score stays finite. */
+export function logit(p: number): number {
+  const q = Math.min(1 - 1e-6, Math.max(1e-6, p));
+  return Math.log(q / (1 - q));
 }
 
 /** Maps calibration inputs to the probability that the call is exactly right. */
@@ -51,13 +50,14 @@ export class Calibrator {
 
   /**
    * Fits weighted logistic regression (Newton's method, L2 `l2` on the weights, not the bias) to rows whose
-   * inputs come from predictions on data the classifier did not train on. `inputs` names the row inputs (the
-   * distilled model's by default; LLM delegates calibrate other scores, see delegate-calibration.ts).
+   * inputs come from predictions on data the scorer did not train on. `inputs` names the row inputs for the
+   * stored form (default `x0`, `x1`, …: the caller's file format gives them meaning, see delegate-calibration.ts
+   * and distill's calibration-inputs.ts).
    */
   static fit(
     rows: readonly CalibrationRow[],
     l2 = 0.01,
-    inputs: readonly string[] = CALIBRATION_INPUTS,
+    inputs: readonly string[] = (rows[0]?.inputs ?? []).map((_, i) => `x${i}`),
   ): Calibrator {
     const d = inputs.length;
     const total = rows.reduce((s, r) => s + (r.weight ?? 1), 0) || 1;
@@ -108,7 +108,11 @@ export class Calibrator {
   }
 }
 
-/** Solves a small dense system by Gaussian elimination with partial pivoting. */
+/**
+ * Solves a small dense system by Gaussian elimination with partial pivoting (Newton's step above).
+ *
+ * @internal
+ */
 export function solve(a: number[][], b: number[]): number[] {
   const n = b.length;
   const m = a.map((row, i) => [...row, b[i]!]);

@@ -1,4 +1,9 @@
-import type { ProposeRequest } from "../protocol.js";
+/** What {@link proposalContext} reads of a proposal request (a delegate's `ProposeRequest` has it). */
+export interface ContextRequest {
+  instruction: string;
+  facts: Record<string, unknown>;
+  tools: readonly unknown[];
+}
 
 /**
  * What a calibration may know about a proposal beside its scores, all of it known when the proposal is made:
@@ -31,7 +36,7 @@ export function verbatimShare(input: string, args: Record<string, unknown> | und
 
 /** The {@link ProposalContext} of a proposal's arguments for a request. */
 export function proposalContext(
-  request: Pick<ProposeRequest, "instruction" | "facts" | "tools">,
+  request: ContextRequest,
   args: Record<string, unknown> | undefined,
 ): ProposalContext {
   const facts = request.facts && Object.keys(request.facts).length > 0 ? JSON.stringify(request.facts) : "";

@@ -1,13 +1,14 @@
+import { InvalidOptionError } from "../errors/invalid-option-error.js";
+import type { ConfidenceMethod } from "./answer-confidence.js";
+import { Calibrator, type CalibrationRow } from "./calibrator.js";
 import {
   CONTEXT_CALIBRATION_INPUTS,
   DELEGATE_CALIBRATION_INPUTS,
   type DelegateCalibrationFile,
   delegateCalibrationInputs,
-} from "../delegate/backends/delegate-calibration.js";
-import type { ConfidenceMethod } from "../delegate/backends/answer-confidence.js";
-import { Calibrator, type CalibrationRow } from "../distill/calibrator.js";
-import { InvalidOptionError } from "../errors/index.js";
-import { auroc, bestThreshold, expectedCalibrationError, type ScoredOutcome } from "./score-metrics.js";
+} from "./delegate-calibration.js";
+import { auroc, expectedCalibrationError, type ScoredOutcome } from "./score-metrics.js";
+import { chooseThreshold } from "./threshold.js";
 
 /** A labelled proposal: its scores and whether it was exactly right (an `EvalRecord` is one). */
 export interface LabelledProposal {
@@ -44,8 +45,8 @@ const L2 = 0.01;
  * of the mean token probability to "the call is exactly right". Its quality — AUROC, ECE and the coverage at the
  * target precision — is measured out of fold (each labelled proposal scored by a fit that did not see it, folds
  * by position), and the recommended `min_confidence` is the lowest out-of-fold score whose accepted share
- * reaches the target precision. The stored map is then fitted on all rows. Needs both scores on at least 10
- * proposals with both outcomes present.
+ * reaches the target precision ({@link chooseThreshold}, whose rounding never lets in another proposal). The
+ * stored map is then fitted on all rows. Needs both scores on at least 10 proposals with both outcomes present.
  */
 export function fitDelegateCalibration(
   records: readonly LabelledProposal[],
@@ -67,7 +68,7 @@ export function fitDelegateCalibration(
     );
   }
   const outOfFold = crossValidate(rows, folds, names);
-  const best = bestThreshold(outOfFold, targetPrecision);
+  const best = chooseThreshold(outOfFold, targetPrecision);
   const calibrator = Calibrator.fit(rows, L2, names);
   return {
     format: "deputy-delegate-calibration",
@@ -77,7 +78,7 @@ export function fitDelegateCalibration(
     calibrator: calibrator.toJSON(),
     fittedOn: rows.length,
     targetPrecision,
-    recommendedMinConfidence: best ? Math.floor(best.threshold * 1000) / 1000 : 1,
+    recommendedMinConfidence: best?.threshold ?? 1,
     crossValidated: {
       folds,
       auroc: auroc(outOfFold) ?? null,

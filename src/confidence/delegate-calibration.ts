@@ -1,9 +1,20 @@
+/**
+ * The per-model calibration of an LLM delegate's confidence (`deputy calibrate` writes it, `CalibratedDelegate`
+ * reads it): its file format, the inputs it reads from a proposal, and the calibrated score.
+ */
 import { readFileSync } from "node:fs";
-import { InvalidOptionError } from "../../errors/index.js";
-import { Calibrator, type CalibratorData } from "../../distill/calibrator.js";
-import type { Proposal } from "../protocol.js";
+import { InvalidOptionError } from "../errors/invalid-option-error.js";
 import { CONFIDENCE_METHODS, type ConfidenceMethod } from "./answer-confidence.js";
+import { Calibrator, logit, type CalibratorData } from "./calibrator.js";
 import type { ProposalContext } from "./proposal-context.js";
+
+/** The scores of a proposal a calibration reads (a delegate's `Proposal` has them). */
+export interface ProposalScores {
+  /** The backend's confidence, `null` when unscored. */
+  confidence: number | null;
+  /** The mean probability of the generated tokens, when the backend measured it. */
+  meanTokenProbability?: number;
+}
 
 /**
  * The scores a delegate calibration reads, in order: logits of the confidence (named for the choice confidence
@@ -49,17 +60,12 @@ export interface DelegateCalibrationFile {
   };
 }
 
-const logit = (p: number) => {
-  const q = Math.min(1 - 1e-6, Math.max(1e-6, p));
-  return Math.log(q / (1 - q));
-};
-
 /**
  * The calibration inputs of a proposal (with `withContext`, also its context), or `undefined` when it lacks a
  * score or the context (then it stays unscored).
  */
 export function delegateCalibrationInputs(
-  proposal: Pick<Proposal, "confidence" | "meanTokenProbability">,
+  proposal: ProposalScores,
   context?: ProposalContext,
   withContext = false,
 ): number[] | undefined {
@@ -111,7 +117,7 @@ export function readDelegateCalibration(path: string): DelegateCalibrationFile {
  */
 export function calibratedConfidence(
   file: DelegateCalibrationFile,
-  proposal: Pick<Proposal, "confidence" | "meanTokenProbability">,
+  proposal: ProposalScores,
   context?: ProposalContext,
 ): number | null {
   const inputs = delegateCalibrationInputs(proposal, context, readsContext(file));

@@ -1,12 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  auroc,
-  bestThreshold,
-  expectedCalibrationError,
-  riskCoverage,
-  wilsonInterval,
-} from "./score-metrics.js";
+import { auroc, expectedCalibrationError, riskCoverage, wilsonInterval } from "./score-metrics.js";
+import { chooseThreshold } from "./threshold.js";
 
 const outcomes = fc.array(
   fc.record({ score: fc.integer({ min: 0, max: 100 }).map((n) => n / 100), correct: fc.boolean() }),
@@ -67,7 +62,7 @@ describe("score metrics", () => {
         expect(last.precision).toBeCloseTo(os.filter((o) => o.correct).length / os.length, 12);
         for (let i = 1; i < curve.length; i++)
           expect(curve[i]!.coverage).toBeGreaterThan(curve[i - 1]!.coverage);
-        const best = bestThreshold(os, 0.95);
+        const best = chooseThreshold(os, 0.95);
         if (best) expect(best.precision).toBeGreaterThanOrEqual(0.95);
       }),
     );

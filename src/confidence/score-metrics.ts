@@ -1,4 +1,10 @@
-/** A scored outcome: the score a gate would threshold, and whether the proposal was exactly right. */
+/**
+ * Scores of a confidence measured against outcomes: how well it ranks right above wrong (AUROC), how well it
+ * reads as a probability (ECE), the risk–coverage curve a threshold moves along, and the interval to quote
+ * beside a precision measured on few proposals.
+ */
+
+/** A scored outcome: the score a gate would threshold (a confidence), and whether the call was exactly right. */
 export interface ScoredOutcome {
   score: number;
   correct: boolean;
@@ -73,13 +79,6 @@ export function riskCoverage(outcomes: readonly ScoredOutcome[]): CoveragePoint[
     });
   }
   return points;
-}
-
-/** The point with the highest coverage whose precision is at least `target`, if any. */
-export function bestThreshold(outcomes: readonly ScoredOutcome[], target: number): CoveragePoint | undefined {
-  let best: CoveragePoint | undefined;
-  for (const p of riskCoverage(outcomes)) if (p.precision >= target) best = p;
-  return best;
 }
 
 /**
