@@ -1,5 +1,6 @@
 import pg from "pg";
 import { RunError } from "../errors/run-error.js";
+import { dataMap, indexMap, setOwn } from "../runtime/own.js";
 import { migratePostgres } from "./postgres-migrations.js";
 import { applyWrites, type RunWrite } from "./postgres-mutations.js";
 import type { ItemRecord, NodeRecord, RunRecord, StoredRun } from "./run-state.js";
@@ -138,15 +139,19 @@ export class PostgresRunStore implements RunStore {
         [runId],
       ),
     ]);
-    const artifacts: Record<string, unknown> = {};
-    for (const a of artifactRows.rows) artifacts[a.key] = a.value;
-    const nodes: Record<string, NodeRecord> = {};
-    for (const n of nodeRows.rows) nodes[n.node_id] = n.record as NodeRecord;
-    const items: StoredRun["items"] = {};
+    // Keys are data (`store_as: "{item.id}"`): null-prototype maps, own-key checks and `setOwn`, so a key such as
+    // `constructor` is found only when stored, and `__proto__` is a key like any other.
+    const artifacts = dataMap<unknown>();
+    for (const a of artifactRows.rows) setOwn(artifacts, a.key, a.value);
+    const nodes = dataMap<NodeRecord>();
+    for (const n of nodeRows.rows) setOwn(nodes, n.node_id, n.record as NodeRecord);
+    const items: StoredRun["items"] = dataMap();
     for (const i of itemRows.rows) {
       const item = i.record as ItemRecord;
-      (items[i.node_id] ??= {})[item.index] = item;
-      if (i.key !== null && i.value !== null && !(i.key in artifacts)) artifacts[i.key] = i.value;
+      if (!Object.hasOwn(items, i.node_id)) setOwn(items, i.node_id, indexMap());
+      items[i.node_id]![item.index] = item;
+      if (i.key !== null && i.value !== null && !Object.hasOwn(artifacts, i.key))
+        setOwn(artifacts, i.key, i.value);
     }
     return { run: toRunRecord(run.rows[0]), artifacts, nodes, items };
   }
