@@ -10,7 +10,12 @@ function record(runId: string, createdAt: string): RunRecord {
     status: "running",
     createdAt,
     updatedAt: createdAt,
-    options: { tools: "tools.mjs" },
+    options: {
+      version: 1,
+      tools: "tools.mjs",
+      delegates: ["scripted:p.jsonl"],
+      inputs: { queue: "billing" },
+    },
   };
 }
 
@@ -37,6 +42,8 @@ const PROTO_NAMES = [
 export interface StoreUnderTest {
   store: RunStore;
   reopen?: () => RunStore;
+  /** For durable stores: overwrites a run's stored options as given (what an older deputy wrote). */
+  setStoredOptions?: (runId: string, options: unknown) => Promise<void>;
 }
 
 /** The conformance suite every RunStore implementation passes. `reopen` returns a store over the same data. */
@@ -61,8 +68,9 @@ export function runStoreSuite(name: string, make: () => StoreUnderTest | Promise
         runId: "r1",
         status: "partial",
         plan: { name: "p" },
-        options: { tools: "tools.mjs" },
       });
+      // The options record round-trips whole and typed (see run-options-record.ts).
+      expect(loaded!.run.options).toEqual(record("r1", "").options);
       expect(loaded!.artifacts).toEqual({ a: { list: [1, 2], s: "x" }, b_3: [3, "three"] });
       expect(loaded!.nodes.a!.storedKeys).toEqual(["a"]);
       expect(loaded!.items.b![3]!.key).toBe("b_3");
@@ -133,6 +141,39 @@ export function runStoreSuite(name: string, make: () => StoreUnderTest | Promise
       expect(await again.listItems(empty, "constructor")).toEqual({ total: 0, counts: {}, items: [] });
       expect(Object.getPrototypeOf({})).toBe(Object.prototype);
       await again.close();
+    });
+
+    it("reads an options record written before records had a version, typed", async () => {
+      const { store, setStoredOptions } = await make();
+      if (!setStoredOptions) return store.close(); // nothing older to read: the memory store keeps what it is given
+      await store.createRun(record("old", "2026-01-01T00:00:00.000Z"));
+      await setStoredOptions("old", {
+        tools: "/abs/tools.mjs",
+        delegates: ["llama-server:http://127.0.0.1:8080"],
+        traces: "/abs/traces.jsonl",
+        plan: "/abs/plan.json",
+        allowDelegateSideEffects: true,
+        inputs: { queue: "billing" },
+        distributed: true,
+        team: "ops",
+      });
+      const expected = {
+        version: 1,
+        tools: "/abs/tools.mjs",
+        delegates: ["llama-server:http://127.0.0.1:8080"],
+        traces: "/abs/traces.jsonl",
+        plan: "/abs/plan.json",
+        allowDelegateSideEffects: true,
+        inputs: { queue: "billing" },
+        distributed: true,
+        extra: { team: "ops" },
+      };
+      expect((await store.load("old"))!.run.options).toEqual(expected);
+      expect((await store.list())[0]!.options).toEqual(expected);
+      expect((await store.loadSummary("old"))!.run.options).toEqual(expected);
+      await setStoredOptions("old", {});
+      expect((await store.load("old"))!.run.options).toEqual({ version: 1 });
+      await store.close();
     });
 
     it("refuses a second run with the same id", async () => {

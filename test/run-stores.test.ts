@@ -9,7 +9,15 @@ import { runStoreSuite } from "./run-store-suite.js";
 runStoreSuite("MemoryRunStore", () => ({ store: new MemoryRunStore() }));
 runStoreSuite("SqliteRunStore", () => {
   const path = join(mkdtempSync(join(tmpdir(), "deputy-store-")), "runs.db");
-  return { store: new SqliteRunStore(path), reopen: () => new SqliteRunStore(path) };
+  return {
+    store: new SqliteRunStore(path),
+    reopen: () => new SqliteRunStore(path),
+    setStoredOptions: async (runId, options) => {
+      const db = new DatabaseSync(path);
+      db.prepare(`UPDATE runs SET options = ? WHERE run_id = ?`).run(JSON.stringify(options), runId);
+      db.close();
+    },
+  };
 });
 
 describe("SqliteRunStore on a store made before items had status and spend columns", () => {

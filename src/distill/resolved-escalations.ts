@@ -46,7 +46,7 @@ export async function resolvedEscalationTraces(
     out.runs++;
     const found: { escalation: Escalation; scope: TemplateScope; item?: number }[] = [];
     const base: TemplateScope = { artifacts: stored.artifacts };
-    const inputs = (stored.run.options as { inputs?: Record<string, unknown> }).inputs;
+    const inputs = stored.run.options.inputs;
     if (inputs) base.inputs = inputs;
     const nodeEscalation = stored.nodes[nodeId]?.escalation;
     if (node.for_each && typeof node.for_each.source === "string") {

@@ -2,6 +2,7 @@ import pg from "pg";
 import { RunError } from "../errors/run-error.js";
 import { dataMap, indexMap, setOwn } from "../runtime/own.js";
 import { migratePostgres } from "./postgres-migrations.js";
+import { readRunOptions } from "./run-options-record.js";
 import { applyWrites, type RunWrite } from "./postgres-mutations.js";
 import type { ItemRecord, NodeRecord, RunRecord, StoredRun } from "./run-state.js";
 import {
@@ -266,7 +267,7 @@ function toRunRecord(row: Record<string, any>): RunRecord {
     status: row.status,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
-    options: row.options,
+    options: readRunOptions(row.options),
     ...(row.error ? { error: row.error } : {}),
     ...(row.lease_owner
       ? {

@@ -1,4 +1,5 @@
 import type { SerializedError } from "../errors/deputy-error.js";
+import type { RunOptionsRecord } from "./run-options-record.js";
 
 /** Where a node stands. `pending` and `running` never end a run; the rest are final for this attempt. */
 export type NodeStatus =
@@ -78,8 +79,8 @@ export interface RunRecord {
   status: RunStatus;
   createdAt: string;
   updatedAt: string;
-  /** How the run was started (tools module path, delegate specs without secrets, …), for `deputy resume`. */
-  options: Record<string, unknown>;
+  /** How the run was started (tools module path, delegate specs without secrets, …): one typed, versioned record. */
+  options: RunOptionsRecord;
   error?: SerializedError;
   /** The run's owner while one holds it (see `RunStore.acquireLease`); absent when nobody does. */
   lease?: RunLease;

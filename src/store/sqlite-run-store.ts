@@ -14,6 +14,7 @@ import type {
 import type { Spend } from "./run-state.js";
 import type { ItemRecord, NodeRecord, RunRecord, StoredRun } from "./run-state.js";
 import { RunError } from "../errors/run-error.js";
+import { readRunOptions } from "./run-options-record.js";
 import { dataMap, indexMap, setOwn } from "../runtime/own.js";
 
 /** Options of {@link SqliteRunStore}. */
@@ -383,7 +384,7 @@ function toRunRecord(row: Record<string, string>): RunRecord {
     status: row.status as RunRecord["status"],
     createdAt: row.created_at!,
     updatedAt: row.updated_at!,
-    options: JSON.parse(row.options!) as Record<string, unknown>,
+    options: readRunOptions(JSON.parse(row.options!)),
     ...(row.error ? { error: JSON.parse(row.error) } : {}),
     ...(row.lease_owner
       ? {

@@ -174,7 +174,7 @@ describe("deputy ui in chromium", () => {
       status: "running",
       createdAt: now,
       updatedAt: now,
-      options: {},
+      options: { version: 1 },
     });
     await fx.store.write(runId, [
       { kind: "artifact", key: "src", value: [1, 2, 3, 4] },

@@ -1,9 +1,6 @@
 import { existsSync } from "node:fs";
 import { toolSpec } from "../../delegate/delegate-unit.js";
-import {
-  resolvedEscalationTraces,
-  type ResolvedEscalations,
-} from "../../distill/resolved-escalations.js";
+import { resolvedEscalationTraces, type ResolvedEscalations } from "../../distill/resolved-escalations.js";
 import type { ToolSpec } from "../../delegate/protocol.js";
 import { InvalidOptionError } from "../../errors/invalid-option-error.js";
 import { SqliteRunStore } from "../../store/sqlite-run-store.js";
@@ -33,7 +30,7 @@ export async function storeTraces(path: string, node: string, tools?: string): P
   const store = new SqliteRunStore(path);
   try {
     return await resolvedEscalationTraces(store, node, async (run) => {
-      const module = tools ?? (typeof run.options.tools === "string" ? run.options.tools : undefined);
+      const module = tools ?? run.options.tools;
       return module ? specsOf(module) : undefined;
     });
   } finally {

@@ -72,7 +72,7 @@ export function createConsoleApp(options: ConsoleAppOptions): ConsoleApp {
     if (!summary) return notFound(c, runId);
     const view = await viewOf(store, summary);
     const traces = options.traces ?? summary.run.options.traces;
-    return c.json({ ...shown(view), resume: runner.get(runId) ?? null, traces: typeof traces === "string" });
+    return c.json({ ...shown(view), resume: runner.get(runId) ?? null, traces: traces !== undefined });
   });
 
   app.get("/api/runs/:runId/nodes/:nodeId", async (c) => {
@@ -155,8 +155,7 @@ export function createConsoleApp(options: ConsoleAppOptions): ConsoleApp {
   });
 
   async function runTraces(runId: string): Promise<string | undefined> {
-    const meta = (await store.loadSummary(runId))?.run.options;
-    return typeof meta?.traces === "string" ? meta.traces : undefined;
+    return (await store.loadSummary(runId))?.run.options.traces;
   }
 
   return { app, drain: () => runner.drain() };
