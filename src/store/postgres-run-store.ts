@@ -3,6 +3,7 @@ import { RunError } from "../errors/run-error.js";
 import { dataMap, indexMap, setOwn } from "../runtime/own.js";
 import { migratePostgres } from "./postgres-migrations.js";
 import { readRunOptions } from "./run-options-record.js";
+import { UNIT_RESULTS_PRUNE } from "./postgres-unit-results.js";
 import { applyWrites, type RunWrite } from "./postgres-mutations.js";
 import type { ItemRecord, NodeRecord, RunRecord, StoredRun } from "./run-state.js";
 import {
@@ -220,13 +221,14 @@ export class PostgresRunStore implements RunStore {
 
   async prune(before: Date): Promise<number> {
     await this.#open();
-    // Artifacts, nodes and items go with their run (ON DELETE CASCADE); unit results are not referenced.
+    // Artifacts, nodes and items go with their run (ON DELETE CASCADE); unit results are not referenced, and are
+    // deleted by the statement of their owner (postgres-unit-results.ts).
     const { rows } = await this.pool.query<{ n: string }>(
       `WITH gone AS (
          DELETE FROM deputy.runs WHERE updated_at < $1
            AND NOT (lease_owner IS NOT NULL AND lease_expires > clock_timestamp())
          RETURNING run_id),
-       results AS (DELETE FROM deputy.unit_results WHERE run_id IN (SELECT run_id FROM gone))
+       results AS (${UNIT_RESULTS_PRUNE})
        SELECT count(*) AS n FROM gone`,
       [before.toISOString()],
     );
