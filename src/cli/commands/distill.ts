@@ -232,7 +232,7 @@ export function registerDistill(program: Command, ctx: CliContext): void {
       const lines = [
         ...(fromStore
           ? [
-              `${flags.store}: ${fromStore.traces.length} resolved escalation(s) of "${flags.node}" in ${fromStore.runs} run(s)${fromStore.unresolved ? `, ${fromStore.unresolved} not resolved yet` : ""}${fromStore.values ? `, ${fromStore.values} resolved with a value (not a call: left out)` : ""}`,
+              `${flags.store}: ${fromStore.traces.length} resolved escalation(s) of "${flags.node}" in ${fromStore.runs} run(s)${fromStore.unresolved ? `, ${fromStore.unresolved} not resolved yet` : ""}${fromStore.values ? `, ${fromStore.values} resolved with a value (not a call: left out)` : ""}${fromStore.unrecorded ? `, ${fromStore.unrecorded} stored before escalations kept their input (left out)` : ""}`,
             ]
           : []),
         `node "${flags.node}": ${selection.examples.length} labelled example(s) (${sources})${left ? `; left out: ${left}` : ""}`,
