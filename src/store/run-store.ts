@@ -158,8 +158,8 @@ export function applyMutations(state: StoredRun, batch: RunMutation[]): void {
         setOwn(state.nodes, m.nodeId, m.record);
         break;
       case "item":
-        if (!Object.hasOwn(state.items, m.nodeId)) setOwn(state.items, m.nodeId, indexMap());
-        state.items[m.nodeId]![m.item.index] = m.item;
+        // (Safe with any node id: every store and the engine keep `items` as a map without a prototype.)
+        (state.items[m.nodeId] ??= indexMap())[m.item.index] = m.item;
         if ("value" in m && m.item.key !== undefined) setOwn(state.artifacts, m.item.key, m.value);
         break;
       case "status":
