@@ -46,3 +46,33 @@ describe("SqliteRunStore on a store made before items had status and spend colum
     await store.close();
   });
 });
+
+describe("the options record a run is started with", () => {
+  it("is written once by the engine, versioned and typed, and read back so from a durable store", async () => {
+    const { runPlan } = await import("../src/index.js");
+    const { defineTool } = await import("../src/tools/define-tool.js");
+    const echo = defineTool({ name: "echo", description: "echo", input: {}, run: () => 1 });
+    const path = join(mkdtempSync(join(tmpdir(), "deputy-store-")), "runs.db");
+    const store = new SqliteRunStore(path);
+    const plan = {
+      name: "p",
+      inputs: { type: "object", properties: { q: { type: "string" } } },
+      nodes: [{ id: "a", tool: "echo", args: {}, store_as: "a" }],
+    };
+    const m = await runPlan(plan, {
+      tools: [echo],
+      store,
+      inputs: { q: "billing" },
+      meta: { tools: "/abs/tools.mjs", extra: { team: "ops" } },
+    });
+    await store.close();
+    const again = new SqliteRunStore(path);
+    expect((await again.load(m.runId))!.run.options).toEqual({
+      version: 1,
+      tools: "/abs/tools.mjs",
+      inputs: { q: "billing" },
+      extra: { team: "ops" },
+    });
+    await again.close();
+  });
+});
