@@ -50,7 +50,7 @@ await store.createRun({
   status: "escalated",
   createdAt: now,
   updatedAt: now,
-  options: {},
+  options: { version: 1 },
 });
 const batch: RunMutation[] = [
   { kind: "artifact", key: "fetch_alerts", value: { alerts } },

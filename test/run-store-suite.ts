@@ -10,14 +10,40 @@ function record(runId: string, createdAt: string): RunRecord {
     status: "running",
     createdAt,
     updatedAt: createdAt,
-    options: { tools: "tools.mjs" },
+    options: {
+      version: 1,
+      tools: "tools.mjs",
+      delegates: ["scripted:p.jsonl"],
+      inputs: { queue: "billing" },
+    },
   };
 }
+
+// Names that live on Object.prototype (and on functions, arrays and strings): what `in` and `obj[key]` find on an
+// ordinary object, and what `obj["__proto__"] = v` turns into a prototype change. The same list as
+// src/plan/prototype-safety.test.ts; here every store must keep them as data.
+const PROTO_NAMES = [
+  "constructor",
+  "toString",
+  "hasOwnProperty",
+  "valueOf",
+  "isPrototypeOf",
+  "propertyIsEnumerable",
+  "toLocaleString",
+  "__proto__",
+  "__defineGetter__",
+  "__lookupGetter__",
+  "prototype",
+  "length",
+  "name",
+];
 
 /** A store to test, and (for durable stores) how to open another one over the same data. */
 export interface StoreUnderTest {
   store: RunStore;
   reopen?: () => RunStore;
+  /** For durable stores: overwrites a run's stored options as given (what an older deputy wrote). */
+  setStoredOptions?: (runId: string, options: unknown) => Promise<void>;
 }
 
 /** The conformance suite every RunStore implementation passes. `reopen` returns a store over the same data. */
@@ -42,13 +68,111 @@ export function runStoreSuite(name: string, make: () => StoreUnderTest | Promise
         runId: "r1",
         status: "partial",
         plan: { name: "p" },
-        options: { tools: "tools.mjs" },
       });
+      // The options record round-trips whole and typed (see run-options-record.ts).
+      expect(loaded!.run.options).toEqual(record("r1", "").options);
       expect(loaded!.artifacts).toEqual({ a: { list: [1, 2], s: "x" }, b_3: [3, "three"] });
       expect(loaded!.nodes.a!.storedKeys).toEqual(["a"]);
       expect(loaded!.items.b![3]!.key).toBe("b_3");
       expect(loaded!.items.b![1]!.error!.code).toBe("E");
       expect(await store.load("missing")).toBeUndefined();
+      await store.close();
+    });
+
+    it("keeps Object.prototype's names as data: run ids, node ids, artifact keys and item keys", async () => {
+      const { store, reopen } = await make();
+      const escalation = { verdict: "declined", reason: "r", createdAt: "2026-01-01T00:00:00.000Z" };
+      for (const runId of PROTO_NAMES) {
+        await store.createRun(record(runId, "2026-01-01T00:00:00.000Z"));
+        await store.write(runId, [
+          // Node-level artifacts keyed by every name; the items of the node named like the run store the rest.
+          ...PROTO_NAMES.map((key): RunMutation => ({ kind: "artifact", key, value: `artifact ${key}` })),
+          ...PROTO_NAMES.map((nodeId): RunMutation => ({
+            kind: "node",
+            nodeId,
+            record: {
+              status: "escalated",
+              storedKeys: [nodeId],
+              attempts: 1,
+              escalation: { ...escalation, nodeId },
+            },
+          })),
+          ...PROTO_NAMES.map((name, index): RunMutation => ({
+            kind: "item",
+            nodeId: runId,
+            item: { index, status: "ok", key: `${runId}.${name}` },
+            value: `item ${name}`,
+          })),
+        ]);
+        await store.write(runId, [{ kind: "resolution", nodeId: runId, resolution: { kind: "skip" } }]);
+      }
+      const empty = "empty";
+      await store.createRun(record(empty, "2025-01-01T00:00:00.000Z"));
+      const again = reopen ? (await store.close(), reopen()) : store;
+      expect((await again.list()).map((r) => r.runId).sort()).toEqual([...PROTO_NAMES, empty].sort());
+      for (const runId of PROTO_NAMES) {
+        const loaded = (await again.load(runId))!;
+        expect(loaded.run.runId).toBe(runId);
+        for (const key of PROTO_NAMES) {
+          expect(Object.hasOwn(loaded.artifacts, key), `artifact ${key} of run ${runId}`).toBe(true);
+          expect(loaded.artifacts[key]).toBe(`artifact ${key}`);
+          expect(loaded.artifacts[`${runId}.${key}`]).toBe(`item ${key}`);
+          expect(Object.hasOwn(loaded.nodes, key), `node ${key} of run ${runId}`).toBe(true);
+          expect(loaded.nodes[key]!.storedKeys).toEqual([key]);
+        }
+        expect(loaded.nodes[runId]!.escalation!.resolution).toEqual({ kind: "skip" });
+        expect(Object.hasOwn(loaded.items, runId)).toBe(true);
+        expect(Object.keys(loaded.items[runId]!)).toHaveLength(PROTO_NAMES.length);
+        const summary = (await again.loadSummary(runId))!;
+        for (const key of PROTO_NAMES) expect(summary.artifacts[key]).toBe(`artifact ${key}`);
+        expect(summary.artifacts[`${runId}.constructor`]).toBeUndefined();
+        expect(Object.keys(summary.nodes).sort()).toEqual([...PROTO_NAMES].sort());
+        const page = await again.listItems(runId, runId);
+        expect(page.items.map((i) => i.value)).toEqual(PROTO_NAMES.map((n) => `item ${n}`));
+      }
+      // Nothing stored under a name: a lookup finds nothing, never a member inherited from Object.prototype.
+      const bare = (await again.load(empty))!;
+      const bareSummary = (await again.loadSummary(empty))!;
+      for (const maps of [bare, bareSummary])
+        for (const map of [maps.artifacts, maps.nodes] as Record<string, unknown>[])
+          for (const key of PROTO_NAMES) expect(map[key], key).toBeUndefined();
+      for (const key of PROTO_NAMES)
+        expect((bare.items as Record<string, unknown>)[key], key).toBeUndefined();
+      expect(await again.listItems(empty, "constructor")).toEqual({ total: 0, counts: {}, items: [] });
+      expect(Object.getPrototypeOf({})).toBe(Object.prototype);
+      await again.close();
+    });
+
+    it("reads an options record written before records had a version, typed", async () => {
+      const { store, setStoredOptions } = await make();
+      if (!setStoredOptions) return store.close(); // nothing older to read: the memory store keeps what it is given
+      await store.createRun(record("old", "2026-01-01T00:00:00.000Z"));
+      await setStoredOptions("old", {
+        tools: "/abs/tools.mjs",
+        delegates: ["llama-server:http://127.0.0.1:8080"],
+        traces: "/abs/traces.jsonl",
+        plan: "/abs/plan.json",
+        allowDelegateSideEffects: true,
+        inputs: { queue: "billing" },
+        distributed: true,
+        team: "ops",
+      });
+      const expected = {
+        version: 1,
+        tools: "/abs/tools.mjs",
+        delegates: ["llama-server:http://127.0.0.1:8080"],
+        traces: "/abs/traces.jsonl",
+        plan: "/abs/plan.json",
+        allowDelegateSideEffects: true,
+        inputs: { queue: "billing" },
+        distributed: true,
+        extra: { team: "ops" },
+      };
+      expect((await store.load("old"))!.run.options).toEqual(expected);
+      expect((await store.list())[0]!.options).toEqual(expected);
+      expect((await store.loadSummary("old"))!.run.options).toEqual(expected);
+      await setStoredOptions("old", {});
+      expect((await store.load("old"))!.run.options).toEqual({ version: 1 });
       await store.close();
     });
 

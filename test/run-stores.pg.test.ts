@@ -8,5 +8,15 @@ const url = inject("pgUrl");
 // Each test gets a database of its own, so runs from one test never show in another's list.
 runStoreSuite("PostgresRunStore", async () => {
   const db = await freshDatabase(url);
-  return { store: new PostgresRunStore(db), reopen: () => new PostgresRunStore(db) };
+  const store = new PostgresRunStore(db);
+  return {
+    store,
+    reopen: () => new PostgresRunStore(db),
+    setStoredOptions: async (runId, options) => {
+      await store.pool.query(`UPDATE deputy.runs SET options = $1 WHERE run_id = $2`, [
+        JSON.stringify(options),
+        runId,
+      ]);
+    },
+  };
 });

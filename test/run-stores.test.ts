@@ -9,7 +9,15 @@ import { runStoreSuite } from "./run-store-suite.js";
 runStoreSuite("MemoryRunStore", () => ({ store: new MemoryRunStore() }));
 runStoreSuite("SqliteRunStore", () => {
   const path = join(mkdtempSync(join(tmpdir(), "deputy-store-")), "runs.db");
-  return { store: new SqliteRunStore(path), reopen: () => new SqliteRunStore(path) };
+  return {
+    store: new SqliteRunStore(path),
+    reopen: () => new SqliteRunStore(path),
+    setStoredOptions: async (runId, options) => {
+      const db = new DatabaseSync(path);
+      db.prepare(`UPDATE runs SET options = ? WHERE run_id = ?`).run(JSON.stringify(options), runId);
+      db.close();
+    },
+  };
 });
 
 describe("SqliteRunStore on a store made before items had status and spend columns", () => {
@@ -36,5 +44,35 @@ describe("SqliteRunStore on a store made before items had status and spend colum
     expect(page.spend).toEqual({ calls: 2, tokens: 5, cost: 1, duration: 1 });
     expect(page.items.map((i) => i.record.index)).toEqual([1]);
     await store.close();
+  });
+});
+
+describe("the options record a run is started with", () => {
+  it("is written once by the engine, versioned and typed, and read back so from a durable store", async () => {
+    const { runPlan } = await import("../src/index.js");
+    const { defineTool } = await import("../src/tools/define-tool.js");
+    const echo = defineTool({ name: "echo", description: "echo", input: {}, run: () => 1 });
+    const path = join(mkdtempSync(join(tmpdir(), "deputy-store-")), "runs.db");
+    const store = new SqliteRunStore(path);
+    const plan = {
+      name: "p",
+      inputs: { type: "object", properties: { q: { type: "string" } } },
+      nodes: [{ id: "a", tool: "echo", args: {}, store_as: "a" }],
+    };
+    const m = await runPlan(plan, {
+      tools: [echo],
+      store,
+      inputs: { q: "billing" },
+      meta: { tools: "/abs/tools.mjs", extra: { team: "ops" } },
+    });
+    await store.close();
+    const again = new SqliteRunStore(path);
+    expect((await again.load(m.runId))!.run.options).toEqual({
+      version: 1,
+      tools: "/abs/tools.mjs",
+      inputs: { q: "billing" },
+      extra: { team: "ops" },
+    });
+    await again.close();
   });
 });

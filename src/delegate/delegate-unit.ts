@@ -200,6 +200,17 @@ export function escalated(
     escalation: {
       verdict: gate.verdict,
       reason,
+      // What the person deciding and the learner need, as this unit rendered it: the record describes itself.
+      instruction: p.instruction,
+      facts: p.facts,
+      tools: p.specs.map(({ name, description, parameters, sensitive }) => ({
+        name,
+        description,
+        parameters,
+        ...(sensitive ? { sensitive } : {}),
+      })),
+      ...(p.node.min_confidence === undefined ? {} : { minConfidence: p.node.min_confidence }),
+      allowSideEffects: p.node.allow_side_effects,
       ...(proposal
         ? {
             proposal: {

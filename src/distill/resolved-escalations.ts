@@ -1,5 +1,3 @@
-import { renderString, renderValue, type TemplateScope } from "../runtime/template.js";
-import { applySelectPath, parseSelectPath } from "../runtime/select-path.js";
 import type { Escalation, RunRecord } from "../store/run-state.js";
 import type { RunStore } from "../store/run-store.js";
 import type { ToolSpec } from "../delegate/protocol.js";
@@ -14,23 +12,20 @@ export interface ResolvedEscalations {
   unresolved: number;
   /** Resolutions that are no label: a stored value (the person ran nothing and gave the result instead). */
   values: number;
-}
-
-interface RawNode {
-  id?: unknown;
-  type?: unknown;
-  instruction?: unknown;
-  facts?: unknown;
-  tools?: unknown;
-  for_each?: { source?: unknown; select?: unknown; as?: unknown };
+  /**
+   * Resolved escalations stored before escalations kept the delegate's input (no instruction recorded): there is
+   * nothing to learn the decision from, so they are counted and left out. Absent when there are none.
+   */
+  unrecorded?: number;
 }
 
 /**
  * Reads a run store for the escalations of one delegate node that a person resolved (`deputy resolve`), and
- * turns each into a trace of that node as `examplesFromTraces` reads them: the input re-rendered from the stored
- * plan and artifacts exactly as the node rendered it, and the person's call as the final call (`source:
- * "person"`), or a decline for `--skip`. A `--value` resolution ran no tool, so it is counted, not learned.
- * `toolsFor` gives a run's tool specs (from its tools module); without them the traces carry none.
+ * turns each into a trace of that node as `examplesFromTraces` reads them: the input as the escalation recorded
+ * it (the instruction, facts and candidate tools the delegate was given), and the person's call as the final
+ * call (`source: "person"`), or a decline for `--skip`. A `--value` resolution ran no tool, so it is counted, not
+ * learned. `toolsFor` may give a run's tool specs (a tools module's): a spec of the same name replaces the
+ * recorded one, whose schema the run's redactor may have touched.
  */
 export async function resolvedEscalationTraces(
   store: RunStore,
@@ -38,35 +33,20 @@ export async function resolvedEscalationTraces(
   toolsFor?: (run: RunRecord) => Promise<ToolSpec[] | undefined>,
 ): Promise<ResolvedEscalations> {
   const out: ResolvedEscalations = { traces: [], runs: 0, unresolved: 0, values: 0 };
+  let unrecorded = 0;
   for (const record of await store.list()) {
     const stored = await store.load(record.runId);
-    const plan = stored?.run.plan as { nodes?: RawNode[] } | undefined;
-    const node = plan?.nodes?.find((n) => n.id === nodeId);
-    if (!stored || !node || node.type !== "delegate" || typeof node.instruction !== "string") continue;
+    if (!stored) continue;
+    const found: Escalation[] = [];
+    const node = Object.hasOwn(stored.nodes, nodeId) ? stored.nodes[nodeId] : undefined;
+    const items = Object.hasOwn(stored.items, nodeId) ? stored.items[nodeId] : undefined;
+    for (const item of Object.values(items ?? {})) if (item.escalation) found.push(item.escalation);
+    if (found.length === 0 && node?.escalation) found.push(node.escalation);
+    if (!node && !items) continue;
     out.runs++;
-    const found: { escalation: Escalation; scope: TemplateScope; item?: number }[] = [];
-    const base: TemplateScope = { artifacts: stored.artifacts };
-    const inputs = (stored.run.options as { inputs?: Record<string, unknown> }).inputs;
-    if (inputs) base.inputs = inputs;
-    const nodeEscalation = stored.nodes[nodeId]?.escalation;
-    if (node.for_each && typeof node.for_each.source === "string") {
-      const list = forEachList(node.for_each, base);
-      for (const item of Object.values(stored.items[nodeId] ?? {})) {
-        if (!item.escalation || !list || item.index >= list.length) continue;
-        const alias = typeof node.for_each.as === "string" ? node.for_each.as : "item";
-        found.push({
-          escalation: item.escalation,
-          item: item.index,
-          scope: { ...base, alias, item: list[item.index], index: item.index },
-        });
-      }
-    } else if (nodeEscalation) {
-      found.push({ escalation: nodeEscalation, scope: base });
-    }
     if (found.length === 0) continue;
-    const tools = (await toolsFor?.(stored.run)) ?? [];
-    const offered = new Set(Array.isArray(node.tools) ? node.tools : []);
-    for (const { escalation, scope, item } of found) {
+    const live = (await toolsFor?.(stored.run)) ?? [];
+    for (const escalation of found) {
       const resolution = escalation.resolution;
       if (!resolution) {
         out.unresolved++;
@@ -76,14 +56,20 @@ export async function resolvedEscalationTraces(
         out.values++;
         continue;
       }
-      const rendered = renderString(node.instruction, scope);
-      const trace: DelegateTrace = {
+      if (escalation.instruction === undefined) {
+        unrecorded++;
+        continue;
+      }
+      const tools = (escalation.tools ?? []).map(
+        (t): ToolSpec => live.find((l) => l.name === t.name) ?? toSpec(t),
+      );
+      out.traces.push({
         runId: stored.run.runId,
         nodeId,
-        ...(item === undefined ? {} : { item }),
-        instruction: typeof rendered === "string" ? rendered : JSON.stringify(rendered),
-        facts: (renderValue(node.facts ?? {}, scope) as Record<string, unknown>) ?? {},
-        tools: tools.filter((t) => offered.has(t.name)),
+        ...(escalation.item === undefined ? {} : { item: escalation.item }),
+        instruction: escalation.instruction,
+        facts: escalation.facts ?? {},
+        tools,
         proposal: null,
         verdict: resolution.kind === "call" ? "accepted" : "declined",
         ...(resolution.kind === "call" ? { finalCall: resolution.call } : {}),
@@ -91,24 +77,20 @@ export async function resolvedEscalationTraces(
         latencyMs: 0,
         time: escalation.createdAt,
         source: "person",
-      };
-      out.traces.push(trace);
+      });
     }
   }
+  if (unrecorded > 0) out.unrecorded = unrecorded;
   // Oldest first, so a later correction of the same input wins in examplesFromTraces.
   out.traces.sort((a, b) => a.time.localeCompare(b.time));
   return out;
 }
 
-function forEachList(fe: NonNullable<RawNode["for_each"]>, scope: TemplateScope): unknown[] | undefined {
-  try {
-    const source = renderString(fe.source as string, scope);
-    const list =
-      typeof fe.select === "string"
-        ? applySelectPath(source, parseSelectPath(fe.select), (fe.source as string).slice(1, -1))
-        : source;
-    return Array.isArray(list) ? list : undefined;
-  } catch {
-    return undefined; // the artifacts it read are gone: nothing to re-render
-  }
+function toSpec(tool: NonNullable<Escalation["tools"]>[number]): ToolSpec {
+  return {
+    name: tool.name,
+    description: tool.description,
+    parameters: tool.parameters as ToolSpec["parameters"],
+    ...(tool.sensitive ? { sensitive: tool.sensitive } : {}),
+  };
 }

@@ -3,6 +3,7 @@ import { makeWorkerUtils } from "graphile-worker";
 import type { PlanNode } from "../plan/plan-schema.js";
 import type { UnitDispatcher, UnitOutcome, WorkUnit } from "../plan/node-executor.js";
 import type { PostgresRunStore } from "../store/postgres-run-store.js";
+import { enqueueUnitsQuery, unitOutcomesQuery } from "../store/postgres-unit-results.js";
 import { quietLogger } from "./quiet-logger.js";
 import { queuePool } from "./queue-pool.js";
 import { toPayload, type UnitPayload } from "./unit-payload.js";
@@ -172,24 +173,21 @@ export class JobDispatcher implements UnitDispatcher {
   }
 
   /**
-   * One statement per batch: answers units whose success is stored, drops stored failures of units that run
-   * again (a resume), and adds jobs for units with neither a success nor a job (`graphile_worker.add_jobs`, which
-   * wakes the workers).
+   * One statement per batch (`enqueueUnitsQuery`, from the store that owns the outcomes table): answers units
+   * whose success is stored, drops stored failures of units that run again (a resume), and adds jobs for units
+   * with neither a success nor a job (`graphile_worker.add_jobs`, which wakes the workers).
    */
   async #enqueueBatch(batch: Waiter[]): Promise<void> {
     if (batch.length === 0) return;
     const queue = await this.#start();
     try {
-      const { rows } = await queue.query<{ done: [string, UnitOutcome][] }>({
-        name: "deputy_enqueue",
-        text: ENQUEUE,
-        values: [
-          batch.map((w) => w.payload.key),
-          batch.map((w) => JSON.stringify(w.payload)),
+      const { rows } = await queue.query<{ done: [string, UnitOutcome][] }>(
+        enqueueUnitsQuery(
+          batch.map((w) => ({ key: w.payload.key, payloadJson: JSON.stringify(w.payload) })),
           UNIT_TASK,
           this.#maxAttempts,
-        ],
-      });
+        ),
+      );
       for (const [key, outcome] of rows[0]!.done) this.#answer(key, outcome);
       for (const w of batch) w.since = Date.now();
     } catch {
@@ -220,10 +218,7 @@ export class JobDispatcher implements UnitDispatcher {
     this.#toFetch = new Set();
     try {
       const queue = await this.#start();
-      const { rows } = await queue.query<{ key: string; outcome: UnitOutcome }>(
-        `SELECT key, outcome FROM deputy.unit_results WHERE key = ANY($1::text[])`,
-        [keys],
-      );
+      const { rows } = await queue.query<{ key: string; outcome: UnitOutcome }>(unitOutcomesQuery(keys));
       for (const row of rows) this.#answer(row.key, row.outcome);
     } catch {
       // The poll tries again.
@@ -248,27 +243,3 @@ export class JobDispatcher implements UnitDispatcher {
     waiter.resolve(outcome);
   }
 }
-
-/**
- * The enqueue statement. $1: the units' keys, $2: their payloads (JSON), $3: the task, $4: max attempts. A
- * stored success is final; a stored error or escalation is from an earlier attempt, which a resume runs again
- * (with the escalation's resolution, if any). A unit whose job is still queued or running is left to it.
- */
-const ENQUEUE = `
-WITH unit AS (
-  SELECT u.key, u.payload, r.outcome,
-         coalesce(r.outcome->>'status' IN ('ok', 'skipped'), false) AS done,
-         EXISTS (SELECT 1 FROM graphile_worker._private_jobs j WHERE j.key = u.key) AS queued
-  FROM unnest($1::text[], $2::text[]) AS u(key, payload)
-  LEFT JOIN deputy.unit_results r ON r.key = u.key),
-fresh AS (SELECT key, payload FROM unit WHERE NOT done AND NOT queued),
-stale AS (
-  DELETE FROM deputy.unit_results r USING unit
-  WHERE r.key = unit.key AND unit.outcome IS NOT NULL AND NOT unit.done AND NOT unit.queued)
-SELECT
-  CASE WHEN EXISTS (SELECT 1 FROM fresh) THEN (
-    SELECT count(*) FROM graphile_worker.add_jobs(ARRAY(
-      SELECT ROW($3::text, payload::json, NULL, NULL, $4::int, key, NULL, NULL)::graphile_worker.job_spec
-      FROM fresh)))
-  ELSE 0 END AS added,
-  coalesce((SELECT json_agg(json_build_array(key, outcome)) FROM unit WHERE done), '[]') AS done`;

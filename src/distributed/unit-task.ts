@@ -6,6 +6,7 @@ import { executeWith } from "../plan/engine-context.js";
 import type { UnitOutcome, WorkUnit } from "../plan/node-executor.js";
 import type { ExecutionPlan } from "../plan/plan-schema.js";
 import type { PostgresRunStore } from "../store/postgres-run-store.js";
+import { storeUnitOutcomeQuery, unitCheckQuery } from "../store/postgres-unit-results.js";
 
 import type { TemplateScope } from "../runtime/template.js";
 import { parsePlan } from "../plan/validate-plan.js";
@@ -64,13 +65,9 @@ export function createUnitTask(
     // Checked right before running, on every attempt: the outcome may have been stored by a worker that died
     // before completing its job; and if this worker was presumed dead, its job was unlocked and someone else
     // holds it now.
-    const { rows } = await queue.query<{ done: boolean; mine: boolean }>({
-      name: "deputy_unit_check",
-      text: `SELECT EXISTS (SELECT 1 FROM deputy.unit_results WHERE key = $1) AS done,
-                    EXISTS (SELECT 1 FROM graphile_worker._private_jobs
-                            WHERE id = $2 AND locked_by = ANY($3::text[])) AS mine`,
-      values: [payload.key, helpers.job.id, poolIds()],
-    });
+    const { rows } = await queue.query<{ done: boolean; mine: boolean }>(
+      unitCheckQuery(payload.key, helpers.job.id, poolIds()),
+    );
     if (rows[0]!.done) {
       await queue.query({
         name: "deputy_unit_announce",
@@ -95,22 +92,13 @@ export function createUnitTask(
     // Stored and announced in one statement (the notification is delivered when it commits), the outcome in
     // the notification unless too large — or unless another worker's outcome was stored first: that one stands.
     const json = jsonOutcome(outcome);
-    await queue.query({
-      name: "deputy_unit_outcome",
-      text: `WITH stored AS (
-               INSERT INTO deputy.unit_results (key, run_id, outcome, worker) VALUES ($1, $2, $3, $4)
-               ON CONFLICT (key) DO NOTHING RETURNING 1)
-             SELECT pg_notify($5, CASE WHEN EXISTS (SELECT 1 FROM stored) THEN $6 ELSE $7 END)`,
-      values: [
-        payload.key,
-        payload.runId,
-        json,
-        workerName,
+    await queue.query(
+      storeUnitOutcomeQuery(
+        { key: payload.key, runId: payload.runId, outcomeJson: json, worker: workerName },
         UNIT_DONE_CHANNEL,
-        doneMessage(payload.key, json),
-        doneMessage(payload.key),
-      ],
-    });
+        { stored: doneMessage(payload.key, json), notStored: doneMessage(payload.key) },
+      ),
+    );
   };
 }
 

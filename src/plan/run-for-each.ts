@@ -1,5 +1,5 @@
 import { NodeError } from "../errors/node-error.js";
-import type { EngineContext } from "./engine-context.js";
+import { commit, type EngineContext } from "./engine-context.js";
 import { ItemLoop } from "./item-loop.js";
 import type { PlanNode } from "./plan-schema.js";
 import type { NodeRecord } from "../store/run-state.js";
@@ -31,6 +31,14 @@ export async function runForEach(
       "FOR_EACH_TOO_MANY",
       `for_each has ${list.length} items, more than max_items (${fe.max_items}); raise max_items or narrow the source.`,
     );
+  }
+  // The node's record says how many items there are while they run, so a viewer of the store (the console) shows
+  // progress from records alone, never by rebuilding the list from the plan. Only a run that persists has viewers.
+  if (ctx.persist) {
+    const items = { total: list.length, ok: 0, error: 0, skipped: 0, escalated: 0, reused: 0 };
+    await commit(ctx, [
+      { kind: "node", nodeId: node.id, record: { status: "running", storedKeys: [], attempts: 1, items } },
+    ]);
   }
   const loop = new ItemLoop(ctx, node, base, list);
   await loop.run();

@@ -11,7 +11,7 @@ const stored = (): StoredRun => ({
     status: "partial",
     createdAt: "2026-01-01T00:00:00.000Z",
     updatedAt: "2026-01-01T00:00:01.000Z",
-    options: {},
+    options: { version: 1 },
   },
   artifacts: { a: 1, b_0: "x" },
   nodes: {

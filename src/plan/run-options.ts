@@ -3,6 +3,7 @@ import type { ExecutionHost, NodeExecutor, UnitDispatcher } from "./node-executo
 import type { LeaseOptions } from "../store/run-lease.js";
 import type { PlanNode } from "./plan-schema.js";
 import type { RunEvent } from "./run-events.js";
+import type { RunStartFacts } from "../store/run-options-record.js";
 import type { RunStore } from "../store/run-store.js";
 import type { ValidationReport } from "./validate-plan.js";
 
@@ -52,8 +53,11 @@ export interface EngineOptions {
   distributed?: UnitDispatcher;
   /** How this process owns the run: owner id, lease length, wait or refuse when owned. See {@link LeaseOptions}. */
   lease?: LeaseOptions;
-  /** Facts about how the run was started, kept with it (the CLI stores the tools module path). */
-  meta?: Record<string, unknown>;
+  /**
+   * Facts about how the run was started, kept with it in its options record (the CLI stores its flags: the
+   * tools module path, delegate specs, the trace file); anything else goes under `extra`.
+   */
+  meta?: RunStartFacts;
   /**
    * A report from `validatePlan` of this same input with the same host and executors (the CLI validates first,
    * to print every issue before it opens a store): the plan is not validated a second time.

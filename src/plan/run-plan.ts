@@ -8,6 +8,7 @@ import { planFingerprint } from "./fingerprint.js";
 import { MemoryRunStore } from "../store/memory-run-store.js";
 import type { UnitDispatcher } from "./node-executor.js";
 import { acquireRunLease, type HeldLease } from "../store/run-lease.js";
+import { runOptionsRecord } from "../store/run-options-record.js";
 import { createEmitter } from "./run-events.js";
 import { runEngine } from "./run-engine.js";
 import type { RunManifest } from "./run-manifest.js";
@@ -41,11 +42,10 @@ export async function startRun(input: unknown, options: EngineOptions): Promise<
     status: "running",
     createdAt: now().toISOString(),
     updatedAt: now().toISOString(),
-    options: {
-      ...options.meta,
-      ...(options.inputs ? { inputs: options.inputs } : {}),
-      ...(options.distributed ? { distributed: true } : {}),
-    },
+    options: runOptionsRecord(options.meta, {
+      inputs: options.inputs,
+      distributed: options.distributed !== undefined,
+    }),
   };
   await store.createRun(run);
   const lease = await acquireRunLease(store, runId, options.lease, options.signal);
@@ -138,7 +138,7 @@ async function continueOwned(
     if (retry.includes(record.status)) delete stored.nodes[id];
   const clock = options._internal?.now ?? systemClock;
   const now = () => new Date(clock());
-  const inputs = options.inputs ?? (stored.run.options.inputs as Record<string, unknown> | undefined);
+  const inputs = options.inputs ?? stored.run.options.inputs;
   const ctx = context(
     { ...options, ...(inputs ? { inputs } : {}) },
     plan,

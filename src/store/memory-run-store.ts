@@ -1,5 +1,6 @@
 import {
   applyMutations,
+  copyRun,
   pageItems,
   summarizeRun,
   type ItemPage,
@@ -33,7 +34,7 @@ export class MemoryRunStore implements RunStore {
     this.#assertOpen();
     const state = this.#runs.get(runId);
     // A deep copy, so a caller holding it sees a snapshot, as with a durable store.
-    return state && structuredClone(state);
+    return state && copyRun(state);
   }
 
   async list(options: { limit?: number } = {}): Promise<RunRecord[]> {
@@ -85,7 +86,7 @@ export class MemoryRunStore implements RunStore {
   async loadSummary(runId: string): Promise<RunSummary | undefined> {
     this.#assertOpen();
     const state = this.#runs.get(runId);
-    return state ? structuredClone(summarizeRun(state)) : undefined;
+    return state ? copyRun(summarizeRun(state)) : undefined;
   }
 
   async listItems(runId: string, nodeId: string, options?: ItemPageOptions): Promise<ItemPage> {

@@ -28,7 +28,8 @@ CREATE TABLE deputy.items (
   record jsonb NOT NULL, key text, value json,
   PRIMARY KEY (run_id, node_id, idx)
 );
--- Distributed runs: a unit's outcome, written by the worker that ran it, keyed by its idempotency key.
+-- Distributed runs: a unit's outcome, written by the worker that ran it, keyed by its idempotency key. Every
+-- statement on it is built by postgres-unit-results.ts, its owner.
 CREATE TABLE deputy.unit_results (
   key text PRIMARY KEY, run_id text NOT NULL, outcome json NOT NULL, worker text NOT NULL,
   created_at timestamptz NOT NULL DEFAULT now()

@@ -1,6 +1,9 @@
 import pg from "pg";
 import { RunError } from "../errors/run-error.js";
+import { dataMap, indexMap, setOwn } from "../runtime/own.js";
 import { migratePostgres } from "./postgres-migrations.js";
+import { readRunOptions } from "./run-options-record.js";
+import { UNIT_RESULTS_PRUNE } from "./postgres-unit-results.js";
 import { applyWrites, type RunWrite } from "./postgres-mutations.js";
 import type { ItemRecord, NodeRecord, RunRecord, StoredRun } from "./run-state.js";
 import {
@@ -138,15 +141,19 @@ export class PostgresRunStore implements RunStore {
         [runId],
       ),
     ]);
-    const artifacts: Record<string, unknown> = {};
-    for (const a of artifactRows.rows) artifacts[a.key] = a.value;
-    const nodes: Record<string, NodeRecord> = {};
-    for (const n of nodeRows.rows) nodes[n.node_id] = n.record as NodeRecord;
-    const items: StoredRun["items"] = {};
+    // Keys are data (`store_as: "{item.id}"`): null-prototype maps, own-key checks and `setOwn`, so a key such as
+    // `constructor` is found only when stored, and `__proto__` is a key like any other.
+    const artifacts = dataMap<unknown>();
+    for (const a of artifactRows.rows) setOwn(artifacts, a.key, a.value);
+    const nodes = dataMap<NodeRecord>();
+    for (const n of nodeRows.rows) setOwn(nodes, n.node_id, n.record as NodeRecord);
+    const items: StoredRun["items"] = dataMap();
     for (const i of itemRows.rows) {
       const item = i.record as ItemRecord;
-      (items[i.node_id] ??= {})[item.index] = item;
-      if (i.key !== null && i.value !== null && !(i.key in artifacts)) artifacts[i.key] = i.value;
+      if (!Object.hasOwn(items, i.node_id)) setOwn(items, i.node_id, indexMap());
+      items[i.node_id]![item.index] = item;
+      if (i.key !== null && i.value !== null && !Object.hasOwn(artifacts, i.key))
+        setOwn(artifacts, i.key, i.value);
     }
     return { run: toRunRecord(run.rows[0]), artifacts, nodes, items };
   }
@@ -214,13 +221,14 @@ export class PostgresRunStore implements RunStore {
 
   async prune(before: Date): Promise<number> {
     await this.#open();
-    // Artifacts, nodes and items go with their run (ON DELETE CASCADE); unit results are not referenced.
+    // Artifacts, nodes and items go with their run (ON DELETE CASCADE); unit results are not referenced, and are
+    // deleted by the statement of their owner (postgres-unit-results.ts).
     const { rows } = await this.pool.query<{ n: string }>(
       `WITH gone AS (
          DELETE FROM deputy.runs WHERE updated_at < $1
            AND NOT (lease_owner IS NOT NULL AND lease_expires > clock_timestamp())
          RETURNING run_id),
-       results AS (DELETE FROM deputy.unit_results WHERE run_id IN (SELECT run_id FROM gone))
+       results AS (${UNIT_RESULTS_PRUNE})
        SELECT count(*) AS n FROM gone`,
       [before.toISOString()],
     );
@@ -261,7 +269,7 @@ function toRunRecord(row: Record<string, any>): RunRecord {
     status: row.status,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
-    options: row.options,
+    options: readRunOptions(row.options),
     ...(row.error ? { error: row.error } : {}),
     ...(row.lease_owner
       ? {

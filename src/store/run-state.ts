@@ -1,4 +1,5 @@
 import type { SerializedError } from "../errors/deputy-error.js";
+import type { RunOptionsRecord } from "./run-options-record.js";
 
 /** Where a node stands. `pending` and `running` never end a run; the rest are final for this attempt. */
 export type NodeStatus =
@@ -21,7 +22,12 @@ export type Resolution = (
   by?: string;
 };
 
-/** A node or item paused for a decision. */
+/**
+ * A node or item paused for a decision. It describes itself: what the delegate was asked (`instruction`,
+ * `facts`, `tools`, as rendered for this node or item) is kept with it, so the person deciding (the console, the
+ * CLI) and the learner (`deputy distill --store`) read it from here, never by rendering the plan again.
+ * Escalations stored before these fields existed have none of them; readers show what they can without.
+ */
 export interface Escalation {
   nodeId: string;
   item?: number;
@@ -31,6 +37,28 @@ export interface Escalation {
   proposal?: unknown;
   createdAt: string;
   resolution?: Resolution;
+  /** The instruction the delegate was given, rendered (secrets redacted like the rest of the record). */
+  instruction?: string;
+  /** The facts the delegate was given, rendered (redacted like the rest of the record). */
+  facts?: Record<string, unknown>;
+  /** The candidate tools as the delegate saw them, with the schema a decision's call must fit. */
+  tools?: EscalationTool[];
+  /** The node's `min_confidence`, when it set one. */
+  minConfidence?: number;
+  /** The node's `allow_side_effects`. */
+  allowSideEffects?: boolean;
+}
+
+/**
+ * A candidate tool as an escalation keeps it (the delegate's `ToolSpec`). The run's redactor sees the whole
+ * record, so the schema of a property with a secret-looking name (`password`) is stored redacted, as in traces.
+ */
+export interface EscalationTool {
+  name: string;
+  description: string;
+  parameters: unknown;
+  /** Argument names whose values are redacted wherever they are shown. */
+  sensitive?: readonly string[];
 }
 
 /** The durable record of one for_each item. */
@@ -78,8 +106,8 @@ export interface RunRecord {
   status: RunStatus;
   createdAt: string;
   updatedAt: string;
-  /** How the run was started (tools module path, delegate specs without secrets, …), for `deputy resume`. */
-  options: Record<string, unknown>;
+  /** How the run was started (tools module path, delegate specs without secrets, …): one typed, versioned record. */
+  options: RunOptionsRecord;
   error?: SerializedError;
   /** The run's owner while one holds it (see `RunStore.acquireLease`); absent when nobody does. */
   lease?: RunLease;

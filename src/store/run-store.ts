@@ -8,7 +8,7 @@ import type {
   StoredRun,
 } from "./run-state.js";
 import type { SerializedError } from "../errors/deputy-error.js";
-import { indexMap, setOwn } from "../runtime/own.js";
+import { dataMap, indexMap, setOwn, toDataMap } from "../runtime/own.js";
 import type { Spend } from "./run-state.js";
 
 /** One change to a run's durable state. A store applies a batch of them atomically. */
@@ -90,8 +90,31 @@ export function summarizeRun(state: StoredRun): RunSummary {
   const itemKeys = new Set<string>();
   for (const items of Object.values(state.items))
     for (const item of Object.values(items)) if (item.key !== undefined) itemKeys.add(item.key);
-  const artifacts = Object.fromEntries(Object.entries(state.artifacts).filter(([k]) => !itemKeys.has(k)));
+  const artifacts = dataMap<unknown>();
+  for (const key of Object.keys(state.artifacts))
+    if (!itemKeys.has(key)) setOwn(artifacts, key, state.artifacts[key]);
   return { run: state.run, nodes: state.nodes, artifacts };
+}
+
+/**
+ * A deep copy of a run's state, as every store hands one out: a snapshot no later write changes, whose maps
+ * keyed by data (artifacts, nodes, items) have no prototype, so a key that names a member of Object.prototype
+ * (`constructor`, `__proto__`) is found only when it was stored. (`structuredClone` alone gives ordinary objects.)
+ */
+export function copyRun<
+  S extends { run: RunRecord; artifacts: Record<string, unknown>; nodes: Record<string, NodeRecord> },
+>(state: S): S {
+  const copy = structuredClone(state);
+  copy.artifacts = toDataMap(copy.artifacts);
+  copy.nodes = toDataMap(copy.nodes);
+  const items = (copy as Partial<StoredRun>).items;
+  if (items) {
+    const maps = dataMap<Record<number, ItemRecord>>();
+    for (const nodeId of Object.keys(items))
+      setOwn(maps, nodeId, Object.assign(indexMap<ItemRecord>(), items[nodeId]));
+    (copy as Partial<StoredRun>).items = maps;
+  }
+  return copy;
 }
 
 /** Pages items held in memory (shared by stores that keep a copy in memory). */
@@ -132,9 +155,10 @@ export function applyMutations(state: StoredRun, batch: RunMutation[]): void {
         setOwn(state.artifacts, m.key, m.value);
         break;
       case "node":
-        state.nodes[m.nodeId] = m.record;
+        setOwn(state.nodes, m.nodeId, m.record);
         break;
       case "item":
+        // (Safe with any node id: every store and the engine keep `items` as a map without a prototype.)
         (state.items[m.nodeId] ??= indexMap())[m.item.index] = m.item;
         if ("value" in m && m.item.key !== undefined) setOwn(state.artifacts, m.item.key, m.value);
         break;

@@ -14,6 +14,7 @@ import type {
 import type { Spend } from "./run-state.js";
 import type { ItemRecord, NodeRecord, RunRecord, StoredRun } from "./run-state.js";
 import { RunError } from "../errors/run-error.js";
+import { readRunOptions } from "./run-options-record.js";
 import { dataMap, indexMap, setOwn } from "../runtime/own.js";
 
 /** Options of {@link SqliteRunStore}. */
@@ -241,7 +242,7 @@ export class SqliteRunStore implements RunStore {
     }
     const nodes = dataMap<NodeRecord>();
     for (const n of this.#stmts.nodes.iterate(runId) as Iterable<{ node_id: string; record: string }>) {
-      nodes[n.node_id] = JSON.parse(n.record) as NodeRecord;
+      setOwn(nodes, n.node_id, JSON.parse(n.record) as NodeRecord);
     }
     const items: StoredRun["items"] = dataMap();
     const rows = this.#stmts.items.iterate(runId) as Iterable<{
@@ -252,7 +253,8 @@ export class SqliteRunStore implements RunStore {
     }>;
     for (const i of rows) {
       const item = JSON.parse(i.record) as ItemRecord;
-      (items[i.node_id] ??= indexMap())[item.index] = item;
+      if (!Object.hasOwn(items, i.node_id)) setOwn(items, i.node_id, indexMap());
+      items[i.node_id]![item.index] = item;
       if (i.key !== null && i.value !== null && !Object.hasOwn(artifacts, i.key))
         setOwn(artifacts, i.key, JSON.parse(i.value));
     }
@@ -263,13 +265,13 @@ export class SqliteRunStore implements RunStore {
     this.#assertOpen();
     const row = this.#stmts.getRun.get(runId) as Record<string, string> | undefined;
     if (!row) return undefined;
-    const artifacts: Record<string, unknown> = {};
+    const artifacts = dataMap<unknown>();
     for (const a of this.#stmts.artifacts.iterate(runId) as Iterable<{ key: string; value: string }>) {
-      artifacts[a.key] = JSON.parse(a.value);
+      setOwn(artifacts, a.key, JSON.parse(a.value));
     }
-    const nodes: Record<string, NodeRecord> = {};
+    const nodes = dataMap<NodeRecord>();
     for (const n of this.#stmts.nodes.iterate(runId) as Iterable<{ node_id: string; record: string }>) {
-      nodes[n.node_id] = JSON.parse(n.record) as NodeRecord;
+      setOwn(nodes, n.node_id, JSON.parse(n.record) as NodeRecord);
     }
     return { run: toRunRecord(row), nodes, artifacts };
   }
@@ -382,7 +384,7 @@ function toRunRecord(row: Record<string, string>): RunRecord {
     status: row.status as RunRecord["status"],
     createdAt: row.created_at!,
     updatedAt: row.updated_at!,
-    options: JSON.parse(row.options!) as Record<string, unknown>,
+    options: readRunOptions(JSON.parse(row.options!)),
     ...(row.error ? { error: JSON.parse(row.error) } : {}),
     ...(row.lease_owner
       ? {

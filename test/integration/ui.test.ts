@@ -174,11 +174,21 @@ describe("deputy ui in chromium", () => {
       status: "running",
       createdAt: now,
       updatedAt: now,
-      options: {},
+      options: { version: 1 },
     });
     await fx.store.write(runId, [
       { kind: "artifact", key: "src", value: [1, 2, 3, 4] },
-      { kind: "node", nodeId: "each", record: { status: "running", storedKeys: [], attempts: 1 } },
+      // What the engine records when a for_each starts: the item count, so progress reads from records alone.
+      {
+        kind: "node",
+        nodeId: "each",
+        record: {
+          status: "running",
+          storedKeys: [],
+          attempts: 1,
+          items: { total: 4, ok: 0, error: 0, skipped: 0, escalated: 0, reused: 0 },
+        },
+      },
     ]);
     await page.goto(`${fx.console.origin}/#/runs/${runId}`);
     const node = page.locator('svg.graph [data-node="each"]');

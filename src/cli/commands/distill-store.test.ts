@@ -93,7 +93,7 @@ describe("deputy distill --store", () => {
       const { traces } = await resolvedEscalationTraces(opened, "triage_items");
       await opened.close();
       const ticket = traces.find((t) => t.item === 2)!;
-      // The input is re-rendered exactly as the node rendered it.
+      // The input is the one the escalation recorded, as the node rendered it.
       expect(ticket.instruction).toMatch(
         /^Analyze this alert and select the most appropriate action: Login latency/,
       );

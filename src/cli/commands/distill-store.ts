@@ -1,10 +1,6 @@
 import { existsSync } from "node:fs";
 import { toolSpec } from "../../delegate/delegate-unit.js";
-import {
-  resolvedEscalationTraces,
-  type ResolvedEscalations,
-} from "../../distill/resolved-escalations.js";
-import type { ToolSpec } from "../../delegate/protocol.js";
+import { resolvedEscalationTraces, type ResolvedEscalations } from "../../distill/resolved-escalations.js";
 import { InvalidOptionError } from "../../errors/invalid-option-error.js";
 import { SqliteRunStore } from "../../store/sqlite-run-store.js";
 import { loadToolsModule } from "../../tools/load-tools-module.js";
@@ -13,29 +9,20 @@ import { loadToolsModule } from "../../tools/load-tools-module.js";
 export type StoreSummary = ResolvedEscalations;
 
 /**
- * The resolved escalations of one node in a run store, as traces; tool specs from `--tools` or each run's own
- * tools module (a run whose module is gone still counts, its traces carry no specs).
+ * The resolved escalations of one node in a run store, as traces, with the input and tool specs each escalation
+ * recorded; with `--tools`, that module's specs replace recorded ones of the same name.
  */
 export async function storeTraces(path: string, node: string, tools?: string): Promise<StoreSummary> {
   if (!existsSync(path)) throw new InvalidOptionError("--store", "an existing run store (SQLite file)", path);
-  const modules = new Map<string, Promise<ToolSpec[] | undefined>>();
-  const specsOf = (module: string) => {
-    let specs = modules.get(module);
-    if (!specs) {
-      specs = loadToolsModule(module).then(
+  const specs = tools
+    ? loadToolsModule(tools).then(
         (m) => m.tools.map(toolSpec),
         () => undefined,
-      );
-      modules.set(module, specs);
-    }
-    return specs;
-  };
+      )
+    : undefined;
   const store = new SqliteRunStore(path);
   try {
-    return await resolvedEscalationTraces(store, node, async (run) => {
-      const module = tools ?? (typeof run.options.tools === "string" ? run.options.tools : undefined);
-      return module ? specsOf(module) : undefined;
-    });
+    return await resolvedEscalationTraces(store, node, specs && (() => specs));
   } finally {
     await store.close();
   }

@@ -111,7 +111,7 @@ export function registerDistill(program: Command, ctx: CliContext): void {
       "--store <file>",
       "also learn from the node's escalations people resolved in this run store (SQLite)",
     )
-    .option("--tools <module>", "tools module for the tool specs of --store runs (default: each run's own)")
+    .option("--tools <module>", "tools module whose specs replace those --store escalations recorded")
     .option(
       "--resolved <files...>",
       "trace files of people's decisions on the node's real inputs: trained on, and they choose the threshold out of fold, as --store's resolved escalations do",
@@ -232,7 +232,7 @@ export function registerDistill(program: Command, ctx: CliContext): void {
       const lines = [
         ...(fromStore
           ? [
-              `${flags.store}: ${fromStore.traces.length} resolved escalation(s) of "${flags.node}" in ${fromStore.runs} run(s)${fromStore.unresolved ? `, ${fromStore.unresolved} not resolved yet` : ""}${fromStore.values ? `, ${fromStore.values} resolved with a value (not a call: left out)` : ""}`,
+              `${flags.store}: ${fromStore.traces.length} resolved escalation(s) of "${flags.node}" in ${fromStore.runs} run(s)${fromStore.unresolved ? `, ${fromStore.unresolved} not resolved yet` : ""}${fromStore.values ? `, ${fromStore.values} resolved with a value (not a call: left out)` : ""}${fromStore.unrecorded ? `, ${fromStore.unrecorded} stored before escalations kept their input (left out)` : ""}`,
             ]
           : []),
         `node "${flags.node}": ${selection.examples.length} labelled example(s) (${sources})${left ? `; left out: ${left}` : ""}`,

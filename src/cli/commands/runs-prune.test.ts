@@ -22,7 +22,7 @@ const run = (runId: string, at: Date): RunRecord => ({
   status: "completed",
   createdAt: at.toISOString(),
   updatedAt: at.toISOString(),
-  options: {},
+  options: { version: 1 },
 });
 
 describe("deputy runs prune", () => {

@@ -3,11 +3,10 @@ import { DeputyError } from "../../errors/deputy-error.js";
 import type { RunStore } from "../../store/run-store.js";
 import type { ItemRecord } from "../../store/run-state.js";
 import { inbox } from "./inbox-view.js";
-import { planNodes } from "./plan-nodes.js";
 import { parseDecision } from "./decision-body.js";
 import { resolveEscalation } from "./resolve-escalation.js";
 import { ResumeRunner } from "./resume-runner.js";
-import { viewOf } from "./run-view.js";
+import { planGraph, viewOf } from "./run-view.js";
 import { securityMiddleware } from "./security.js";
 import { shown } from "./shown.js";
 import type { Asset } from "./static-assets.js";
@@ -72,7 +71,7 @@ export function createConsoleApp(options: ConsoleAppOptions): ConsoleApp {
     if (!summary) return notFound(c, runId);
     const view = await viewOf(store, summary);
     const traces = options.traces ?? summary.run.options.traces;
-    return c.json({ ...shown(view), resume: runner.get(runId) ?? null, traces: typeof traces === "string" });
+    return c.json({ ...shown(view), resume: runner.get(runId) ?? null, traces: traces !== undefined });
   });
 
   app.get("/api/runs/:runId/nodes/:nodeId", async (c) => {
@@ -81,13 +80,14 @@ export function createConsoleApp(options: ConsoleAppOptions): ConsoleApp {
     if (!summary) return notFound(c, runId);
     const view = await viewOf(store, summary);
     const node = view.nodes.find((n) => n.id === nodeId);
-    const plan = planNodes(summary.run.plan).find((n) => n.id === nodeId);
-    if (!node || !plan) return notFound(c, `${runId}/${nodeId}`);
+    const graph = planGraph(summary.run.plan).find((n) => n.id === nodeId);
+    if (!node || !graph) return notFound(c, `${runId}/${nodeId}`);
     const artifacts: Record<string, string> = {};
-    if (!plan.for_each)
-      for (const key of summary.nodes[nodeId]?.storedKeys ?? [])
-        if (key in summary.artifacts) artifacts[key] = preview(summary.artifacts[key]);
-    return c.json(shown({ node, plan, artifacts, runStatus: view.status }));
+    const record = Object.hasOwn(summary.nodes, nodeId) ? summary.nodes[nodeId] : undefined;
+    if (!graph.forEach)
+      for (const key of record?.storedKeys ?? [])
+        if (Object.hasOwn(summary.artifacts, key)) artifacts[key] = preview(summary.artifacts[key]);
+    return c.json(shown({ node, plan: graph.definition, artifacts, runStatus: view.status }));
   });
 
   app.get("/api/runs/:runId/nodes/:nodeId/items", async (c) => {
@@ -118,12 +118,14 @@ export function createConsoleApp(options: ConsoleAppOptions): ConsoleApp {
     const filter: TraceFilter = {};
     for (const k of ["runId", "nodeId", "verdict", "backend"] as const) if (q[k]) filter[k] = q[k];
     if (q.item !== undefined && q.item !== "") filter.item = intParam(q.item, 0, Number.MAX_SAFE_INTEGER);
-    // The histogram's threshold: the node's min_confidence, when one node of one run is shown.
+    // The histogram's threshold: the node's min_confidence as the plan sets it, when one node of one run is
+    // shown (a setting read as written, nothing rendered).
     const node =
       q.runId && q.nodeId
-        ? planNodes((await store.loadSummary(q.runId))?.run.plan).find((n) => n.id === q.nodeId)
+        ? planGraph((await store.loadSummary(q.runId))?.run.plan).find((n) => n.id === q.nodeId)
         : undefined;
-    const minConfidence = node?.min_confidence;
+    const setting = node?.definition.min_confidence;
+    const minConfidence = typeof setting === "number" ? setting : undefined;
     return c.json({
       available: true,
       ...(minConfidence === undefined ? {} : { minConfidence }),
@@ -155,8 +157,7 @@ export function createConsoleApp(options: ConsoleAppOptions): ConsoleApp {
   });
 
   async function runTraces(runId: string): Promise<string | undefined> {
-    const meta = (await store.loadSummary(runId))?.run.options;
-    return typeof meta?.traces === "string" ? meta.traces : undefined;
+    return (await store.loadSummary(runId))?.run.options.traces;
   }
 
   return { app, drain: () => runner.drain() };

@@ -1,6 +1,5 @@
 import type { RunStore, RunSummary } from "../../store/run-store.js";
 import type { Escalation } from "../../store/run-state.js";
-import { forEachList, planNodes, renderedInput, type RawPlanNode } from "./plan-nodes.js";
 import { shown } from "./shown.js";
 import type { ToolCatalog, ToolView } from "./tool-catalog.js";
 
@@ -22,6 +21,11 @@ export interface InboxEntry {
   allowSideEffects: boolean;
   /** The candidate tools with their schemas (not redacted: a schema holds names, not values). */
   tools: ToolView[];
+  /**
+   * False for an escalation stored before escalations kept their input: the instruction and facts are unknown,
+   * and the tools are only the one proposed (when the run's module has it).
+   */
+  recorded: boolean;
 }
 
 /** Options of {@link inbox}. */
@@ -34,7 +38,14 @@ export interface InboxOptions {
   perNode?: number;
 }
 
-/** Every escalation across runs (newest run first), with what the person needs to decide it; redacted. */
+/** What an escalation stored before escalations kept their input shows in place of the instruction. */
+export const UNRECORDED_INSTRUCTION =
+  "(not recorded: this escalation was stored before escalations kept the delegate's input)";
+
+/**
+ * Every escalation across runs (newest run first), with what the person needs to decide it, read from the
+ * escalation records themselves (nothing of the plan is rendered again); redacted.
+ */
 export async function inbox(
   store: RunStore,
   catalog: ToolCatalog,
@@ -47,19 +58,18 @@ export async function inbox(
   for (const record of records) {
     const summary = await store.loadSummary(record.runId);
     if (!summary) continue;
-    for (const node of planNodes(summary.run.plan)) {
-      const own = summary.nodes[node.id]?.escalation;
-      if (own && summary.nodes[node.id]?.status === "escalated")
-        entries.push(await entry(summary, node, own, catalog));
-      if (!node.for_each) continue;
-      const page = await store.listItems(record.runId, node.id, {
+    for (const [nodeId, node] of Object.entries(summary.nodes)) {
+      if (node.escalation && node.status === "escalated")
+        entries.push(await entry(summary, nodeId, node.escalation, catalog));
+      // A for_each node's record counts its items: only one with escalated items (or still running, its counts
+      // not yet written) is paged.
+      if (!node.items?.escalated && node.status !== "running") continue;
+      const page = await store.listItems(record.runId, nodeId, {
         status: "escalated",
         limit: options.perNode ?? 200,
       });
-      // The for_each list is rebuilt once per node, not once per item.
-      const list = forEachList(node, summary.artifacts);
       for (const { record: item } of page.items)
-        if (item.escalation) entries.push(await entry(summary, node, item.escalation, catalog, list));
+        if (item.escalation) entries.push(await entry(summary, nodeId, item.escalation, catalog));
     }
   }
   return entries;
@@ -67,33 +77,68 @@ export async function inbox(
 
 async function entry(
   summary: RunSummary,
-  node: RawPlanNode,
+  nodeId: string,
   escalation: Escalation,
   catalog: ToolCatalog,
-  list?: unknown[],
 ): Promise<InboxEntry> {
-  const tools = await catalog.tools(summary.run, node.tools ?? []);
+  const recorded = escalation.instruction !== undefined;
   const proposed = (escalation.proposal as { name?: unknown } | undefined)?.name;
+  const tools = await candidates(
+    summary,
+    escalation,
+    typeof proposed === "string" ? proposed : undefined,
+    catalog,
+  );
   const sensitive = tools.find((t) => t.name === proposed)?.sensitive ?? [];
-  const input = renderedInput(node, summary.artifacts, escalation.item, list);
   const body = shown(
     {
       runId: summary.run.runId,
       planName: summary.run.planName,
       runStatus: summary.run.status,
-      nodeId: node.id,
+      nodeId,
       ...(escalation.item === undefined ? {} : { item: escalation.item }),
       verdict: escalation.verdict,
       reason: escalation.reason,
       ...(escalation.proposal === undefined ? {} : { proposal: escalation.proposal }),
       createdAt: escalation.createdAt,
       ...(escalation.resolution ? { resolution: escalation.resolution } : {}),
-      instruction: input.instruction,
-      facts: input.facts,
-      ...(node.min_confidence === undefined ? {} : { minConfidence: node.min_confidence }),
-      allowSideEffects: node.allow_side_effects === true,
+      instruction: escalation.instruction ?? UNRECORDED_INSTRUCTION,
+      facts: escalation.facts ?? {},
+      ...(escalation.minConfidence === undefined ? {} : { minConfidence: escalation.minConfidence }),
+      allowSideEffects: escalation.allowSideEffects === true,
+      recorded,
     },
     sensitive,
   );
   return { ...body, tools };
+}
+
+/**
+ * The tools the delegate was offered, as recorded. Where the run's tools module (what a corrected call is
+ * checked against and resumed with) has a tool of that name, its view is shown instead: its schema is the live
+ * one, unredacted, and it knows whether the tool is delegate-safe. An older record names no tools: the proposed
+ * one, when the module has it, is all a person can be offered.
+ */
+async function candidates(
+  summary: RunSummary,
+  escalation: Escalation,
+  proposed: string | undefined,
+  catalog: ToolCatalog,
+): Promise<ToolView[]> {
+  const recorded = escalation.tools;
+  if (!recorded) return proposed ? catalog.tools(summary.run, [proposed]) : [];
+  const live = await catalog.tools(
+    summary.run,
+    recorded.map((t) => t.name),
+  );
+  return recorded.map(
+    (t) =>
+      live.find((l) => l.name === t.name) ?? {
+        name: t.name,
+        description: t.description,
+        parameters: t.parameters,
+        delegateSafe: false,
+        sensitive: t.sensitive ?? [],
+      },
+  );
 }

@@ -2,25 +2,24 @@ import type { SerializedError } from "../../errors/deputy-error.js";
 import type { Spend } from "../../plan/run-manifest.js";
 import type { ItemPage, RunStore, RunSummary } from "../../store/run-store.js";
 import type { Escalation, NodeStatus, RunRecord, RunStatus } from "../../store/run-state.js";
-import { forEachList, planNodes } from "./plan-nodes.js";
 
 /** One node of a run as the console draws it. */
 export interface NodeView {
   id: string;
-  type: "tool" | "delegate" | "agent";
+  /** The node's type (`tool`, `delegate`, `agent`, or one a user registered). */
+  type: string;
   dependsOn: string[];
   status: NodeStatus;
+  /** A tool node's tool, as its label. */
   tool?: string;
-  tools?: string[];
   description?: string;
-  minConfidence?: number;
   attempts: number;
   startedAt?: string;
   endedAt?: string;
   durationMs?: number;
   error?: SerializedError;
   escalation?: Escalation;
-  /** for_each progress: the list's length (when known) and the stored items by status. */
+  /** for_each progress: the list's length (once the node's record counts it) and the stored items by status. */
   items?: { total?: number; counts: ItemPage["counts"] };
   /** Unresolved escalations: the node's own, or its escalated items. */
   escalated: number;
@@ -51,21 +50,21 @@ export async function viewOf(store: RunStore, summary: RunSummary): Promise<RunV
   const items = { total: 0, counts: {} as ItemPage["counts"] };
   let escalated = 0;
   const nodes: NodeView[] = [];
-  for (const node of planNodes(run.plan)) {
-    const record = summary.nodes[node.id];
+  for (const node of planGraph(run.plan)) {
+    const record = Object.hasOwn(summary.nodes, node.id) ? summary.nodes[node.id] : undefined;
     const view: NodeView = {
       id: node.id,
-      type: node.type ?? "tool",
-      dependsOn: node.depends_on ?? [],
+      type: node.type,
+      dependsOn: node.dependsOn,
       status: record?.status ?? "pending",
       attempts: record?.attempts ?? 0,
       escalated: record?.escalation && !record.escalation.resolution ? 1 : 0,
       ...pick(node, record),
     };
     addSpend(spend, record?.details?.spend);
-    if (node.for_each) {
+    if (node.forEach) {
       const page = await store.listItems(run.runId, node.id, { limit: 0 });
-      const total = record?.items?.total ?? forEachList(node, summary.artifacts)?.length;
+      const total = record?.items?.total;
       view.items = { ...(total === undefined ? {} : { total }), counts: page.counts };
       view.escalated = page.counts.escalated ?? 0;
       if (page.spend) {
@@ -95,13 +94,55 @@ export async function viewOf(store: RunStore, summary: RunSummary): Promise<RunV
   };
 }
 
-function pick(node: ReturnType<typeof planNodes>[number], record: RunSummary["nodes"][string] | undefined) {
+/** A node of the plan's graph: what every node type has, under the engine's own field names. */
+export interface GraphNode {
+  id: string;
+  type: string;
+  dependsOn: string[];
+  forEach: boolean;
+  description?: string;
+  /** A tool node's tool (its label in the graph). */
+  tool?: string;
+  /** The node as the plan gave it (raw JSON), shown as text on the node's page. */
+  definition: Record<string, unknown>;
+}
+
+/**
+ * The graph of a run's stored plan (the JSON as given, kept with the run): node ids, types, dependencies and
+ * whether a node fans out — the shape every node type shares. Nothing a node type defines for itself (a
+ * delegate's instruction, facts or tools) is read or rendered here: what a node was asked and did is in its
+ * records (`NodeRecord`, `Escalation`). An entry that is no node object is left out.
+ */
+export function planGraph(plan: unknown): GraphNode[] {
+  const nodes = typeof plan === "object" && plan !== null ? (plan as { nodes?: unknown }).nodes : undefined;
+  if (!Array.isArray(nodes)) return [];
+  return nodes.flatMap((raw: unknown): GraphNode[] => {
+    if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return [];
+    const definition = raw as Record<string, unknown>;
+    const { id, type, depends_on: dependsOn, for_each: forEach, description, tool } = definition;
+    if (typeof id !== "string") return [];
+    const nodeType = typeof type === "string" ? type : "tool";
+    return [
+      {
+        id,
+        type: nodeType,
+        dependsOn: Array.isArray(dependsOn)
+          ? dependsOn.filter((d): d is string => typeof d === "string")
+          : [],
+        forEach: typeof forEach === "object" && forEach !== null,
+        ...(typeof description === "string" ? { description } : {}),
+        ...(nodeType === "tool" && typeof tool === "string" ? { tool } : {}),
+        definition,
+      },
+    ];
+  });
+}
+
+function pick(node: GraphNode, record: RunSummary["nodes"][string] | undefined) {
   const spend = record?.details?.spend as Spend | undefined;
   return {
     ...(node.tool ? { tool: node.tool } : {}),
-    ...(node.tools ? { tools: node.tools } : {}),
     ...(node.description ? { description: node.description } : {}),
-    ...(node.min_confidence !== undefined ? { minConfidence: node.min_confidence } : {}),
     ...(record?.startedAt ? { startedAt: record.startedAt } : {}),
     ...(record?.endedAt ? { endedAt: record.endedAt } : {}),
     ...(record?.durationMs !== undefined ? { durationMs: record.durationMs } : {}),

@@ -26,7 +26,7 @@ export class ToolCatalog {
 
   /** The tools module a run's calls are checked against and resumed with; `undefined` when none is known. */
   pathFor(run: RunRecord): string | undefined {
-    return this.#override ?? (typeof run.options.tools === "string" ? run.options.tools : undefined);
+    return this.#override ?? run.options.tools;
   }
 
   /** The named tools of a run's module, in the order asked; unknown names are left out. */
