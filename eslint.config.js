@@ -101,7 +101,7 @@ const zones = [
   },
   {
     target: src("traces"),
-    from: src("plan", "delegate", "distill", "agents", "eval", "events", ...composers),
+    from: src("store", "plan", "confidence", "delegate", "distill", "agents", "eval", "events", ...composers),
     message: "traces/ sit below delegate/: the proposal shape and the prompt they read live in tools/.",
   },
   { target: src("eval"), from: src("plan", "agents", "events", ...composers) },
