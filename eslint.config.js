@@ -5,12 +5,12 @@ import tseslint from "typescript-eslint";
 import { noImportCycle } from "./eslint-rules/no-import-cycle.js";
 
 /**
- * The folder boundaries of the dependency rule (docs/architecture.md): each zone forbids `target` files to
- * import from `from`. errors, schema and tools are the base; runtime sits on them; store on runtime, and plan on
- * store (the engine checkpoints into a run store; a store knows no plan); confidence (scores, calibration) on
- * runtime, below the delegate backends, distill and eval that share it; delegate, traces, agents and distill on
- * plan's executor seam; only src/index.ts, cli/ (and tests) compose everything, with distributed/ and ui/ at
- * the same level.
+ * The folder boundaries of the dependency rule: each zone forbids `target` files to import from `from`. The
+ * layers, low to high (docs/architecture.md has them as a table): errors; schema, tools, testing; runtime; store,
+ * confidence, traces; plan (the engine checkpoints into a store; a store knows no plan); delegate and agents (node
+ * types on plan's executor seam, never each other); distill (the learned delegate, on delegate); eval; and the
+ * composition level (src/index.ts, cli/, distributed/, ui/, events/), which alone composes everything (tests may
+ * too).
  */
 const src = (...folders) => folders.map((f) => `./src/${f}`);
 const composers = ["cli", "distributed", "ui", "index.ts"];
@@ -107,7 +107,18 @@ const zones = [
   { target: src("eval"), from: src("plan", "agents", "events", ...composers) },
   {
     target: src("testing"),
-    from: src("store", "plan", "delegate", "distill", "traces", "agents", "eval", "events", ...composers),
+    from: src(
+      "store",
+      "plan",
+      "confidence",
+      "delegate",
+      "distill",
+      "traces",
+      "agents",
+      "eval",
+      "events",
+      ...composers,
+    ),
   },
 ];
 
