@@ -3,20 +3,6 @@ import type { ToolSpec } from "../tools/tool-spec.js";
 import type { WorkUnit } from "./node-executor.js";
 import type { DelegateNode } from "./plan-schema.js";
 
-// The capabilities that agent nodes and `escalate_to` read, merged into the host from here like delegate/'s:
-// an escalation request carries its unit, and the unit its host, so declaring them in node-executor.ts would
-// make the two files import each other's types.
-declare module "./node-executor.js" {
-  interface ExecutionHost {
-    /** Registered agents by name (agent nodes, `escalate_to`). */
-    agents: AgentResolver;
-    /** Decides rejected delegate proposals for nodes with `escalate_to`; none: they pause for a person. */
-    escalation: EscalationHandler | undefined;
-    /** The budget this run spends from when an agent delegated to it; none at top level. */
-    budget: BudgetScope | undefined;
-  }
-}
-
 /** Finds registered agents by name (agent nodes, `escalate_to`); what an agent is, the agents part knows. */
 export interface AgentResolver {
   /** The agent registered under `name`, or `undefined`. */

@@ -1,6 +1,7 @@
 import type { SerializedError } from "../errors/deputy-error.js";
 import type { PlanIssue } from "../errors/plan-validation-error.js";
 import type { ToolRegistry } from "../tools/tool-registry.js";
+import type { AgentResolver, BudgetScope, EscalationHandler } from "./host-capabilities.js";
 import type { ExecutionPlan, PlanNode } from "./plan-schema.js";
 import type { Escalation, NodeStatus, Resolution } from "../store/run-state.js";
 import type { TemplateScope } from "../runtime/template.js";
@@ -8,11 +9,16 @@ import type { TemplateScope } from "../runtime/template.js";
 /**
  * What the engine offers every executor: the tools and whatever the host configured for the node types. The
  * engine knows no node type: the parts that bring executors declare the capabilities they read by merging
- * declarations into this interface (`delegate/host-capabilities.ts`, `plan/host-capabilities.ts`), and the
- * composition root fills them.
+ * declarations into this interface (`delegate/host-capabilities.ts`), and the composition root fills them.
  */
 export interface ExecutionHost {
   tools: ToolRegistry;
+  /** Registered agents by name (agent nodes, `escalate_to`). */
+  agents: AgentResolver;
+  /** Decides rejected delegate proposals for nodes with `escalate_to`; none: they pause for a person. */
+  escalation: EscalationHandler | undefined;
+  /** The budget this run spends from when an agent delegated to it; none at top level. */
+  budget: BudgetScope | undefined;
 }
 
 /** One unit of work: a node, or one item of a for_each node. */
