@@ -214,7 +214,7 @@ export interface DelegateToSpec {
 }
 
 /**
- * How the plan runs on every call: the engine's options (a composed host and executors), less what each call
+ * How the plan runs on every call: the engine's options (a composed host and node types), less what each call
  * sets (inputs, signal, run id).
  */
 export type PlanDelegationRunOptions = Omit<EngineOptions, "inputs" | "signal" | "runId" | "_internal">;
