@@ -2,27 +2,32 @@ import js from "@eslint/js";
 import { createTypeScriptImportResolver } from "eslint-import-resolver-typescript";
 import importX from "eslint-plugin-import-x";
 import tseslint from "typescript-eslint";
+import { noImportCycle } from "./eslint-rules/no-import-cycle.js";
 
 /**
- * The folder boundaries of the dependency rule (docs/architecture.md): each zone forbids `target` files to
- * import from `from`. errors, schema and tools are the base; runtime sits on them; plan, delegate, traces and
- * agents on runtime (delegate and agents use plan's executor seam); only src/index.ts, cli/ (and tests) compose
- * everything, with distributed/ and ui/ at the same level.
+ * The folder boundaries of the dependency rule: each zone forbids `target` files to import from `from`. The
+ * layers, low to high (docs/architecture.md has them as a table): errors; schema, tools, testing; runtime; store,
+ * confidence, traces; plan (the engine checkpoints into a store; a store knows no plan); delegate and agents (node
+ * types on plan's executor seam, never each other); distill (the learned delegate, on delegate); eval; and the
+ * composition level (src/index.ts, cli/, distributed/, ui/, events/), which alone composes everything (tests may
+ * too).
  */
 const src = (...folders) => folders.map((f) => `./src/${f}`);
+const composers = ["cli", "distributed", "ui", "index.ts"];
 const top = [
+  "store",
   "plan",
+  "confidence",
   "delegate",
+  "distill",
   "traces",
   "agents",
   "eval",
   "events",
-  "cli",
   "testing",
-  "distributed",
-  "ui",
-  "index.ts",
+  ...composers,
 ];
+const above = (folder) => top.slice(top.indexOf(folder) + 1);
 const zones = [
   { target: src("errors"), from: src("schema", "tools", "runtime", ...top), message: "errors/ is the base." },
   {
@@ -36,37 +41,98 @@ const zones = [
     message: "runtime/ is shared by plan, delegate and agents; it imports none of them.",
   },
   {
+    target: src("store"),
+    from: src(...above("store")),
+    message: "store/ holds run records below the engine: plan/ imports store/, never the reverse.",
+  },
+  {
     target: src("plan"),
-    from: src("delegate", "traces", "agents", "eval", "cli", "testing", "distributed", "ui", "index.ts"),
+    from: src(
+      "confidence",
+      "delegate",
+      "distill",
+      "traces",
+      "agents",
+      "eval",
+      "events",
+      "testing",
+      ...composers,
+    ),
     message: "The engine knows no node type: wire executors in the composition root (src/index.ts).",
   },
   {
+    target: src("confidence"),
+    from: src(
+      "store",
+      "plan",
+      "delegate",
+      "distill",
+      "traces",
+      "agents",
+      "eval",
+      "events",
+      "testing",
+      ...composers,
+    ),
+    message: "confidence/ is shared by delegate backends, distill and eval: it sits below them, on runtime/.",
+  },
+  {
     target: src("delegate"),
-    from: src("agents", "eval", "cli", "distributed", "ui", "index.ts"),
-    message: "delegate/ and agents/ meet only in src/index.ts.",
+    from: src("distill", "agents", "eval", "events", ...composers),
+    message:
+      "delegate/ and agents/ meet only in src/index.ts; distill/ builds on delegate/, not the reverse.",
+  },
+  {
+    target: src("distill"),
+    from: src("plan", "agents", "eval", "events", "testing", ...composers),
+    message:
+      "distill/ (the learned delegate) sits at delegate/'s level: delegate, traces, tools, runtime, store types.",
   },
   {
     target: src("agents"),
-    from: src("delegate", "traces", "eval", "cli", "distributed", "ui", "index.ts"),
+    from: src("delegate", "distill", "traces", "eval", "events", ...composers),
     message: "agents/ and delegate/ meet only in src/index.ts.",
   },
   {
     target: src("events"),
-    from: src("eval", "cli", "testing", "index.ts"),
+    from: src("eval", "testing", ...composers),
     message:
       "events/ lists and bridges the channels of plan, delegate and agents; the root entry re-exports it.",
   },
   {
     target: src("traces"),
-    from: src("plan", "delegate", "agents", "eval", "cli", "distributed", "ui", "index.ts"),
+    from: src("store", "plan", "confidence", "delegate", "distill", "agents", "eval", "events", ...composers),
     message: "traces/ sit below delegate/: the proposal shape and the prompt they read live in tools/.",
   },
-  { target: src("eval"), from: src("plan", "agents", "cli", "index.ts") },
-  { target: src("testing"), from: src("plan", "delegate", "traces", "agents", "eval", "cli", "index.ts") },
+  { target: src("eval"), from: src("plan", "agents", "events", ...composers) },
+  {
+    target: src("testing"),
+    from: src(
+      "store",
+      "plan",
+      "confidence",
+      "delegate",
+      "distill",
+      "traces",
+      "agents",
+      "eval",
+      "events",
+      ...composers,
+    ),
+  },
 ];
 
-/** Files that may import only types from plan/ (less the named engine entries). */
-function planTypesOnly(files, allowed) {
+const messages = {
+  plan: "Only types from plan/ (the executor seam); shared run-time code lives in runtime/.",
+  store: "Only types from store/ (the records a run keeps); opening a store is the composition root's job.",
+};
+
+/**
+ * Files that may import only types from the named folders (less the named entries of each), e.g.
+ * `typesOnlyFrom(files, { plan: ["run-plan.js"] })`. One call per set of files: for a file, the last
+ * `no-restricted-imports` setting wins.
+ */
+function typesOnlyFrom(files, folders) {
   return {
     files,
     ignores: ["src/**/*.test.ts"],
@@ -74,13 +140,11 @@ function planTypesOnly(files, allowed) {
       "@typescript-eslint/no-restricted-imports": [
         "error",
         {
-          patterns: [
-            {
-              group: ["**/plan/*", ...allowed.map((f) => `!**/plan/${f}`)],
-              allowTypeImports: true,
-              message: "Only types from plan/ (the executor seam); shared run-time code lives in runtime/.",
-            },
-          ],
+          patterns: Object.entries(folders).map(([folder, allowed]) => ({
+            group: [`**/${folder}/*`, ...allowed.map((f) => `!**/${folder}/${f}`)],
+            allowTypeImports: true,
+            message: messages[folder],
+          })),
         },
       ],
     },
@@ -106,13 +170,14 @@ export default tseslint.config(
   {
     files: ["src/**/*.ts"],
     ignores: ["src/**/*.test.ts"],
-    plugins: { "import-x": importX },
+    plugins: { "import-x": importX, deputy: { rules: { "no-import-cycle": noImportCycle } } },
     settings: {
       ...importX.flatConfigs.typescript.settings,
       "import-x/resolver-next": [createTypeScriptImportResolver({ project: "./tsconfig.json" })],
     },
     rules: {
-      "import-x/no-cycle": ["error", { ignoreExternal: true }],
+      // Not import-x/no-cycle: it skips type-only imports, and cycles through them went unseen (issue 22).
+      "deputy/no-import-cycle": "error",
       "import-x/no-restricted-paths": ["error", { basePath: import.meta.dirname, zones }],
       // Users catch deputy's errors by class and code (deputy/errors); a bare Error has neither.
       "no-restricted-syntax": [
@@ -126,9 +191,11 @@ export default tseslint.config(
   },
   // delegate/ and agents/ use plan/ for the executor seam's types only: what they share with the engine at run
   // time (dispatchTool, templates, retry…) lives in runtime/. agents/ runs plans through the engine's entry
-  // (startRun, newRunId, validatePlan) for plan delegation: the one value import it makes.
-  planTypesOnly(["src/delegate/**/*.ts"], []),
-  planTypesOnly(["src/agents/**/*.ts"], ["run-plan.js", "validate-plan.js"]),
+  // (startRun, newRunId, validatePlan) for plan delegation: the one value import it makes. distill/ reads the
+  // records of a store it is handed (resolved escalations), never opens one.
+  typesOnlyFrom(["src/delegate/**/*.ts"], { plan: [] }),
+  typesOnlyFrom(["src/agents/**/*.ts"], { plan: ["run-plan.js", "validate-plan.js"] }),
+  typesOnlyFrom(["src/distill/**/*.ts"], { store: [] }),
   {
     files: ["**/*.js", "**/*.mjs"],
     languageOptions: { globals: { process: "readonly", console: "readonly", URL: "readonly" } },

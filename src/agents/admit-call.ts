@@ -1,6 +1,6 @@
 import { BudgetExceededError } from "../errors/budget-exceeded-error.js";
 import { checkArguments } from "./arguments.js";
-import type { AnyBinding } from "./delegate-to-plan.js";
+import type { AnyBinding } from "./types.js";
 import { publishDelegate, publishRefused, type DelegateEvent, type DelegationEventBase } from "./events.js";
 import { findRefusal, refusalAnswer, type Frame } from "./frame.js";
 import { emptyUsage } from "./usage.js";

@@ -1,6 +1,7 @@
-import { createAnthropic } from "@ai-sdk/anthropic";
-import { createOpenAI } from "@ai-sdk/openai";
-import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import type { createAnthropic } from "@ai-sdk/anthropic";
+import type { createOpenAI } from "@ai-sdk/openai";
+import type { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import { createRequire } from "node:module";
 import { AgentDefinitionError } from "../errors/agent-definition-error.js";
 import { didYouMean } from "../tools/did-you-mean.js";
 import type { CallOptions, LanguageModel } from "./language-model.js";
@@ -66,6 +67,19 @@ interface ProviderEntry {
 
 const providers = new Map<string, ProviderEntry>();
 
+// The provider SDKs load when a backend first names their provider, not when deputy is imported: a program that
+// runs plans, or agents on a model instance, never pays for them (issue 22: the root entry loaded all three).
+// `require` of an ES module is synchronous (Node >= 22.12) and shares the instance an `import` would get, so
+// `resolveBackend` stays synchronous and a model made here is the same class as one the user made.
+const load = createRequire(import.meta.url);
+const sdk = {
+  openAICompatible: () =>
+    (load("@ai-sdk/openai-compatible") as { createOpenAICompatible: typeof createOpenAICompatible })
+      .createOpenAICompatible,
+  openAI: () => (load("@ai-sdk/openai") as { createOpenAI: typeof createOpenAI }).createOpenAI,
+  anthropic: () => (load("@ai-sdk/anthropic") as { createAnthropic: typeof createAnthropic }).createAnthropic,
+};
+
 /**
  * Registers a provider by name so backends can say `{ provider: name, model }`. Replaces an earlier one of the
  * same name.
@@ -95,13 +109,15 @@ function openAICompatible(defaultName: string, defaultBaseURL?: string): Provide
       throw new AgentDefinitionError(
         `Backend \`${defaultName}\` needs \`baseURL\` (for example "http://127.0.0.1:8080/v1").`,
       );
-    return createOpenAICompatible({
-      ...rest,
-      name: (name as string | undefined) ?? defaultName,
-      baseURL: url,
-      includeUsage: (includeUsage as boolean | undefined) ?? true,
-      supportsStructuredOutputs: (supportsStructuredOutputs as boolean | undefined) ?? true,
-    } as Parameters<typeof createOpenAICompatible>[0]).chatModel(model);
+    return sdk
+      .openAICompatible()({
+        ...rest,
+        name: (name as string | undefined) ?? defaultName,
+        baseURL: url,
+        includeUsage: (includeUsage as boolean | undefined) ?? true,
+        supportsStructuredOutputs: (supportsStructuredOutputs as boolean | undefined) ?? true,
+      } as Parameters<typeof createOpenAICompatible>[0])
+      .chatModel(model);
   };
 }
 
@@ -111,10 +127,10 @@ registerProvider("llama-server", openAICompatible("llama-server", "http://127.0.
 });
 registerProvider("ollama", openAICompatible("ollama", "http://127.0.0.1:11434/v1"));
 registerProvider("openai", ({ model, ...rest }) =>
-  createOpenAI(rest as Parameters<typeof createOpenAI>[0])(model),
+  sdk.openAI()(rest as Parameters<typeof createOpenAI>[0])(model),
 );
 registerProvider("anthropic", ({ model, ...rest }) =>
-  createAnthropic(rest as Parameters<typeof createAnthropic>[0])(model),
+  sdk.anthropic()(rest as Parameters<typeof createAnthropic>[0])(model),
 );
 registerProvider(
   "mock",

@@ -1,8 +1,7 @@
 import { DeputyError } from "../errors/deputy-error.js";
 import { admitCall } from "./admit-call.js";
 import { startCallTimer } from "./call-timer.js";
-import type { CallContext } from "./delegated-call.js";
-import type { AnyBinding } from "./delegate-to-plan.js";
+import type { AnyBinding, CallContext } from "./types.js";
 import { publishDelegateStart, type DelegateStatus } from "./events.js";
 import type { Frame, ParentLink } from "./frame.js";
 import { emptyUsage } from "./usage.js";

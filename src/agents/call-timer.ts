@@ -1,7 +1,7 @@
 import { BudgetExceededError, type BudgetViolation } from "../errors/budget-exceeded-error.js";
 import { deadline } from "../runtime/deadline.js";
 import { effectiveTimeout } from "./budget.js";
-import type { AnyBinding } from "./delegate-to-plan.js";
+import type { AnyBinding } from "./types.js";
 import type { Frame } from "./frame.js";
 
 /** What the calling model reads when a delegated call ran out of time. */

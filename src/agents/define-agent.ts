@@ -7,10 +7,10 @@ import { mergeBackends, resolveBackend } from "./backend.js";
 import { normalizeBudget } from "./budget.js";
 import { isContract, type Contract } from "./contract.js";
 import { callDelegation } from "./delegated-call.js";
-import type { AnyBinding } from "./delegate-to-plan.js";
 import { Frame } from "./frame.js";
 import { runAction } from "./run-action.js";
 import type {
+  AnyBinding,
   Action,
   Agent,
   AgentDefinition,

@@ -1,20 +1,14 @@
 import { AgentDefinitionError } from "../errors/agent-definition-error.js";
 import type { ExecutionPlan } from "../plan/plan-schema.js";
-import type { EngineOptions } from "../plan/run-options.js";
 import { validatePlan } from "../plan/validate-plan.js";
 import type { JsonSchema } from "../schema/json-schema.js";
 import { normalizeBudget, type Budget } from "./budget.js";
 import { TOOL_NAME, toToolParameters } from "./contract.js";
-import type { CallContext } from "./delegated-call.js";
-import type { DelegationBinding } from "./delegate-to.js";
-import type { Frame, FrameBinding } from "./frame.js";
 import { callPlan } from "./plan-call.js";
+import type { DelegateToPlanSpec, PlanBinding, PlanDelegationRunOptions, PlanTarget } from "./types.js";
 
-/**
- * How the plan runs on every call: the engine's options (a composed host and executors), less what each call
- * sets (inputs, signal, run id).
- */
-export type PlanDelegationRunOptions = Omit<EngineOptions, "inputs" | "signal" | "runId" | "_internal">;
+// Declared in types.ts (they and the agent types refer to each other); exported here beside `planDelegation`.
+export type { DelegateToPlanSpec, PlanDelegationRunOptions, PlanTarget } from "./types.js";
 
 /** Options of {@link planDelegation}. */
 export interface PlanDelegationOptions extends PlanDelegationRunOptions {
@@ -26,38 +20,6 @@ export interface PlanDelegationOptions extends PlanDelegationRunOptions {
   description?: string;
   /** Limits for this delegation, exactly as for `delegateTo(agent, { budget })`. */
   budget?: Budget;
-}
-
-/** What a plan delegation is "to": the plan, by name (used in events, ledgers and messages). */
-export interface PlanTarget {
-  readonly kind: "deputy.plan";
-  readonly name: string;
-}
-
-/** One delegated tool that runs a plan. @internal */
-export interface PlanBinding extends FrameBinding {
-  description: string;
-  /** The plan's declared `inputs`, as tool parameters (`required` and `additionalProperties: false` set). */
-  parameters: JsonSchema;
-  target: PlanTarget;
-  /** The plan JSON as given (validated again by every run). */
-  plan: unknown;
-  /** The artifact key the plan answers with. */
-  returns: string;
-  run: PlanDelegationRunOptions;
-  /** Runs one call (see `callPlan`). */
-  call(frame: Frame, rawArgs: unknown, ctx: CallContext): Promise<unknown>;
-}
-
-/** Any delegated tool of an agent: to an agent (`delegateTo`) or to a plan (`delegateToPlan`). @internal */
-export type AnyBinding = DelegationBinding | PlanBinding;
-
-/** A `delegateToPlan` declaration, for an agent's `delegateTo` list. */
-export interface DelegateToPlanSpec {
-  readonly kind: "deputy.delegate-to";
-  readonly target: PlanTarget;
-  /** @internal */
-  readonly bindings: readonly PlanBinding[];
 }
 
 /**

@@ -1,62 +1,17 @@
 import { AgentDefinitionError } from "../errors/agent-definition-error.js";
-import type { JsonSchema, SchemaInput } from "../schema/json-schema.js";
 import { didYouMean } from "../tools/did-you-mean.js";
-import type { BackendSpec } from "./backend.js";
-import { mergeBudgets, normalizeBudget, type Budget } from "./budget.js";
-import { delegation, TOOL_NAME, type Contract, type OnInvalid } from "./contract.js";
-import type { FrameBinding } from "./frame.js";
-import { isAgent, type ActionContext, type Agent } from "./types.js";
+import { mergeBudgets, normalizeBudget } from "./budget.js";
+import { delegation, TOOL_NAME, type Contract } from "./contract.js";
+import {
+  isAgent,
+  type Agent,
+  type DelegateToOptions,
+  type DelegateToSpec,
+  type DelegationBinding,
+} from "./types.js";
 
-/** What a `params` function receives: the calling run. */
-export interface ParentContext extends ActionContext {
-  /** The calling action's input. */
-  input: unknown;
-}
-
-/** Options of {@link delegateTo}. */
-export interface DelegateToOptions {
-  /** Expose only these of the sub-agent's contracts. */
-  only?: string | string[];
-  /** Expose all but these. */
-  except?: string | string[];
-  /** Rename the tool the calling model sees (one contract only). */
-  as?: string;
-  /** Declare the contract here, for an agent you do not own: the action to run… */
-  action?: string;
-  /** …what it does (for the calling model; also overrides a single contract's description)… */
-  description?: string;
-  /** …its arguments… */
-  input?: SchemaInput;
-  /** …and its declared output. */
-  returns?: SchemaInput;
-  onInvalid?: OnInvalid;
-  /** Provider and options this delegation runs on (see `mergeBackends`). */
-  backend?: BackendSpec;
-  /** Limits for this delegation; they override the contract's defaults key by key. */
-  budget?: Budget;
-  /** Params forwarded to the sub-agent's action context: an object, or a function of the calling run. */
-  params?: Record<string, unknown> | ((parent: ParentContext) => Record<string, unknown>);
-}
-
-/** One delegated tool, resolved. @internal */
-export interface DelegationBinding extends FrameBinding {
-  description: string;
-  parameters: JsonSchema;
-  returns: JsonSchema | undefined;
-  onInvalid: OnInvalid;
-  target: Agent;
-  action: string;
-  backend: BackendSpec | undefined;
-  params: DelegateToOptions["params"];
-}
-
-/** A `delegateTo` declaration, for an agent's `delegateTo` list. */
-export interface DelegateToSpec {
-  readonly kind: "deputy.delegate-to";
-  readonly target: Agent;
-  /** @internal */
-  readonly bindings: readonly DelegationBinding[];
-}
+// Declared in types.ts (they and the agent types refer to each other); exported here beside `delegateTo`.
+export type { DelegateToOptions, DelegateToSpec, ParentContext } from "./types.js";
 
 /**
  * Lets an agent delegate to `target`: every contract it declares (narrowed by `only`/`except`) becomes a tool.

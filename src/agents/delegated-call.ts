@@ -1,24 +1,9 @@
 import { InvalidResultError } from "../errors/invalid-result-error.js";
 import { mergeBackends, resolveBackend } from "./backend.js";
 import { runDelegatedCall } from "./call-lifecycle.js";
-import type { ParentContext } from "./delegate-to.js";
-import type { AnyBinding } from "./delegate-to-plan.js";
 import type { Frame } from "./frame.js";
 import { checkResult } from "./result.js";
-import type { RunSetup } from "./run-action.js";
-import type { Agent, AgentResult } from "./types.js";
-
-/** Runs a sub-agent's action (injected, so this file and the runner do not import each other). @internal */
-export type RunSub = (agent: Agent, action: string, input: unknown, setup: RunSetup) => Promise<AgentResult>;
-
-/** @internal */
-export interface CallContext {
-  signal: AbortSignal;
-  caller: ParentContext;
-  now: () => number;
-  newId: () => string;
-  run: RunSub;
-}
+import type { AgentResult, AnyBinding, CallContext } from "./types.js";
 
 /**
  * One delegated call to an agent, through the lifecycle every delegated call shares (`runDelegatedCall`:

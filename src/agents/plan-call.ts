@@ -1,8 +1,7 @@
 import type { RunManifest } from "../plan/run-manifest.js";
 import { newRunId, startRun } from "../plan/run-plan.js";
 import { runDelegatedCall, type CallEnd } from "./call-lifecycle.js";
-import type { CallContext } from "./delegated-call.js";
-import type { PlanBinding } from "./delegate-to-plan.js";
+import type { CallContext, PlanBinding } from "./types.js";
 import { callScope } from "./call-scope.js";
 import "./host-capabilities.js";
 import type { Frame } from "./frame.js";

@@ -1,37 +1,17 @@
 import type { LanguageModelV4Message } from "@ai-sdk/provider";
 import { AgentDefinitionError } from "../errors/agent-definition-error.js";
 import { InvalidResultError } from "../errors/invalid-result-error.js";
-import { toJsonSchema, type JsonSchema } from "../schema/json-schema.js";
+import { toJsonSchema } from "../schema/json-schema.js";
 import type { Tool } from "../tools/define-tool.js";
 import { didYouMean } from "../tools/did-you-mean.js";
 import { toTools } from "../tools/to-tools.js";
 import { checkArguments } from "./arguments.js";
-import type { ResolvedBackend } from "./backend.js";
 import { callDelegation } from "./delegated-call.js";
-import type { AnyBinding } from "./delegate-to-plan.js";
-import { Frame, type ParentLink } from "./frame.js";
-import { costOf, type Rates } from "./pricing.js";
+import { Frame } from "./frame.js";
+import { costOf } from "./pricing.js";
 import { checkResult } from "./result.js";
 import { runToolLoop, type LoopTool } from "./tool-loop.js";
-import type { ActionContext, ActionPrompt, Agent, AgentResult } from "./types.js";
-
-/** How one action runs: the generation's shared state plus this run's place in it. @internal */
-export interface RunSetup {
-  backend: ResolvedBackend;
-  params: Record<string, unknown>;
-  signal: AbortSignal;
-  traceId: string;
-  now: () => number;
-  newId: () => string;
-  depth: number;
-  parent: ParentLink | undefined;
-  /** Inline rates for this run's own requests. */
-  rates: Rates | undefined;
-  /** Structured output to request (a delegation's `returns`), and whether to parse and validate it here. */
-  returns: { schema: JsonSchema; name: string; validate: boolean } | undefined;
-  /** Called with the run's frame once it exists, so a caller can read its spend even if the run fails. */
-  onFrame?: (frame: Frame) => void;
-}
+import type { ActionContext, ActionPrompt, Agent, AgentResult, AnyBinding, RunSetup } from "./types.js";
 
 /** Runs `action` of `agent` in a new frame: builds the prompt, offers the scoped tools, runs the loop. @internal */
 export async function runAction(

@@ -1,16 +1,22 @@
+import type { EngineOptions } from "../plan/run-options.js";
 import type { Clock } from "../runtime/clock.js";
-import type { ToolSpec } from "../tools/tool-spec.js";
-import type { SchemaInput } from "../schema/json-schema.js";
+import type { JsonSchema, SchemaInput } from "../schema/json-schema.js";
 import type { Tool } from "../tools/define-tool.js";
 import type { ToolsInput } from "../tools/to-tools.js";
-import type { BackendSpec, CallSettings } from "./backend.js";
+import type { ToolSpec } from "../tools/tool-spec.js";
+import type { BackendSpec, CallSettings, ResolvedBackend } from "./backend.js";
 import type { Budget } from "./budget.js";
-import type { Contract } from "./contract.js";
-import type { DelegateToSpec } from "./delegate-to.js";
-import type { AnyBinding, DelegateToPlanSpec } from "./delegate-to-plan.js";
+import type { Contract, OnInvalid } from "./contract.js";
+import type { Frame, FrameBinding, ParentLink } from "./frame.js";
 import type { LedgerTotals } from "./ledger.js";
+import type { Rates } from "./pricing.js";
 import type { StepRecord, ToolChoice } from "./tool-loop.js";
 import type { Usage } from "./usage.js";
+
+// The types of agents and of their delegations refer to each other (an agent holds its bindings, a binding
+// targets an agent, a plan binding's call gets the calling run's context), so they live here together, below
+// every file that implements them: delegate-to, delegate-to-plan, the call lifecycle and the runner import this
+// file and never each other's types (no import cycle, type-only imports included).
 
 /** What an action (and `instructions`, and a `params` function) receives besides its input. */
 export interface ActionContext {
@@ -154,4 +160,123 @@ export interface Agent<Actions extends Record<string, Action> = Record<string, A
 /** Is `value` an agent made by `defineAgent`? */
 export function isAgent(value: unknown): value is Agent {
   return typeof value === "object" && value !== null && (value as Agent).kind === "deputy.agent";
+}
+
+/** What a `params` function receives: the calling run. */
+export interface ParentContext extends ActionContext {
+  /** The calling action's input. */
+  input: unknown;
+}
+
+/** Options of {@link delegateTo}. */
+export interface DelegateToOptions {
+  /** Expose only these of the sub-agent's contracts. */
+  only?: string | string[];
+  /** Expose all but these. */
+  except?: string | string[];
+  /** Rename the tool the calling model sees (one contract only). */
+  as?: string;
+  /** Declare the contract here, for an agent you do not own: the action to run… */
+  action?: string;
+  /** …what it does (for the calling model; also overrides a single contract's description)… */
+  description?: string;
+  /** …its arguments… */
+  input?: SchemaInput;
+  /** …and its declared output. */
+  returns?: SchemaInput;
+  onInvalid?: OnInvalid;
+  /** Provider and options this delegation runs on (see `mergeBackends`). */
+  backend?: BackendSpec;
+  /** Limits for this delegation; they override the contract's defaults key by key. */
+  budget?: Budget;
+  /** Params forwarded to the sub-agent's action context: an object, or a function of the calling run. */
+  params?: Record<string, unknown> | ((parent: ParentContext) => Record<string, unknown>);
+}
+
+/** One delegated tool, resolved. @internal */
+export interface DelegationBinding extends FrameBinding {
+  description: string;
+  parameters: JsonSchema;
+  returns: JsonSchema | undefined;
+  onInvalid: OnInvalid;
+  target: Agent;
+  action: string;
+  backend: BackendSpec | undefined;
+  params: DelegateToOptions["params"];
+}
+
+/** A `delegateTo` declaration, for an agent's `delegateTo` list. */
+export interface DelegateToSpec {
+  readonly kind: "deputy.delegate-to";
+  readonly target: Agent;
+  /** @internal */
+  readonly bindings: readonly DelegationBinding[];
+}
+
+/**
+ * How the plan runs on every call: the engine's options (a composed host and node types), less what each call
+ * sets (inputs, signal, run id).
+ */
+export type PlanDelegationRunOptions = Omit<EngineOptions, "inputs" | "signal" | "runId" | "_internal">;
+
+/** What a plan delegation is "to": the plan, by name (used in events, ledgers and messages). */
+export interface PlanTarget {
+  readonly kind: "deputy.plan";
+  readonly name: string;
+}
+
+/** One delegated tool that runs a plan. @internal */
+export interface PlanBinding extends FrameBinding {
+  description: string;
+  /** The plan's declared `inputs`, as tool parameters (`required` and `additionalProperties: false` set). */
+  parameters: JsonSchema;
+  target: PlanTarget;
+  /** The plan JSON as given (validated again by every run). */
+  plan: unknown;
+  /** The artifact key the plan answers with. */
+  returns: string;
+  run: PlanDelegationRunOptions;
+  /** Runs one call (see `callPlan`). */
+  call(frame: Frame, rawArgs: unknown, ctx: CallContext): Promise<unknown>;
+}
+
+/** Any delegated tool of an agent: to an agent (`delegateTo`) or to a plan (`delegateToPlan`). @internal */
+export type AnyBinding = DelegationBinding | PlanBinding;
+
+/** A `delegateToPlan` declaration, for an agent's `delegateTo` list. */
+export interface DelegateToPlanSpec {
+  readonly kind: "deputy.delegate-to";
+  readonly target: PlanTarget;
+  /** @internal */
+  readonly bindings: readonly PlanBinding[];
+}
+
+/** Runs a sub-agent's action (injected, so this file and the runner do not import each other). @internal */
+export type RunSub = (agent: Agent, action: string, input: unknown, setup: RunSetup) => Promise<AgentResult>;
+
+/** @internal */
+export interface CallContext {
+  signal: AbortSignal;
+  caller: ParentContext;
+  now: () => number;
+  newId: () => string;
+  run: RunSub;
+}
+
+/** How one action runs: the generation's shared state plus this run's place in it. @internal */
+export interface RunSetup {
+  backend: ResolvedBackend;
+  params: Record<string, unknown>;
+  signal: AbortSignal;
+  traceId: string;
+  now: () => number;
+  newId: () => string;
+  depth: number;
+  parent: ParentLink | undefined;
+  /** Inline rates for this run's own requests. */
+  rates: Rates | undefined;
+  /** Structured output to request (a delegation's `returns`), and whether to parse and validate it here. */
+  returns: { schema: JsonSchema; name: string; validate: boolean } | undefined;
+  /** Called with the run's frame once it exists, so a caller can read its spend even if the run fails. */
+  onFrame?: (frame: Frame) => void;
 }

@@ -1,4 +1,5 @@
-import pg from "pg";
+import { createRequire } from "node:module";
+import type pg from "pg";
 import { RunError } from "../errors/run-error.js";
 import { dataMap, indexMap, setOwn } from "../runtime/own.js";
 import { migratePostgres } from "./postgres-migrations.js";
@@ -22,6 +23,11 @@ export interface PostgresRunStoreOptions {
   /** Most connections this store opens. Default 10. */
   maxConnections?: number;
 }
+
+// pg (and its 30-odd modules) loads when a PostgresRunStore is made, not when deputy/plan is imported: most
+// programs never open one (issue 22). `require` keeps the constructor synchronous; pg is CommonJS, and its ES
+// entry wraps this same module, so the pool is the class deputy/distributed's `import pg` sees.
+const load = createRequire(import.meta.url);
 
 interface Pending extends RunWrite {
   resolve: () => void;
@@ -50,7 +56,8 @@ export class PostgresRunStore implements RunStore {
 
   constructor(connectionString: string, options: PostgresRunStoreOptions = {}) {
     this.label = redactUrl(connectionString);
-    this.pool = new pg.Pool({ connectionString, max: options.maxConnections ?? 10 });
+    const { Pool } = load("pg") as typeof pg;
+    this.pool = new Pool({ connectionString, max: options.maxConnections ?? 10 });
     // A client that loses its server must not crash the process; the next query on it reports the error.
     this.pool.on("error", () => {});
     this.pool.on("connect", (client) => client.on("error", () => {}));
