@@ -18,13 +18,13 @@ import "./host-capabilities.js";
 export type { DelegateTrace, TraceSink } from "../traces/trace.js";
 export { buildProposalSchema } from "./proposal-schema.js";
 export { strictSchema } from "./strict-schema.js";
+export { canonicalJson } from "../runtime/canonical-json.js";
 export {
   buildPrompt,
   inputChars,
-  sortedJson,
   type DelegatePrompt,
   type PromptInput,
-} from "../tools/tool-call-prompt.js";
+} from "../runtime/tool-call-prompt.js";
 export { acceptGate, VERDICTS, type GateInput, type GateResult, type Verdict } from "./accept-gate.js";
 export {
   judgeProposal,

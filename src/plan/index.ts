@@ -9,7 +9,8 @@ export {
   type DispatchRetry,
   type DispatchUnit,
 } from "../runtime/dispatch-tool.js";
-export { canonicalJson, planFingerprint } from "./fingerprint.js";
+export { canonicalJson } from "../runtime/canonical-json.js";
+export { planFingerprint } from "./fingerprint.js";
 export { MemoryRunStore } from "../store/memory-run-store.js";
 export {
   agentResolver,
