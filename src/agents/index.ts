@@ -47,15 +47,15 @@ export {
   type MockRequest,
 } from "./mock-model.js";
 export {
-  DELEGATE_CHANNEL,
-  DELEGATE_START_CHANNEL,
+  DELEGATION_CHANNEL,
+  DELEGATION_START_CHANNEL,
   DELEGATION_REFUSED_CHANNEL,
-  type DelegateEvent,
-  type DelegateStartEvent,
-  type DelegateStatus,
+  type DelegationEvent,
+  type DelegationStartEvent,
+  type DelegationStatus,
   type DelegationRefusedEvent,
 } from "./events.js";
-export type { OpenTelemetryBridgeOptions } from "./otel-bridge.js";
+export type { OpenTelemetryBridgeOptions } from "../events/otel-bridge.js";
 export { runAgentAction, type AgentActionOutcome } from "./run-agent-action.js";
 export { checkResult, type InvalidResult } from "./result.js";
 export { normalizeUsage, type Usage } from "./usage.js";
