@@ -24,7 +24,7 @@ import { LlamaServerDelegate } from "../src/delegate/backends/llama-server-deleg
 import { LocalDelegate } from "../src/delegate/backends/local-delegate.js";
 import { NODE_LLAMA_CPP_DIALECT, toGrammarSchema } from "../src/delegate/backends/grammar-schema.js";
 import { bfclQuestion, bfclToToolSpec } from "../src/eval/bfcl.js";
-import { buildPrompt } from "../src/tools/tool-call-prompt.js";
+import { buildPrompt } from "../src/runtime/tool-call-prompt.js";
 import { buildProposalSchema } from "../src/delegate/proposal-schema.js";
 import type { ProposeRequest, ToolCallDelegate } from "../src/delegate/protocol.js";
 import {

@@ -12,7 +12,7 @@ import { LocalDelegate } from "../src/delegate/backends/local-delegate.js";
 import { DistilledDelegate, examplesFromTraces, trainDistilled } from "../src/distill/index.js";
 import { readTraces } from "../src/traces/read-traces.js";
 import type { ToolCallDelegate } from "../src/delegate/protocol.js";
-import { canonicalJson } from "../src/plan/fingerprint.js";
+import { canonicalJson } from "../src/runtime/canonical-json.js";
 
 const { values } = parseArgs({
   options: {

@@ -1,15 +1,15 @@
 import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import { describe, expect, it } from "vitest";
 import "./index.js";
-import { DELEGATE_CHANNEL, publishDelegate, type DelegateEvent } from "./agents/events.js";
+import { DELEGATION_CHANNEL, publishDelegation, type DelegationEvent } from "./agents/events.js";
 
 describe("delegation events through the root entry", () => {
   it("carry no secret a model or provider wrote (arguments and error messages pass the redactor)", () => {
     const seen: unknown[] = [];
     const listener = (message: unknown) => seen.push(message);
-    subscribe(DELEGATE_CHANNEL, listener);
+    subscribe(DELEGATION_CHANNEL, listener);
     try {
-      publishDelegate({
+      publishDelegation({
         agent: "Caller",
         delegate: "Sub",
         tool: "lookup",
@@ -19,9 +19,9 @@ describe("delegation events through the root entry", () => {
         },
         status: "error",
         message: "upstream said: password=hunter2hunter2",
-      } as unknown as DelegateEvent);
+      } as unknown as DelegationEvent);
     } finally {
-      unsubscribe(DELEGATE_CHANNEL, listener);
+      unsubscribe(DELEGATION_CHANNEL, listener);
     }
     const text = JSON.stringify(seen);
     expect(seen).toHaveLength(1);

@@ -10,10 +10,10 @@
 import { subscribe } from "node:diagnostics_channel";
 import { parseArgs } from "node:util";
 import {
-  DELEGATE_CHANNEL,
+  DELEGATION_CHANNEL,
   DELEGATION_REFUSED_CHANNEL,
   type BackendSpec,
-  type DelegateEvent,
+  type DelegationEvent,
   type DelegationRefusedEvent,
   Pricing,
 } from "../../src/agents/index.js";
@@ -45,8 +45,8 @@ const backend: BackendSpec = values["base-url"]
 // Illustrative prices (USD per 1M tokens) so the offline ledgers show a cost; register what you really pay.
 if (!values["base-url"]) Pricing.register("mock", { input: 0.15, output: 0.6 });
 
-subscribe(DELEGATE_CHANNEL, (message) => {
-  const e = message as DelegateEvent;
+subscribe(DELEGATION_CHANNEL, (message) => {
+  const e = message as DelegationEvent;
   console.error(
     `  ${e.agent} → ${e.delegate}#${e.action} as ${e.tool}: ${e.status}, ${e.durationMs} ms, ${e.usage.totalTokens} tokens`,
   );

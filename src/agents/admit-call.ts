@@ -1,13 +1,18 @@
 import { BudgetExceededError } from "../errors/budget-exceeded-error.js";
 import { checkArguments } from "./arguments.js";
 import type { AnyBinding } from "./types.js";
-import { publishDelegate, publishRefused, type DelegateEvent, type DelegationEventBase } from "./events.js";
+import {
+  publishDelegation,
+  publishRefused,
+  type DelegationEvent,
+  type DelegationEventBase,
+} from "./events.js";
 import { findRefusal, refusalAnswer, type Frame } from "./frame.js";
 import { emptyUsage } from "./usage.js";
 
-/** Publishes a call's `deputy:delegate` event with the running ledgers. */
+/** Publishes a call's `deputy:delegation` event with the running ledgers. */
 export type FinishEvent = (
-  event: Omit<DelegateEvent, keyof DelegationEventBase | "ledger" | "delegationLedger">,
+  event: Omit<DelegationEvent, keyof DelegationEventBase | "ledger" | "delegationLedger">,
 ) => void;
 
 /** Whether a delegated call may run: the checked arguments, or what the calling model reads instead. @internal */
@@ -41,7 +46,7 @@ export function admitCall(
     parentCallId: frame.parent?.callId,
   };
   const finish: FinishEvent = (event) =>
-    publishDelegate({
+    publishDelegation({
       ...base,
       ...event,
       ledger: frame.ledger.toJSON(),

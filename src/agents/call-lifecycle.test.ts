@@ -5,10 +5,10 @@ import { delegateToPlan } from "../index.js";
 import { defineAgent } from "./define-agent.js";
 import { delegateTo } from "./delegate-to.js";
 import {
-  DELEGATE_CHANNEL,
-  DELEGATE_START_CHANNEL,
-  type DelegateEvent,
-  type DelegateStartEvent,
+  DELEGATION_CHANNEL,
+  DELEGATION_START_CHANNEL,
+  type DelegationEvent,
+  type DelegationStartEvent,
 } from "./events.js";
 import { mockModel } from "./mock-model.js";
 import { Pricing } from "./pricing.js";
@@ -52,19 +52,19 @@ function lead(calls: { toolName: string; input: unknown }[]) {
   });
 }
 
-const starts: DelegateStartEvent[] = [];
-const ends: DelegateEvent[] = [];
-const onStart = (m: unknown) => starts.push(m as DelegateStartEvent);
-const onEnd = (m: unknown) => ends.push(m as DelegateEvent);
+const starts: DelegationStartEvent[] = [];
+const ends: DelegationEvent[] = [];
+const onStart = (m: unknown) => starts.push(m as DelegationStartEvent);
+const onEnd = (m: unknown) => ends.push(m as DelegationEvent);
 beforeEach(() => {
   starts.length = 0;
   ends.length = 0;
-  subscribe(DELEGATE_START_CHANNEL, onStart);
-  subscribe(DELEGATE_CHANNEL, onEnd);
+  subscribe(DELEGATION_START_CHANNEL, onStart);
+  subscribe(DELEGATION_CHANNEL, onEnd);
 });
 afterEach(() => {
-  unsubscribe(DELEGATE_START_CHANNEL, onStart);
-  unsubscribe(DELEGATE_CHANNEL, onEnd);
+  unsubscribe(DELEGATION_START_CHANNEL, onStart);
+  unsubscribe(DELEGATION_CHANNEL, onEnd);
 });
 
 const keys = (o: object) =>

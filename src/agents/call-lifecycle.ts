@@ -2,13 +2,13 @@ import { DeputyError } from "../errors/deputy-error.js";
 import { admitCall } from "./admit-call.js";
 import { startCallTimer } from "./call-timer.js";
 import type { AnyBinding, CallContext } from "./types.js";
-import { publishDelegateStart, type DelegateStatus } from "./events.js";
+import { publishDelegationStart, type DelegationStatus } from "./events.js";
 import type { Frame, ParentLink } from "./frame.js";
 import { emptyUsage } from "./usage.js";
 
-/** How a call's work ended, as its `deputy:delegate` event and the calling model see it. @internal */
+/** How a call's work ended, as its `deputy:delegation` event and the calling model see it. @internal */
 export interface CallEnd {
-  status: DelegateStatus;
+  status: DelegationStatus;
   issues?: string[];
   /** What the calling model reads. */
   answer: unknown;
@@ -46,8 +46,8 @@ export interface CallTarget<R> {
  * The lifecycle of one delegated call, the same for a call to an agent and a call to a plan, in order: drop
  * invented keys and check the arguments (`invalid_arguments`), check every budget that applies
  * (`budget_exceeded`, or throw on `"raise"`), record the call in the ledgers (one call against this frame, the
- * delegation and every ancestor's ceiling), publish `deputy:delegate-start`, run the work one level deeper under
- * the call's timeout, record its duration, and publish `deputy:delegate` with the status (`ok`, `timed_out`,
+ * delegation and every ancestor's ceiling), publish `deputy:delegation-start`, run the work one level deeper under
+ * the call's timeout, record its duration, and publish `deputy:delegation` with the status (`ok`, `timed_out`,
  * `error`, or what `settle` says) and the running ledgers. Our own refusals, definition errors and the caller's
  * abort end the caller's generation (thrown); a target's failure is answered as `delegate_failed`.
  *
@@ -70,7 +70,7 @@ export async function runDelegatedCall<R>(
   const link: ParentLink = { frame, binding, callId: ctx.newId(), usage: emptyUsage(), cost: 0 };
   const started = ctx.now();
   frame.recordCallStart(binding.tool, started);
-  publishDelegateStart({ ...base, callId: link.callId, arguments: args, provider, model, ...runId });
+  publishDelegationStart({ ...base, callId: link.callId, arguments: args, provider, model, ...runId });
 
   const timer = startCallTimer(frame, binding);
   let elapsed = 0;
@@ -78,7 +78,7 @@ export async function runDelegatedCall<R>(
     elapsed = (ctx.now() - started) / 1000;
     frame.recordCallEnd(binding.tool, elapsed);
   };
-  const ended = (status: DelegateStatus, issues?: string[]) =>
+  const ended = (status: DelegationStatus, issues?: string[]) =>
     finish({
       callId: link.callId,
       arguments: args,

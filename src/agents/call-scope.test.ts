@@ -9,9 +9,9 @@ import { defineAgent } from "./define-agent.js";
 import { delegateTo } from "./delegate-to.js";
 import { delegateToPlan } from "../index.js";
 import {
-  DELEGATE_CHANNEL,
+  DELEGATION_CHANNEL,
   DELEGATION_REFUSED_CHANNEL,
-  type DelegateEvent,
+  type DelegationEvent,
   type DelegationRefusedEvent,
 } from "./events.js";
 
@@ -112,19 +112,19 @@ function lead(
   });
 }
 
-const ended: DelegateEvent[] = [];
+const ended: DelegationEvent[] = [];
 const refused: DelegationRefusedEvent[] = [];
-const onEnd = (m: unknown) => ended.push(m as DelegateEvent);
+const onEnd = (m: unknown) => ended.push(m as DelegationEvent);
 const onRefused = (m: unknown) => refused.push(m as DelegationRefusedEvent);
 beforeEach(() => {
   requests = [];
   ended.length = 0;
   refused.length = 0;
-  subscribe(DELEGATE_CHANNEL, onEnd);
+  subscribe(DELEGATION_CHANNEL, onEnd);
   subscribe(DELEGATION_REFUSED_CHANNEL, onRefused);
 });
 afterEach(() => {
-  unsubscribe(DELEGATE_CHANNEL, onEnd);
+  unsubscribe(DELEGATION_CHANNEL, onEnd);
   unsubscribe(DELEGATION_REFUSED_CHANNEL, onRefused);
 });
 

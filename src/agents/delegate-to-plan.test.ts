@@ -12,11 +12,11 @@ import { defineAgent } from "./define-agent.js";
 import { delegateTo } from "./delegate-to.js";
 import { delegateToPlan, runPlan, type DelegateToPlanOptions } from "../index.js";
 import {
-  DELEGATE_CHANNEL,
-  DELEGATE_START_CHANNEL,
+  DELEGATION_CHANNEL,
+  DELEGATION_START_CHANNEL,
   DELEGATION_REFUSED_CHANNEL,
-  type DelegateEvent,
-  type DelegateStartEvent,
+  type DelegationEvent,
+  type DelegationStartEvent,
   type DelegationRefusedEvent,
 } from "./events.js";
 import { mockModel, type MockReply } from "./mock-model.js";
@@ -118,25 +118,25 @@ async function direct(queue: string) {
 }
 
 const events = {
-  start: [] as DelegateStartEvent[],
-  end: [] as DelegateEvent[],
+  start: [] as DelegationStartEvent[],
+  end: [] as DelegationEvent[],
   refused: [] as DelegationRefusedEvent[],
 };
-const onStart = (m: unknown) => events.start.push(m as DelegateStartEvent);
-const onEnd = (m: unknown) => events.end.push(m as DelegateEvent);
+const onStart = (m: unknown) => events.start.push(m as DelegationStartEvent);
+const onEnd = (m: unknown) => events.end.push(m as DelegationEvent);
 const onRefused = (m: unknown) => events.refused.push(m as DelegationRefusedEvent);
 function listen() {
   events.start = [];
   events.end = [];
   events.refused = [];
   listed = [];
-  subscribe(DELEGATE_START_CHANNEL, onStart);
-  subscribe(DELEGATE_CHANNEL, onEnd);
+  subscribe(DELEGATION_START_CHANNEL, onStart);
+  subscribe(DELEGATION_CHANNEL, onEnd);
   subscribe(DELEGATION_REFUSED_CHANNEL, onRefused);
 }
 afterEach(() => {
-  unsubscribe(DELEGATE_START_CHANNEL, onStart);
-  unsubscribe(DELEGATE_CHANNEL, onEnd);
+  unsubscribe(DELEGATION_START_CHANNEL, onStart);
+  unsubscribe(DELEGATION_CHANNEL, onEnd);
   unsubscribe(DELEGATION_REFUSED_CHANNEL, onRefused);
 });
 

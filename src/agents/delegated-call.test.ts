@@ -362,7 +362,7 @@ describe("a sub-agent whose provider fails", () => {
     const { subscribe, unsubscribe } = await import("node:diagnostics_channel");
     const statuses: string[] = [];
     const on = (m: unknown) => statuses.push((m as { status: string }).status);
-    subscribe("deputy:delegate", on);
+    subscribe("deputy:delegation", on);
     try {
       const { agent: sub } = classifier({
         respond: () => Promise.reject(new Error("connect ECONNREFUSED 127.0.0.1:9")),
@@ -374,7 +374,7 @@ describe("a sub-agent whose provider fails", () => {
       });
       expect(r.text).toBe("done");
     } finally {
-      unsubscribe("deputy:delegate", on);
+      unsubscribe("deputy:delegation", on);
     }
     expect(statuses).toEqual(["error"]);
   });

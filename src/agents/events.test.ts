@@ -5,34 +5,34 @@ import { delegation } from "./contract.js";
 import { defineAgent } from "./define-agent.js";
 import { delegateTo } from "./delegate-to.js";
 import {
-  DELEGATE_CHANNEL,
-  DELEGATE_START_CHANNEL,
+  DELEGATION_CHANNEL,
+  DELEGATION_START_CHANNEL,
   DELEGATION_REFUSED_CHANNEL,
-  type DelegateEvent,
-  type DelegateStartEvent,
+  type DelegationEvent,
+  type DelegationStartEvent,
   type DelegationRefusedEvent,
 } from "./events.js";
 import { mockModel, type MockModelOptions } from "./mock-model.js";
 
-const seen: { start: DelegateStartEvent[]; end: DelegateEvent[]; refused: DelegationRefusedEvent[] } = {
+const seen: { start: DelegationStartEvent[]; end: DelegationEvent[]; refused: DelegationRefusedEvent[] } = {
   start: [],
   end: [],
   refused: [],
 };
-const onStart = (m: unknown) => seen.start.push(m as DelegateStartEvent);
-const onEnd = (m: unknown) => seen.end.push(m as DelegateEvent);
+const onStart = (m: unknown) => seen.start.push(m as DelegationStartEvent);
+const onEnd = (m: unknown) => seen.end.push(m as DelegationEvent);
 const onRefused = (m: unknown) => seen.refused.push(m as DelegationRefusedEvent);
 beforeEach(() => {
   seen.start = [];
   seen.end = [];
   seen.refused = [];
-  subscribe(DELEGATE_START_CHANNEL, onStart);
-  subscribe(DELEGATE_CHANNEL, onEnd);
+  subscribe(DELEGATION_START_CHANNEL, onStart);
+  subscribe(DELEGATION_CHANNEL, onEnd);
   subscribe(DELEGATION_REFUSED_CHANNEL, onRefused);
 });
 afterEach(() => {
-  unsubscribe(DELEGATE_START_CHANNEL, onStart);
-  unsubscribe(DELEGATE_CHANNEL, onEnd);
+  unsubscribe(DELEGATION_START_CHANNEL, onStart);
+  unsubscribe(DELEGATION_CHANNEL, onEnd);
   unsubscribe(DELEGATION_REFUSED_CHANNEL, onRefused);
 });
 
@@ -60,7 +60,7 @@ function run(sub: MockModelOptions, calls: unknown[], budget = {}) {
   return triage.run("triage", undefined, { traceId: "t-1" });
 }
 
-describe("deputy:delegate", () => {
+describe("deputy:delegation", () => {
   it("reports agent, delegate, action, tool, arguments, model, duration, usage, cost, ledger and status ok", async () => {
     const r = await run({}, [{ body: "a billing question" }]);
     expect(seen.end).toHaveLength(1);

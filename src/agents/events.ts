@@ -6,7 +6,7 @@ import type { LedgerTotals } from "./ledger.js";
 import type { Usage } from "./usage.js";
 
 /** How a delegated call ended. */
-export type DelegateStatus =
+export type DelegationStatus =
   | "ok"
   | "invalid_result"
   | "timed_out"
@@ -33,8 +33,8 @@ export interface DelegationEventBase {
   parentCallId: string | undefined;
 }
 
-/** Published on `deputy:delegate-start` when a delegated call starts (after arguments and budgets cleared). */
-export interface DelegateStartEvent extends DelegationEventBase {
+/** Published on `deputy:delegation-start` when a delegated call starts (after arguments and budgets cleared). */
+export interface DelegationStartEvent extends DelegationEventBase {
   callId: string;
   arguments: Record<string, unknown>;
   provider: string;
@@ -43,8 +43,8 @@ export interface DelegateStartEvent extends DelegationEventBase {
   runId?: string;
 }
 
-/** Published on `deputy:delegate` when a delegated call ends (also for `invalid_arguments`, with no call made). */
-export interface DelegateEvent extends DelegationEventBase {
+/** Published on `deputy:delegation` when a delegated call ends (also for `invalid_arguments`, with no call made). */
+export interface DelegationEvent extends DelegationEventBase {
   callId: string;
   arguments: unknown;
   provider: string | undefined;
@@ -60,7 +60,7 @@ export interface DelegateEvent extends DelegationEventBase {
   ledger: LedgerTotals;
   /** The running ledger of this delegation. */
   delegationLedger: LedgerTotals;
-  status: DelegateStatus;
+  status: DelegationStatus;
   /** For `invalid_arguments`, `invalid_result` and `error`: what went wrong. */
   issues?: string[];
 }
@@ -78,12 +78,12 @@ export interface DelegationRefusedEvent extends DelegationEventBase {
 }
 
 /** Channel names. Subscribe with `diagnostics_channel.subscribe(name, fn)`. */
-export const DELEGATE_START_CHANNEL = CHANNELS.delegateStart;
-export const DELEGATE_CHANNEL = CHANNELS.delegate;
+export const DELEGATION_START_CHANNEL = CHANNELS.delegationStart;
+export const DELEGATION_CHANNEL = CHANNELS.delegation;
 export const DELEGATION_REFUSED_CHANNEL = CHANNELS.delegationRefused;
 
-const startChannel = channel(DELEGATE_START_CHANNEL);
-const delegateChannel = channel(DELEGATE_CHANNEL);
+const startChannel = channel(DELEGATION_START_CHANNEL);
+const delegateChannel = channel(DELEGATION_CHANNEL);
 const refusedChannel = channel(DELEGATION_REFUSED_CHANNEL);
 
 // Events carry arguments a model wrote and error messages a provider wrote: every one passes deputy's redactor,
@@ -94,12 +94,12 @@ function scrubbed<T>(event: T): T {
 }
 
 /** @internal */
-export function publishDelegateStart(event: DelegateStartEvent): void {
+export function publishDelegationStart(event: DelegationStartEvent): void {
   if (startChannel.hasSubscribers) startChannel.publish(scrubbed(event));
 }
 
 /** @internal */
-export function publishDelegate(event: DelegateEvent): void {
+export function publishDelegation(event: DelegationEvent): void {
   if (delegateChannel.hasSubscribers) delegateChannel.publish(scrubbed(event));
 }
 

@@ -40,15 +40,15 @@ export {
   type ResolvedBackend,
 } from "./backend.js";
 export {
-  DELEGATE_CHANNEL,
-  DELEGATE_START_CHANNEL,
+  DELEGATION_CHANNEL,
+  DELEGATION_START_CHANNEL,
   DELEGATION_REFUSED_CHANNEL,
-  type DelegateEvent,
-  type DelegateStartEvent,
-  type DelegateStatus,
+  type DelegationEvent,
+  type DelegationStartEvent,
+  type DelegationStatus,
   type DelegationRefusedEvent,
 } from "./events.js";
-export type { OpenTelemetryBridgeOptions } from "./otel-bridge.js";
+export type { OpenTelemetryBridgeOptions } from "../events/otel-bridge.js";
 export { runAgentAction, type AgentActionOutcome } from "./run-agent-action.js";
 export type { InvalidResult } from "./result.js";
 export type { Usage } from "./usage.js";

@@ -8,9 +8,9 @@ import { delegation } from "./contract.js";
 import { defineAgent } from "./define-agent.js";
 import { delegateTo, type DelegateToOptions } from "./delegate-to.js";
 import {
-  DELEGATE_CHANNEL,
+  DELEGATION_CHANNEL,
   DELEGATION_REFUSED_CHANNEL,
-  type DelegateEvent,
+  type DelegationEvent,
   type DelegationRefusedEvent,
 } from "./events.js";
 import type { Agent } from "./types.js";
@@ -83,18 +83,18 @@ function chain(a: { budget?: Budget; maxDepth?: number; site?: DelegateToOptions
   return chainAgent("A", b, a);
 }
 
-let delegated: DelegateEvent[] = [];
+let delegated: DelegationEvent[] = [];
 let refused: DelegationRefusedEvent[] = [];
-const onDelegate = (m: unknown) => delegated.push(m as DelegateEvent);
+const onDelegate = (m: unknown) => delegated.push(m as DelegationEvent);
 const onRefused = (m: unknown) => refused.push(m as DelegationRefusedEvent);
 beforeEach(() => {
   delegated = [];
   refused = [];
-  subscribe(DELEGATE_CHANNEL, onDelegate);
+  subscribe(DELEGATION_CHANNEL, onDelegate);
   subscribe(DELEGATION_REFUSED_CHANNEL, onRefused);
 });
 afterEach(() => {
-  unsubscribe(DELEGATE_CHANNEL, onDelegate);
+  unsubscribe(DELEGATION_CHANNEL, onDelegate);
   unsubscribe(DELEGATION_REFUSED_CHANNEL, onRefused);
 });
 

@@ -22,7 +22,12 @@ import "./host-capabilities.js";
 // The llama.cpp backends' `--delegate` kinds (local=, llama-server=, openai=) for createDelegateFromSpec.
 import "./backends/register-specs.js";
 export { buildProposalSchema } from "./proposal-schema.js";
-export { buildPrompt, inputChars, type DelegatePrompt, type PromptInput } from "../tools/tool-call-prompt.js";
+export {
+  buildPrompt,
+  inputChars,
+  type DelegatePrompt,
+  type PromptInput,
+} from "../runtime/tool-call-prompt.js";
 export { acceptGate, VERDICTS, type GateInput, type GateResult, type Verdict } from "./accept-gate.js";
 export {
   judgeProposal,

@@ -1,5 +1,5 @@
 import { acceptGate, type GateInput, type GateResult } from "./accept-gate.js";
-import { inputChars } from "../tools/tool-call-prompt.js";
+import { inputChars } from "../runtime/tool-call-prompt.js";
 import type { Proposal, ProposeRequest, ToolCallDelegate } from "./protocol.js";
 import { recordProposal, type ProposalSource } from "./record-proposal.js";
 import type { TraceSink } from "../traces/trace.js";

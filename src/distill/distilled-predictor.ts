@@ -4,7 +4,7 @@ import { ClassHead } from "./class-head.js";
 import { familiarity } from "./familiarity.js";
 import { prepareInput, withoutEmbedding, type PreparedInput } from "./input-features.js";
 import { DECLINE_CLASS, type CrossCheckData, type DistilledModelData } from "./model-file.js";
-import { sortedJson } from "../tools/tool-call-prompt.js";
+import { canonicalJson } from "../runtime/canonical-json.js";
 import { NumberHead } from "./number-head.js";
 import { SoftmaxClassifier } from "./softmax-classifier.js";
 import { SpanHead } from "./span-head.js";
@@ -129,5 +129,5 @@ export function sameCall(
   a: { name: string | null; arguments: Record<string, unknown> },
   b: { name: string | null; arguments: Record<string, unknown> },
 ): boolean {
-  return a.name === b.name && sortedJson(a.arguments) === sortedJson(b.arguments);
+  return a.name === b.name && canonicalJson(a.arguments) === canonicalJson(b.arguments);
 }

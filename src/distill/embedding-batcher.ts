@@ -1,4 +1,11 @@
+import { TurnBatcher } from "../runtime/turn-batcher.js";
 import type { TextEncoder } from "./text-encoder.js";
+
+interface Waiting {
+  text: string;
+  resolve: (v: Float32Array) => void;
+  reject: (e: unknown) => void;
+}
 
 /**
  * Gathers the texts asked for while the event loop is busy — the items of a `for_each` proposing side by side —
@@ -6,8 +13,7 @@ import type { TextEncoder } from "./text-encoder.js";
  */
 export class EmbeddingBatcher {
   readonly #encoder: TextEncoder;
-  #pending = new Map<string, { resolve: (v: Float32Array) => void; reject: (e: unknown) => void }[]>();
-  #scheduled = false;
+  readonly #asked = new TurnBatcher<Waiting>((batch) => this.#flush(batch));
 
   constructor(encoder: TextEncoder) {
     this.#encoder = encoder;
@@ -15,27 +21,22 @@ export class EmbeddingBatcher {
 
   /** The vector of one text, embedded with the others asked for in the same turn. */
   embed(text: string): Promise<Float32Array> {
-    return new Promise((resolve, reject) => {
-      const waiting = this.#pending.get(text);
-      if (waiting) waiting.push({ resolve, reject });
-      else this.#pending.set(text, [{ resolve, reject }]);
-      if (!this.#scheduled) {
-        this.#scheduled = true;
-        setImmediate(() => void this.#flush());
-      }
-    });
+    return new Promise((resolve, reject) => this.#asked.add({ text, resolve, reject }));
   }
 
-  async #flush(): Promise<void> {
-    const batch = this.#pending;
-    this.#pending = new Map();
-    this.#scheduled = false;
-    const texts = [...batch.keys()];
+  async #flush(batch: Waiting[]): Promise<void> {
+    const byText = new Map<string, Waiting[]>();
+    for (const w of batch) {
+      const same = byText.get(w.text);
+      if (same) same.push(w);
+      else byText.set(w.text, [w]);
+    }
+    const texts = [...byText.keys()];
     try {
       const vectors = await this.#encoder.embed(texts);
-      texts.forEach((t, i) => batch.get(t)!.forEach((w) => w.resolve(vectors[i]!)));
+      texts.forEach((t, i) => byText.get(t)!.forEach((w) => w.resolve(vectors[i]!)));
     } catch (error) {
-      for (const waiting of batch.values()) waiting.forEach((w) => w.reject(error));
+      for (const waiting of byText.values()) waiting.forEach((w) => w.reject(error));
     }
   }
 }

@@ -1,6 +1,6 @@
 import type { JsonSchema } from "../schema/json-schema.js";
 import { validateValue } from "../schema/validator.js";
-import { sortedJson } from "../tools/tool-call-prompt.js";
+import { canonicalJson } from "../runtime/canonical-json.js";
 import type { ToolSpec } from "../delegate/protocol.js";
 import type { DistilledModelData } from "./model-file.js";
 
@@ -15,7 +15,7 @@ export function schemaShape(schema: unknown): string {
     for (const [k, x] of Object.entries(v)) if (!PROSE.has(k)) out[k] = strip(x);
     return out;
   };
-  return sortedJson(strip(schema));
+  return canonicalJson(strip(schema));
 }
 
 function props(schema: JsonSchema): Record<string, JsonSchema> {

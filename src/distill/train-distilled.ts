@@ -17,7 +17,7 @@ import { encoderText, type TrainingEmbeddings } from "./encoder-input.js";
 import { planTraining, type PlanOptions, type TrainingPlan } from "./training-plan.js";
 import type { SgdOptions } from "./sgd-options.js";
 import { exactMatch, type TrainingExample } from "./training-examples.js";
-import { sortedJson } from "../tools/tool-call-prompt.js";
+import { canonicalJson } from "../runtime/canonical-json.js";
 import type { Clock } from "../runtime/clock.js";
 
 /** Options of {@link trainDistilled}. */
@@ -105,7 +105,7 @@ export interface TrainDistilledResult {
 }
 
 const OOD_WEIGHT = 0.25;
-const callKey = (p: Prediction) => JSON.stringify([p.name, sortedJson(p.arguments)]);
+const callKey = (p: Prediction) => JSON.stringify([p.name, canonicalJson(p.arguments)]);
 type Row = { inputs: number[]; correct: boolean; call: string };
 /** Fewer validation examples than this do not choose the threshold (the `heldOut` tuning half does). */
 export const MIN_VALIDATION = 20;

@@ -1,4 +1,4 @@
-import { sortedJson } from "../tools/tool-call-prompt.js";
+import { canonicalJson } from "../runtime/canonical-json.js";
 import type { ToolSpec } from "../delegate/protocol.js";
 import type { DelegateTrace } from "../traces/trace.js";
 
@@ -52,8 +52,8 @@ export function examplesFromTraces(traces: Iterable<DelegateTrace>, nodeId: stri
       continue;
     }
     const facts = trace.facts ?? {};
-    const inputKey = `${trace.instruction}\u0000${sortedJson(facts)}`;
-    const callKey = sortedJson(call);
+    const inputKey = `${trace.instruction}\u0000${canonicalJson(facts)}`;
+    const callKey = canonicalJson(call);
     if ([inputKey, callKey].some((t) => t.includes(REDACTED) || CUT.test(t))) {
       skipped.redacted++;
       continue;
@@ -78,5 +78,5 @@ export function exactMatch(
   call: TrainingExample["call"],
 ): boolean {
   if (predicted.name !== call.name) return false;
-  return call.name === null || sortedJson(predicted.arguments) === sortedJson(call.arguments);
+  return call.name === null || canonicalJson(predicted.arguments) === canonicalJson(call.arguments);
 }

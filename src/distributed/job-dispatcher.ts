@@ -4,6 +4,7 @@ import type { PlanNode } from "../plan/plan-schema.js";
 import type { UnitDispatcher, UnitOutcome, WorkUnit } from "../plan/node-executor.js";
 import type { PostgresRunStore } from "../store/postgres-run-store.js";
 import { enqueueUnitsQuery, unitOutcomesQuery } from "../store/postgres-unit-results.js";
+import { TurnBatcher } from "../runtime/turn-batcher.js";
 import { quietLogger } from "./quiet-logger.js";
 import { queuePool } from "./queue-pool.js";
 import { toPayload, type UnitPayload } from "./unit-payload.js";
@@ -55,9 +56,10 @@ export class JobDispatcher implements UnitDispatcher {
   readonly #pollMs: number;
   readonly #maxAttempts: number;
   readonly #waiting = new Map<string, Waiter>();
-  #toEnqueue: Waiter[] = [];
-  #toFetch = new Set<string>();
-  #enqueuing = false;
+  /** Units dispatched in one turn, enqueued in one statement; one statement at a time. */
+  readonly #toEnqueue = new TurnBatcher<Waiter>((batch) => this.#enqueueBatch(batch), { serial: true });
+  /** Units whose outcome a notification did not carry, fetched together. */
+  readonly #toFetch = new TurnBatcher<string>((keys) => this.#fetch(keys));
   #started: Promise<pg.Pool> | undefined;
   #listener: pg.Client | undefined;
   #poll: NodeJS.Timeout | undefined;
@@ -91,7 +93,7 @@ export class JobDispatcher implements UnitDispatcher {
         },
       };
       this.#waiting.set(payload.key, waiter);
-      if (this.#toEnqueue.push(waiter) === 1) setImmediate(() => void this.#enqueue());
+      this.#toEnqueue.add(waiter);
     });
   }
 
@@ -158,26 +160,14 @@ export class JobDispatcher implements UnitDispatcher {
    * unqueued and add it twice): units already done are answered from their stored outcome, units already
    * queued or running are left to their job, the rest become jobs (one `add_jobs` call per batch).
    */
-  async #enqueue(): Promise<void> {
-    if (this.#enqueuing) return;
-    this.#enqueuing = true;
-    try {
-      while (this.#toEnqueue.length > 0) {
-        const batch = this.#toEnqueue;
-        this.#toEnqueue = [];
-        await this.#enqueueBatch(batch.filter((w) => this.#waiting.get(w.payload.key) === w));
-      }
-    } finally {
-      this.#enqueuing = false;
-    }
-  }
-
   /**
    * One statement per batch (`enqueueUnitsQuery`, from the store that owns the outcomes table): answers units
    * whose success is stored, drops stored failures of units that run again (a resume), and adds jobs for units
    * with neither a success nor a job (`graphile_worker.add_jobs`, which wakes the workers).
    */
-  async #enqueueBatch(batch: Waiter[]): Promise<void> {
+  async #enqueueBatch(queued: Waiter[]): Promise<void> {
+    // A unit answered or given up on since it was queued is not enqueued.
+    const batch = queued.filter((w) => this.#waiting.get(w.payload.key) === w);
     if (batch.length === 0) return;
     const queue = await this.#start();
     try {
@@ -210,12 +200,11 @@ export class JobDispatcher implements UnitDispatcher {
   }
 
   #fetchSoon(key: string): void {
-    if (this.#toFetch.add(key).size === 1) setImmediate(() => void this.#fetch());
+    this.#toFetch.add(key);
   }
 
-  async #fetch(): Promise<void> {
-    const keys = [...this.#toFetch];
-    this.#toFetch = new Set();
+  async #fetch(asked: string[]): Promise<void> {
+    const keys = [...new Set(asked)];
     try {
       const queue = await this.#start();
       const { rows } = await queue.query<{ key: string; outcome: UnitOutcome }>(unitOutcomesQuery(keys));
@@ -228,12 +217,12 @@ export class JobDispatcher implements UnitDispatcher {
   /** Looks for outcomes of units waiting longer than a poll interval; re-enqueues units whose job vanished. */
   #pollOutstanding(): void {
     const cutoff = Date.now() - this.#pollMs;
-    const queued = new Set(this.#toEnqueue);
+    const queued = new Set(this.#toEnqueue.pending);
     const stale = [...this.#waiting.values()].filter((w) => w.since < cutoff && !queued.has(w));
     if (stale.length === 0) return;
     // Re-running the enqueue step answers finished units and re-adds any whose job is gone.
-    this.#toEnqueue.push(...stale);
-    void this.#enqueue();
+    this.#toEnqueue.add(...stale);
+    void this.#toEnqueue.flushNow();
   }
 
   #answer(key: string, outcome: UnitOutcome): void {

@@ -1,4 +1,4 @@
-import { inputChars } from "../tools/tool-call-prompt.js";
+import { inputChars } from "../runtime/tool-call-prompt.js";
 import { verbatimShare } from "../confidence/proposal-context.js";
 import type { ToolCallDelegate } from "../delegate/protocol.js";
 import { DelegateBackendError } from "../errors/delegate-backend-error.js";

@@ -1,5 +1,5 @@
 import { subscribe, unsubscribe } from "node:diagnostics_channel";
-import type { DelegateEvent, DelegateStartEvent, DelegationRefusedEvent } from "../agents/events.js";
+import type { DelegationEvent, DelegationStartEvent, DelegationRefusedEvent } from "../agents/events.js";
 import type { ProposalEvent } from "../delegate/proposal-channel.js";
 import type { RunEvent } from "../plan/run-events.js";
 import { CHANNELS, type ChannelName } from "../runtime/channels.js";
@@ -15,9 +15,9 @@ export interface DiagnosticsEvents {
   /** delegate: one judged proposal (no instruction, facts or arguments). */
   "deputy:proposal": ProposalEvent;
   /** agents: a delegated call started. */
-  "deputy:delegate-start": DelegateStartEvent;
+  "deputy:delegation-start": DelegationStartEvent;
   /** agents: a delegated call ended. */
-  "deputy:delegate": DelegateEvent;
+  "deputy:delegation": DelegationEvent;
   /** agents: a budget or `maxDepth` refused a delegated call. */
   "deputy:delegation-refused": DelegationRefusedEvent;
 }
@@ -34,8 +34,8 @@ export const DIAGNOSTICS_CHANNELS: readonly {
   { name: CHANNELS.run, part: "plan" },
   { name: CHANNELS.node, part: "plan" },
   { name: CHANNELS.proposal, part: "delegate" },
-  { name: CHANNELS.delegateStart, part: "agents" },
-  { name: CHANNELS.delegate, part: "agents" },
+  { name: CHANNELS.delegationStart, part: "agents" },
+  { name: CHANNELS.delegation, part: "agents" },
   { name: CHANNELS.delegationRefused, part: "agents" },
 ];
 

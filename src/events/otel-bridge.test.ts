@@ -81,7 +81,7 @@ const bridged: Record<keyof DiagnosticsEvents, (spans: RecordedSpan[]) => void> 
     const [run] = named(spans, "run mark-queue");
     expect(run).toBeDefined();
     expect(run!.attributes).toMatchObject({ "deputy.plan": "mark-queue", "deputy.status": "completed" });
-    expect(run!.parent?.name).toBe("delegate mark_queue");
+    expect(run!.parent?.name).toBe("delegation mark_queue");
   },
   "deputy:node": (spans) => {
     const [run] = named(spans, "run mark-queue");
@@ -103,13 +103,13 @@ const bridged: Record<keyof DiagnosticsEvents, (spans: RecordedSpan[]) => void> 
       expect.objectContaining({ "deputy.verdict": "accepted", "deputy.tool": "mark", "deputy.item": 1 }),
     ]);
   },
-  "deputy:delegate-start": (spans) => {
-    const [call] = named(spans, "delegate mark_queue");
+  "deputy:delegation-start": (spans) => {
+    const [call] = named(spans, "delegation mark_queue");
     expect(call!.attributes).toMatchObject({ "deputy.agent": "Lead", "gen_ai.system": "plan" });
     expect(call!.attributes["deputy.run_id"]).toMatch(/\S/);
   },
-  "deputy:delegate": (spans) => {
-    const [call] = named(spans, "delegate mark_queue");
+  "deputy:delegation": (spans) => {
+    const [call] = named(spans, "delegation mark_queue");
     expect(call!.attributes).toMatchObject({ "deputy.status": "ok", "deputy.ledger.calls": 1 });
   },
   "deputy:delegation-refused": (spans) => {
@@ -145,7 +145,7 @@ describe("enableOpenTelemetry (deputy): every diagnostics channel", () => {
   });
 
   it("keeps a throwing listener away from the work that published", async () => {
-    const stop = onDiagnostics("deputy:delegate", () => {
+    const stop = onDiagnostics("deputy:delegation", () => {
       throw new Error("listener bug");
     });
     try {

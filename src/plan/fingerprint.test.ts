@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { canonicalJson, planFingerprint } from "./fingerprint.js";
+import { canonicalJson } from "../runtime/canonical-json.js";
+import { planFingerprint } from "./fingerprint.js";
 
 /** The same object with its keys inserted in reverse order, at every level. */
 function reversed(value: unknown): unknown {
@@ -47,5 +48,35 @@ describe("plan fingerprints", () => {
 
   it("treat an undefined field as absent (as JSON does)", () => {
     expect(planFingerprint({ name: "p", when: undefined })).toBe(planFingerprint({ name: "p" }));
+  });
+
+  it("are what they were before canonical JSON moved to runtime/ (stored runs keep resuming)", () => {
+    // Computed with the fingerprint of commit c40f46c (its own canonicalJson) on this nested plan.
+    const plan = {
+      name: "triage",
+      objective: "sort alerts",
+      metadata: { max_parallel_tasks: 4, checkpoint: true },
+      nodes: [
+        {
+          id: "fetch",
+          tool: "list_alerts",
+          args: { filter: { severity: ["high", "low"], since: { days: 2 } } },
+          store_as: "alerts",
+        },
+        {
+          id: "triage",
+          type: "delegate",
+          depends_on: ["fetch"],
+          instruction: "Decide {item.title}",
+          facts: { alert: "{item}", nested: { b: 1, a: { z: [1, { y: 2, x: 3 }] } } },
+          tools: ["page", "ignore_alert"],
+          for_each: { source: "{artifacts.fetch}", as: "item", max_items: 10 },
+          store_as: "d_{index}",
+          min_confidence: 0.5,
+        },
+      ],
+    };
+    expect(planFingerprint(plan)).toBe("607f87c6c00ccc6925cda6135829476f");
+    expect(planFingerprint(reversed(plan))).toBe("607f87c6c00ccc6925cda6135829476f");
   });
 });

@@ -7,7 +7,8 @@
  *
  * @packageDocumentation
  */
-export { canonicalJson, planFingerprint } from "./fingerprint.js";
+export { canonicalJson } from "../runtime/canonical-json.js";
+export { planFingerprint } from "./fingerprint.js";
 export { MemoryRunStore } from "../store/memory-run-store.js";
 export type {
   AgentResolver,

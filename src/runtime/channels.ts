@@ -10,9 +10,9 @@ export const CHANNELS = Object.freeze({
   /** delegate: every judged proposal (delegate nodes, escalations, the router tool). */
   proposal: "deputy:proposal",
   /** agents: a delegated call started (after its arguments and budgets cleared). */
-  delegateStart: "deputy:delegate-start",
+  delegationStart: "deputy:delegation-start",
   /** agents: a delegated call ended (also for `invalid_arguments`). */
-  delegate: "deputy:delegate",
+  delegation: "deputy:delegation",
   /** agents: a budget or `maxDepth` refused a delegated call. */
   delegationRefused: "deputy:delegation-refused",
 } as const);

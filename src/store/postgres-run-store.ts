@@ -2,6 +2,7 @@ import { createRequire } from "node:module";
 import type pg from "pg";
 import { RunError } from "../errors/run-error.js";
 import { dataMap, indexMap, setOwn } from "../runtime/own.js";
+import { TurnBatcher } from "../runtime/turn-batcher.js";
 import { migratePostgres } from "./postgres-migrations.js";
 import { readRunOptions } from "./run-options-record.js";
 import { UNIT_RESULTS_PRUNE } from "./postgres-unit-results.js";
@@ -50,8 +51,8 @@ export class PostgresRunStore implements RunStore {
   /** @internal The connection pool (the distributed worker shares it). */
   readonly pool: pg.Pool;
   #ready: Promise<void> | undefined;
-  #queue: Pending[] = [];
-  #flushing = false;
+  /** Writes of one turn, committed in one transaction; one commit at a time (see {@link TurnBatcher}). */
+  readonly #writes = new TurnBatcher<Pending>((queue) => this.#flush(queue), { serial: true });
   #closed = false;
 
   constructor(connectionString: string, options: PostgresRunStoreOptions = {}) {
@@ -113,27 +114,18 @@ export class PostgresRunStore implements RunStore {
       this.#known.add(runId);
     }
     return new Promise((resolve, reject) => {
-      this.#queue.push({ runId, batch, resolve, reject });
-      if (!this.#flushing) void this.#flush();
+      this.#writes.add({ runId, batch, resolve, reject });
     });
   }
 
-  /** Commits everything queued in one transaction; what arrives meanwhile goes in the next one. */
-  async #flush(): Promise<void> {
-    this.#flushing = true;
-    // Let the writes of this turn of the event loop join the first group too.
-    await new Promise((r) => setImmediate(r));
-    while (this.#queue.length > 0) {
-      const queue = this.#queue;
-      this.#queue = [];
-      try {
-        await applyWrites(() => this.#connect(), queue);
-        for (const p of queue) p.resolve();
-      } catch (error) {
-        for (const p of queue) p.reject(error);
-      }
+  /** Commits one group of writes in one transaction; what arrives meanwhile goes in the next one. */
+  async #flush(queue: Pending[]): Promise<void> {
+    try {
+      await applyWrites(() => this.#connect(), queue);
+      for (const p of queue) p.resolve();
+    } catch (error) {
+      for (const p of queue) p.reject(error);
     }
-    this.#flushing = false;
   }
 
   async load(runId: string): Promise<StoredRun | undefined> {
@@ -245,7 +237,7 @@ export class PostgresRunStore implements RunStore {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    while (this.#flushing || this.#queue.length > 0) await new Promise((r) => setTimeout(r, 5));
+    while (this.#writes.busy) await new Promise((r) => setTimeout(r, 5));
     await this.pool.end();
   }
 

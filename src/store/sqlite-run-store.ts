@@ -16,6 +16,7 @@ import type { ItemRecord, NodeRecord, RunRecord, StoredRun } from "./run-state.j
 import { RunError } from "../errors/run-error.js";
 import { readRunOptions } from "./run-options-record.js";
 import { dataMap, indexMap, setOwn } from "../runtime/own.js";
+import { TurnBatcher } from "../runtime/turn-batcher.js";
 
 /** Options of {@link SqliteRunStore}. */
 export interface SqliteRunStoreOptions {
@@ -43,8 +44,8 @@ export class SqliteRunStore implements RunStore {
   readonly #db: DatabaseSync;
   readonly #stmts;
   readonly #tx: { begin: StatementSync; commit: StatementSync; rollback: StatementSync };
-  #queue: Pending[] = [];
-  #scheduled = false;
+  /** Writes of one turn, committed together in one transaction (see {@link TurnBatcher}). */
+  readonly #writes = new TurnBatcher<Pending>((queue) => this.#flush(queue));
   #closed = false;
   /** Runs known to exist (created or checked here), so a write checks its run once. */
   readonly #known = new Set<string>();
@@ -148,18 +149,11 @@ export class SqliteRunStore implements RunStore {
       this.#known.add(runId);
     }
     return new Promise((resolve, reject) => {
-      this.#queue.push({ runId, batch, resolve, reject });
-      if (!this.#scheduled) {
-        this.#scheduled = true;
-        setImmediate(() => this.#flush());
-      }
+      this.#writes.add({ runId, batch, resolve, reject });
     });
   }
 
-  #flush(): void {
-    this.#scheduled = false;
-    const queue = this.#queue;
-    this.#queue = [];
+  #flush(queue: Pending[]): void {
     try {
       this.#commit(queue);
       for (const p of queue) p.resolve();
@@ -361,7 +355,8 @@ export class SqliteRunStore implements RunStore {
 
   async close(): Promise<void> {
     if (this.#closed) return;
-    if (this.#queue.length > 0) this.#flush();
+    // Synchronous: the pending writes commit before the file closes.
+    void this.#writes.flushNow();
     this.#closed = true;
     this.#db.close();
   }

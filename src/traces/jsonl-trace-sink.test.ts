@@ -49,11 +49,13 @@ describe("JsonlTraceSink", () => {
     const lineBytes = new JsonlTraceSink(path).format(trace(0)).length + 1;
     const sink = new JsonlTraceSink(path, { maxBytes: lineBytes * 2, maxFiles: 2 });
     for (let i = 0; i < 7; i++) await sink.write(trace(i));
-    const items = (p: string) => readTraces(p).traces.map((t) => t.item);
+    const items = (p: string) => readTraces(p, { rotated: false }).traces.map((t) => t.item);
     expect(items(path)).toEqual([6]);
     expect(items(`${path}.1`)).toEqual([4, 5]);
     expect(items(`${path}.2`)).toEqual([2, 3]);
     expect(existsSync(`${path}.3`)).toBe(false);
+    // readTraces reads what the sink kept, oldest first: its rotated files, then the current one.
+    expect(readTraces(path).traces.map((t) => t.item)).toEqual([2, 3, 4, 5, 6]);
 
     // Concurrent writes go out in batches, split where the file must rotate.
     const batched = join(dir, "batched.jsonl");

@@ -6,6 +6,11 @@ import { MAX_TRACE_DEPTH, truncateDepth } from "./truncate-depth.js";
 import { withFileLock } from "./file-lock.js";
 import type { DelegateTrace, TraceSink } from "./trace.js";
 
+/** The name of the `n`th file rotated out of a sink's `path` (1 is the newest): `path.n`; `readTraces` reads them. */
+export function rotatedTraceFile(path: string, n: number): string {
+  return `${path}.${n}`;
+}
+
 /** Options of {@link JsonlTraceSink}. */
 export interface JsonlTraceSinkOptions {
   /** Longest string kept in a trace; longer ones end in `…[+N chars]`. Default `2000`. */
@@ -158,11 +163,13 @@ export class JsonlTraceSink implements TraceSink {
       if (this.#maxFiles === 0) {
         await rm(this.path, { force: true });
       } else {
-        await rm(`${this.path}.${this.#maxFiles}`, { force: true });
+        await rm(rotatedTraceFile(this.path, this.#maxFiles), { force: true });
         for (let i = this.#maxFiles - 1; i >= 1; i--) {
-          await rename(`${this.path}.${i}`, `${this.path}.${i + 1}`).catch(() => undefined);
+          await rename(rotatedTraceFile(this.path, i), rotatedTraceFile(this.path, i + 1)).catch(
+            () => undefined,
+          );
         }
-        await rename(this.path, `${this.path}.1`);
+        await rename(this.path, rotatedTraceFile(this.path, 1));
       }
       this.#size = 0;
     });

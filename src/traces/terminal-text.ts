@@ -1,30 +1,27 @@
-// ESC-introduced sequences (CSI `ESC [ … final`, OSC `ESC ] … BEL|ESC \`, two-byte `ESC x`) and the C1 CSI.
-const ESCAPES =
-  // eslint-disable-next-line no-control-regex
-  /\x1b\[[0-?]{0,32}[ -/]{0,8}[@-~]|\x1b\][^\x07\x1b]{0,4096}(?:\x07|\x1b\\)|\x1b[@-_]|\x9b[0-?]{0,32}[ -/]{0,8}[@-~]/g;
-// Remaining C0 controls except tab and newline, DEL, C1 controls, and bidi overrides that reorder what is shown.
-// eslint-disable-next-line no-control-regex
-const CONTROLS = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/g;
+/**
+ * Characters that must never reach a reader as they are, wherever deputy shows untrusted text (a terminal, the
+ * console's page): C0 controls except tab and newline (ESC starts every terminal escape sequence: colours,
+ * cursor moves, title changes, hyperlinks), DEL, C1 controls (`\x9b` is a one-byte CSI), and the bidirectional
+ * marks, embeddings, overrides and isolates that reorder what is shown ("Trojan Source").
+ */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
 /**
- * Text safe to print on a terminal: escape sequences (colours, cursor moves, title changes, hyperlinks) and
- * control characters a model may emit are shown as visible `\xNN` / `\uNNNN` escapes instead of being
- * interpreted. Newlines and tabs stay.
+ * The one sanitizer of shown text: every unsafe character (the list above) replaced by `render(code)` (its UTF-16 code
+ * unit), everything else left as it is. The terminal and the console's client differ only in `render`.
  */
-export function neutralizeTerminal(text: string): string {
-  return text.replace(ESCAPES, (seq) => visible(seq)).replace(CONTROLS, (c) => visible(c));
+export function showUnsafe(text: string, render: (code: number) => string): string {
+  return text.replace(UNSAFE, (c) => render(c.charCodeAt(0)));
 }
 
-function visible(text: string): string {
-  let out = "";
-  for (const ch of text) {
-    const code = ch.codePointAt(0)!;
-    out +=
-      code < 0x20 || (code >= 0x7f && code <= 0x9f)
-        ? `\\x${code.toString(16).padStart(2, "0")}`
-        : code >= 0x202a
-          ? `\\u${code.toString(16).padStart(4, "0")}`
-          : ch;
-  }
-  return out;
+/**
+ * Text safe to print on a terminal: escape sequences and control characters a model may emit are shown as
+ * visible `\xNN` / `\uNNNN` escapes instead of being interpreted (`ESC[31m` prints as `\x1b[31m`). Newlines
+ * and tabs stay.
+ */
+export function neutralizeTerminal(text: string): string {
+  return showUnsafe(text, (code) =>
+    code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`,
+  );
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildPrompt } from "../tools/tool-call-prompt.js";
+import { buildPrompt } from "../runtime/tool-call-prompt.js";
 import { tracesToChat } from "./trace-export.js";
 import type { DelegateTrace } from "./trace.js";
 

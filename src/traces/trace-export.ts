@@ -1,4 +1,4 @@
-import { buildPrompt } from "../tools/tool-call-prompt.js";
+import { buildPrompt } from "../runtime/tool-call-prompt.js";
 import { REDACTED } from "./redact.js";
 import type { DelegateTrace } from "./trace.js";
 

@@ -16,11 +16,11 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
-  DELEGATE_CHANNEL,
+  DELEGATION_CHANNEL,
   defineAgent,
   delegateTo,
   delegation,
-  type DelegateEvent,
+  type DelegationEvent,
 } from "../../src/agents/index.js";
 import {
   findLlamaServerBinary,
@@ -104,14 +104,14 @@ describe("agents on llama-server (tiny model, openai-compatible provider)", () =
         }),
       },
     });
-    const events: DelegateEvent[] = [];
-    const onEvent = (m: unknown) => events.push(m as DelegateEvent);
-    subscribe(DELEGATE_CHANNEL, onEvent);
+    const events: DelegationEvent[] = [];
+    const onEvent = (m: unknown) => events.push(m as DelegationEvent);
+    subscribe(DELEGATION_CHANNEL, onEvent);
     let r;
     try {
       r = await planner.run("plan", { ticket: "I was charged twice." });
     } finally {
-      unsubscribe(DELEGATE_CHANNEL, onEvent);
+      unsubscribe(DELEGATION_CHANNEL, onEvent);
     }
 
     // Requests: the planner's first request offers the delegated tool, forced.

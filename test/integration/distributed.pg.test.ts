@@ -4,6 +4,8 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { PostgresRunStore } from "../../src/plan/index.js";
+import { ResumeRunner } from "../../src/ui/server/resume-runner.js";
+import { ToolCatalog } from "../../src/ui/server/tool-catalog.js";
 import { freshDatabase } from "../postgres-database.js";
 
 // Real `deputy worker` and `deputy run --distributed` processes against a real PostgreSQL server.
@@ -162,6 +164,41 @@ describe("distributed runs on PostgreSQL and Graphile Worker", () => {
     });
     w.child.kill("SIGTERM");
     expect((await w.exited).code).toBe(0);
+  });
+
+  it("resumed from the console, a distributed run's units run on its workers again", async () => {
+    const s = await setup(4, 2, 0);
+    // The coordinator dies while its units wait for a worker; its lease lapses a second later.
+    const run = s.deputy("run", "plan.json", "--tools", "tools.mjs", "--distributed", "--lease-ttl", "1");
+    const store = new PostgresRunStore(s.url);
+    try {
+      let runId: string | undefined;
+      await until(async () => {
+        runId = (await store.list({ limit: 1 }))[0]?.runId;
+        if (runId === undefined) return false;
+        const jobs = await store.pool
+          .query(`SELECT 1 FROM graphile_worker._private_jobs LIMIT 1`)
+          .catch(() => ({ rowCount: 0 })); // the queue's schema is made with its first job
+        return (jobs.rowCount ?? 0) > 0;
+      }, "the run to wait for its first unit");
+      run.child.kill("SIGKILL");
+      await run.exited;
+      // A worker that runs units only: the console, not a worker's takeover, is what coordinates the run here.
+      const w = s.worker("--no-take-over");
+      await started(w);
+      await new Promise((r) => setTimeout(r, 1200));
+      const runner = new ResumeRunner(store, new ToolCatalog());
+      await runner.start(runId!);
+      await runner.drain();
+      expect(runner.get(runId!)).toMatchObject({ state: "done", status: "completed" });
+      // Every unit ran in the worker, none in the console's process.
+      expect(s.effects()).toHaveLength(4);
+      expect(new Set(s.effects().map((e) => e.pid))).toEqual(new Set([w.child.pid]));
+      w.child.kill("SIGTERM");
+      await w.exited;
+    } finally {
+      await store.close();
+    }
   });
 
   it("refuses --distributed without a PostgreSQL store, with exit 2 and one line", async () => {

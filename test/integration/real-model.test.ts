@@ -10,7 +10,7 @@ import { answerConfidenceOfTokens } from "../../src/confidence/answer-confidence
 import { LlamaServerDelegate } from "../../src/delegate/backends/llama-server-delegate.js";
 import { LocalDelegate } from "../../src/delegate/backends/local-delegate.js";
 import { bfclQuestion, bfclToToolSpec } from "../../src/eval/bfcl.js";
-import { buildPrompt } from "../../src/tools/tool-call-prompt.js";
+import { buildPrompt } from "../../src/runtime/tool-call-prompt.js";
 import type { Proposal } from "../../src/delegate/protocol.js";
 import { type BfclCase, bfclCases, loadBfclSuite } from "../../src/eval/bfcl-suite.js";
 import { evaluateCase, type EvalRecord } from "../../src/eval/evaluate-case.js";

@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { loadModelFile } from "../../distill/model-file.js";
 import { EXIT } from "../exit-codes.js";
 import { main } from "../main.js";
+import { inputKey } from "./distill.js";
 
 const example = (file: string) =>
   fileURLToPath(new URL(`../../../examples/alert-triage/${file}`, import.meta.url));
@@ -202,5 +203,14 @@ describe("deputy distill", () => {
     expect(hops.find((h) => h.facts.alert_id === "ALR-1012").verdict).toBe("low_confidence");
     const sent = readFileSync(process.env.DEPUTY_OUTBOX, "utf8").trim().split("\n");
     expect(sent).toHaveLength(accepted.length);
+  });
+});
+
+describe("inputKey", () => {
+  it("tells inputs apart by their nested facts, whatever the key order", () => {
+    const a = { alert: { id: "a1", tags: { team: "db" } } };
+    const b = { alert: { id: "a1", tags: { team: "web" } } };
+    expect(inputKey("triage", a)).not.toBe(inputKey("triage", b));
+    expect(inputKey("triage", { alert: { tags: { team: "db" }, id: "a1" } })).toBe(inputKey("triage", a));
   });
 });

@@ -1,6 +1,7 @@
 import { statSync } from "node:fs";
 import type { Command } from "commander";
 import { InvalidOptionError } from "../../errors/invalid-option-error.js";
+import { canonicalJson } from "../../runtime/canonical-json.js";
 import { readTraces } from "../../traces/read-traces.js";
 import { saveModelFile } from "../../distill/model-file.js";
 import { DEFAULT_CONFIDENCE_FLOOR } from "../../distill/confidence-floor.js";
@@ -70,8 +71,12 @@ function readExamples(
   };
 }
 
-const inputKey = (instruction: string, facts: Record<string, unknown>) =>
-  `${instruction}\0${JSON.stringify(facts, Object.keys(facts).sort())}`;
+/**
+ * @internal What makes two inputs the same one: the instruction and the facts' canonical JSON (nested keys
+ * included; a key list given to `JSON.stringify` would drop every nested key not also at the top).
+ */
+export const inputKey = (instruction: string, facts: Record<string, unknown>) =>
+  `${instruction}\0${canonicalJson(facts)}`;
 
 const percent = (v: number | null) => (v === null ? "–" : `${(v * 100).toFixed(1)}%`);
 

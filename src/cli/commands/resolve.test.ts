@@ -99,7 +99,7 @@ describe("deputy resolve / traces", () => {
     );
     await bad(["triage", "--skip"], /has escalated items \(1, 2\): decide each one by its item \(--item N\)/);
     await bad(["nope", "--skip"], /has no node "nope"/);
-    await bad(["triage", "--item", "1"], /exactly one of --call, --value or --skip/);
+    await bad(["triage", "--item", "1"], /A decision gives exactly one of call, value or skip \(got 0\)/);
     await bad(["triage", "--item", "1", "--skip", "--value", "1"], /exactly one/);
     await bad(["triage", "--item", "1", "--value", "{nope"], /valid JSON/);
     await bad(

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { resolveEscalation, type EscalationDecision } from "../../delegate/escalation/resolve-escalation.js";
+import { checkDecision } from "../../delegate/escalation/check-decision.js";
 import { InvalidOptionError } from "../../errors/invalid-option-error.js";
 import type { RunStore } from "../../store/run-store.js";
 import { loadToolsModule } from "../../tools/load-tools-module.js";
@@ -67,25 +68,17 @@ async function runToolsModule(store: RunStore, runId: string): Promise<string | 
   return typeof path === "string" ? path : undefined;
 }
 
-/** The flags as a decision: exactly one of --call, --value, --skip (JSON parsed here). */
+/** The flags as a decision (JSON parsed here), checked by the one decision check the library and console use. */
 function parseDecision(flags: ResolveFlags): Omit<EscalationDecision, "tools"> {
-  const given = [flags.call !== undefined, flags.value !== undefined, flags.skip === true].filter(
-    Boolean,
-  ).length;
-  if (given !== 1)
-    throw new InvalidOptionError(
-      "resolve",
-      "given exactly one of --call, --value or --skip",
-      `${given} of them`,
-    );
+  const resolution = checkDecision({
+    call: flags.call === undefined ? undefined : parseJson("--call", flags.call),
+    value: flags.value === undefined ? undefined : parseJson("--value", flags.value),
+    skip: flags.skip,
+  });
   const item = flags.item === undefined ? {} : { item: parseItem(flags.item) };
-  if (flags.skip) return { ...item, skip: true };
-  if (flags.value !== undefined) return { ...item, value: parseJson("--value", flags.value) };
-  const call = parseJson("--call", flags.call!);
-  if (typeof call !== "object" || call === null || Array.isArray(call)) {
-    throw new InvalidOptionError("--call", '{"name": TOOL, "arguments": {...}}', flags.call);
-  }
-  return { ...item, call: call as { name: string } };
+  if (resolution.kind === "skip") return { ...item, skip: true };
+  if (resolution.kind === "value") return { ...item, value: resolution.value };
+  return { ...item, call: resolution.call };
 }
 
 function parseJson(option: string, text: string): unknown {

@@ -1,7 +1,7 @@
 import { DelegateBackendError, InvalidOptionError } from "../../errors/index.js";
 import { deadline } from "../../runtime/deadline.js";
 import type { JsonSchema } from "../../schema/json-schema.js";
-import { buildPrompt } from "../../tools/tool-call-prompt.js";
+import { buildPrompt } from "../../runtime/tool-call-prompt.js";
 import { buildProposalSchema } from "../proposal-schema.js";
 import type { Proposal, ProposeRequest, ToolCallDelegate } from "../protocol.js";
 import { abortError } from "./abort-error.js";

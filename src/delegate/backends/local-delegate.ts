@@ -7,7 +7,7 @@ import type {
 } from "node-llama-cpp";
 import { DelegateBackendError, InvalidOptionError } from "../../errors/index.js";
 import type { JsonSchema } from "../../schema/json-schema.js";
-import { buildPrompt } from "../../tools/tool-call-prompt.js";
+import { buildPrompt } from "../../runtime/tool-call-prompt.js";
 import { buildProposalSchema } from "../proposal-schema.js";
 import type { Proposal, ProposeRequest, ToolCallDelegate } from "../protocol.js";
 import { NODE_LLAMA_CPP_DIALECT, toGrammarSchema } from "./grammar-schema.js";

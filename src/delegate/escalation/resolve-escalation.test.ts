@@ -2,7 +2,6 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { InvalidOptionError } from "../../errors/invalid-option-error.js";
 import { RunError } from "../../errors/run-error.js";
 import { resumeRun, runPlan } from "../../index.js";
 import { SqliteRunStore } from "../../store/sqlite-run-store.js";
@@ -80,7 +79,12 @@ describe("resolveEscalation", () => {
     );
     await expect(
       resolveEscalation(store, runId, "triage", { item: 1, skip: true, value: 1 } as never),
-    ).rejects.toBeInstanceOf(InvalidOptionError);
+    ).rejects.toSatisfy(
+      (e) =>
+        RunError.isInstance(e) &&
+        e.code === "RESOLUTION_INVALID" &&
+        /exactly one of call, value or skip \(got 2\)/.test(e.message),
+    );
     await expect(
       resolveEscalation(store, runId, "triage", { item: 1, call: { name: "rm" } }),
     ).rejects.toThrow(/one of the node's tools \(ignore_alert, page\)/);

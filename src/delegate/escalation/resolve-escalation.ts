@@ -5,6 +5,7 @@ import type { RunStore } from "../../store/run-store.js";
 import type { ToolsInput } from "../../tools/to-tools.js";
 import { ToolRegistry } from "../../tools/tool-registry.js";
 import { acceptGate } from "../accept-gate.js";
+import { checkDecision } from "./check-decision.js";
 
 /** A person's decision about an escalated node or item: exactly one of `call`, `value` or `skip`. */
 export type EscalationDecision = {
@@ -37,8 +38,9 @@ export interface RecordedResolution {
  * through the accept gate's tool, schema and side-effect checks before it runs. A `call` is checked now too
  * (against the node's candidates, and against `tools` when given) so a mistake shows at once.
  *
- * Throws `RunError` (`RUN_NOT_FOUND`, `RESOLUTION_INVALID`) when the run, node or item is not escalated or the
- * call would be rejected, and `InvalidOptionError` for a decision that is not exactly one of the three.
+ * Throws `RunError` (`RUN_NOT_FOUND`, `RESOLUTION_INVALID`) when the run, node or item is not escalated, the
+ * decision is not exactly one of the three ({@link checkDecision}, the check the CLI and the console share) or the
+ * call would be rejected.
  *
  * @example
  * await resolveEscalation(store, runId, "triage", { item: 2, call: { name: "page", arguments: { id: "c" } } });
@@ -51,7 +53,7 @@ export async function resolveEscalation(
   decision: EscalationDecision,
 ): Promise<RecordedResolution> {
   const resolution: Resolution = {
-    ...toResolution(decision),
+    ...checkDecision(decision),
     ...(decision.by?.trim() ? { by: decision.by.trim() } : {}),
   };
   const item = decision.item;
@@ -65,28 +67,6 @@ export async function resolveEscalation(
   const at = item === undefined ? {} : { item };
   await store.write(runId, [{ kind: "resolution", nodeId, ...at, resolution }]);
   return { runId, nodeId, ...at, resolution };
-}
-
-function toResolution(decision: EscalationDecision): Resolution {
-  const d = decision as { call?: unknown; value?: unknown; skip?: unknown };
-  const given = [d.call !== undefined, "value" in d && d.value !== undefined, d.skip === true];
-  const count = given.filter(Boolean).length;
-  if (count !== 1) throw new InvalidOptionError("decision", "exactly one of call, value or skip", `${count}`);
-  if (d.skip === true) return { kind: "skip" };
-  if (d.call === undefined) return { kind: "value", value: d.value };
-  const call = d.call as { name?: unknown; arguments?: unknown };
-  if (typeof call !== "object" || call === null || typeof call.name !== "string" || call.name === "") {
-    throw new InvalidOptionError("call", '{"name": TOOL, "arguments": {...}}', call);
-  }
-  const args = call.arguments ?? {};
-  if (typeof args !== "object" || args === null || Array.isArray(args)) {
-    throw new InvalidOptionError("call.arguments", "a JSON object", args);
-  }
-  const extra = Object.keys(call).filter((k) => k !== "name" && k !== "arguments");
-  if (extra.length > 0) {
-    throw new InvalidOptionError("call", 'an object with only "name" and "arguments"', extra.join(", "));
-  }
-  return { kind: "call", call: { name: call.name, arguments: args as Record<string, unknown> } };
 }
 
 function checkEscalated(stored: StoredRun, nodeId: string, item: number | undefined): void {

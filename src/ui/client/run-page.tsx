@@ -15,7 +15,7 @@ export function RunPage({ runId }: { runId: string }) {
     pollMs: 700,
   });
   if (!data) return <Loading error={error} />;
-  const resumable = ["escalated", "failed", "partial", "cancelled"].includes(data.status);
+  const resumable = ["escalated", "failed", "partial", "cancelled", "interrupted"].includes(data.status);
   return (
     <>
       <h1>

@@ -1,18 +1,14 @@
 // Model output and tool data are untrusted. Preact renders strings as text nodes (never markup); this also makes
 // characters that could mislead a reader visible: terminal escapes and other control characters, and the
 // bidirectional overrides of "Trojan Source".
+import { showUnsafe } from "../../traces/terminal-text.js";
 
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-
-/** The text with control characters shown as symbols (`ESC` → `␛`) or `\u{…}` escapes. */
+/** The text with control characters shown as symbols (`ESC` → `␛`) or `\u{…}` escapes (the sanitizer deputy's
+ * terminal output uses too, with the page's own symbols). */
 export function visible(text: string): string {
-  return text.replace(CONTROL, (c) => {
-    const code = c.charCodeAt(0);
-    if (code < 0x20) return String.fromCharCode(0x2400 + code);
-    if (code === 0x7f) return "\u2421";
-    return `\\u{${code.toString(16)}}`;
-  });
+  return showUnsafe(text, (code) =>
+    code < 0x20 ? String.fromCharCode(0x2400 + code) : code === 0x7f ? "\u2421" : `\\u{${code.toString(16)}}`,
+  );
 }
 
 /** Any value as readable text: strings as they are, the rest as pretty JSON; always through {@link visible}. */

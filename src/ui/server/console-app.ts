@@ -180,7 +180,7 @@ function notFound(c: Context, what: string) {
 
 function failure(c: Context, error: unknown) {
   if (DeputyError.isInstance(error)) {
-    const status = /NOT_FOUND/.test(error.code) ? 404 : /RUNNING/.test(error.code) ? 409 : 400;
+    const status = /NOT_FOUND/.test(error.code) ? 404 : /RUNNING|LEASED/.test(error.code) ? 409 : 400;
     return c.json(shown({ error: { code: error.code, message: error.message } }), status);
   }
   console.error(error);

@@ -1,6 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { DeputyError } from "../../errors/deputy-error.js";
+import { BAD, message } from "../../delegate/escalation/check-decision.fixture.js";
+import { checkDecision } from "../../delegate/escalation/check-decision.js";
+import { resolveEscalation } from "../../delegate/escalation/resolve-escalation.js";
+import { MemoryRunStore } from "../../store/memory-run-store.js";
 import { parseDecision } from "./decision-body.js";
 
 describe("parseDecision", () => {
@@ -72,5 +76,18 @@ describe("parseDecision", () => {
       ),
       { numRuns: 500 },
     );
+  });
+
+  it("checks the decision with the library's check: the same mistake reads the same everywhere", async () => {
+    const store = new MemoryRunStore();
+    for (const [fields] of BAD) {
+      const expected = message(() => checkDecision(fields));
+      const posted = message(() => parseDecision({ nodeId: "n", by: "Ada", ...fields }));
+      const library = await resolveEscalation(store, "r", "n", fields as never).then(
+        () => "resolved",
+        (error: Error) => error.message,
+      );
+      expect([posted, library]).toEqual([expected, expected]);
+    }
   });
 });

@@ -1,22 +1,22 @@
 import { z } from "zod";
+import { checkDecision } from "../../delegate/escalation/check-decision.js";
 import { RunError } from "../../errors/run-error.js";
 import type { Decision } from "./resolve-escalation.js";
 
+// The envelope only; what the decision itself is (exactly one of call, value or skip) is `checkDecision`'s.
 const body = z.strictObject({
   nodeId: z.string().min(1).max(200),
   item: z.int().min(0).optional(),
   by: z.string().trim().min(1, "say who decides").max(100),
-  call: z
-    .strictObject({
-      name: z.string().min(1).max(200),
-      arguments: z.record(z.string(), z.unknown()).default({}),
-    })
-    .optional(),
+  call: z.unknown().optional(),
   value: z.unknown().optional(),
-  skip: z.literal(true).optional(),
+  skip: z.unknown().optional(),
 });
 
-/** A decision posted by the inbox: `{ nodeId, item?, by, call | value | skip }`, checked strictly. */
+/**
+ * A decision posted by the inbox: `{ nodeId, item?, by, call | value | skip }`, checked strictly; the decision
+ * by the same check as `deputy resolve` and the library's `resolveEscalation`.
+ */
 export function parseDecision(input: unknown): { nodeId: string; decision: Decision } {
   const parsed = body.safeParse(input);
   if (!parsed.success) {
@@ -24,14 +24,14 @@ export function parseDecision(input: unknown): { nodeId: string; decision: Decis
     const where = issue.path.length ? `${issue.path.join(".")}: ` : "";
     throw new RunError("RESOLUTION_INVALID", `Invalid decision: ${where}${issue.message}.`);
   }
-  const { nodeId, item, by, call, value, skip } = parsed.data;
-  const given = [call !== undefined, "value" in parsed.data, skip === true].filter(Boolean).length;
-  if (given !== 1)
-    throw new RunError(
-      "RESOLUTION_INVALID",
-      `A decision gives exactly one of call, value or skip (got ${given}).`,
-    );
+  const { nodeId, item, by } = parsed.data;
+  const resolution = checkDecision(parsed.data);
   const where = { ...(item === undefined ? {} : { item }), by };
-  const decision: Decision = call ? { ...where, call } : skip ? { ...where, skip } : { ...where, value };
+  const decision: Decision =
+    resolution.kind === "call"
+      ? { ...where, call: resolution.call }
+      : resolution.kind === "skip"
+        ? { ...where, skip: true }
+        : { ...where, value: resolution.value };
   return { nodeId, decision };
 }

@@ -1,7 +1,6 @@
-import { setupRun } from "../../cli/run-setup.js";
+import { claimResume } from "../../cli/resume-setup.js";
 import { serializeError, type SerializedError } from "../../errors/deputy-error.js";
 import { RunError } from "../../errors/run-error.js";
-import { resumeRun } from "../../index.js";
 import type { RunStore } from "../../store/run-store.js";
 import type { RunStatus } from "../../store/run-state.js";
 import type { ToolCatalog } from "./tool-catalog.js";
@@ -17,8 +16,9 @@ export interface ResumeState {
 }
 
 /**
- * Resumes runs in this process, as `deputy resume` does (the run's tools module — or the console's `--tools` —,
- * delegates and trace file), one resume per run at a time. Progress is read from the store like any run's.
+ * Resumes runs in this process with `deputy resume`'s own set-up (the run's lease; its tools module — or the
+ * console's `--tools` —, delegates, trace file and plan; a distributed run on its workers), one resume per run at a
+ * time. Progress is read from the store like any run's.
  */
 export class ResumeRunner {
   readonly #store: RunStore;
@@ -36,33 +36,25 @@ export class ResumeRunner {
     return this.#states.get(runId);
   }
 
-  /** Starts resuming a run; refused while one is already running, or when the run needs no resume. */
+  /**
+   * Starts resuming a run with the set-up `deputy resume` uses ({@link claimResume}): the run's lease is taken
+   * before this answers, so a run another process (or this console) owns is refused at once, as the CLI refuses
+   * it (`RUN_LEASED`); a distributed run's units go to its workers again. Refused too when the run is completed.
+   */
   async start(runId: string): Promise<ResumeState> {
     if (this.#states.get(runId)?.state === "running")
       throw new RunError("RESUME_RUNNING", `Run ${runId} is already being resumed.`, { runId });
     const summary = await this.#store.loadSummary(runId);
     if (!summary) throw new RunError("RUN_NOT_FOUND", `No run "${runId}" in the store.`, { runId });
-    if (summary.run.status === "completed" || summary.run.status === "running")
-      throw new RunError("RESUME_INVALID", `Run ${runId} is ${summary.run.status}; nothing to resume.`, {
-        runId,
-      });
+    if (summary.run.status === "completed")
+      throw new RunError("RESUME_INVALID", `Run ${runId} is completed; nothing to resume.`, { runId });
+    const claimed = await claimResume(this.#store, runId);
     const state: ResumeState = { state: "running", startedAt: new Date().toISOString() };
     this.#states.set(runId, state);
-    const meta = summary.run.options;
     const done = (async () => {
       try {
-        const { options, close } = await setupRun({
-          tools: this.#catalog.pathFor(summary.run),
-          delegate: meta.delegates as string[] | undefined,
-          traces: meta.traces as string | undefined,
-          allowDelegateSideEffects: meta.allowDelegateSideEffects === true,
-        });
-        try {
-          const manifest = await resumeRun(runId, { ...options, store: this.#store });
-          Object.assign(state, { state: "done", status: manifest.status });
-        } finally {
-          await close();
-        }
+        const manifest = await claimed.resume({ tools: this.#catalog.pathFor(claimed.run) });
+        Object.assign(state, { state: "done", status: manifest.status });
       } catch (error) {
         Object.assign(state, { state: "failed", error: serializeError(error) });
       }

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { delegation } from "./contract.js";
-import { defineAgent } from "./define-agent.js";
-import { delegateTo } from "./delegate-to.js";
-import { mockModel } from "./mock-model.js";
-import { bridgeDelegations } from "./otel-bridge.js";
 import { recordingTracer } from "../../test/recording-tracer.js";
+import { delegation } from "../agents/contract.js";
+import { defineAgent } from "../agents/define-agent.js";
+import { delegateTo } from "../agents/delegate-to.js";
+import { mockModel } from "../agents/mock-model.js";
+import { enableOpenTelemetry } from "./otel-bridge.js";
 
 const leaf = defineAgent({
   name: "Leaf",
@@ -42,14 +42,14 @@ const top = defineAgent({
 describe("the delegation part of the OpenTelemetry bridge", () => {
   it("turns delegations into nested spans carrying the trace id, and refusals into span data", async () => {
     const { tracer, spans } = recordingTracer();
-    const disable = bridgeDelegations(tracer, {});
+    const disable = enableOpenTelemetry({ tracer });
     try {
       await top.run("ask", undefined, { traceId: "trace-42" });
     } finally {
       disable();
     }
-    const research = spans.find((s) => s.name === "delegate research")!;
-    const look = spans.find((s) => s.name === "delegate look")!;
+    const research = spans.find((s) => s.name === "delegation research")!;
+    const look = spans.find((s) => s.name === "delegation look")!;
     expect(look.parent).toBe(research);
     expect(research.parent).toBeUndefined();
     expect(research.attributes).toMatchObject({
@@ -72,7 +72,7 @@ describe("the delegation part of the OpenTelemetry bridge", () => {
 
   it("unsubscribes when disabled", async () => {
     const { tracer, spans } = recordingTracer();
-    bridgeDelegations(tracer, {})();
+    enableOpenTelemetry({ tracer })();
     await top.run("ask");
     expect(spans).toHaveLength(0);
   });

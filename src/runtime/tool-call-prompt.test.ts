@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { buildPrompt, inputChars, sortedJson } from "./tool-call-prompt.js";
-import type { ToolSpec } from "./tool-spec.js";
+import type { ToolSpec } from "../tools/tool-spec.js";
+import { canonicalJson } from "./canonical-json.js";
+import { buildPrompt, inputChars } from "./tool-call-prompt.js";
 
 const tools: ToolSpec[] = [
   {
@@ -43,6 +44,6 @@ describe("inputChars", () => {
   it("is the instruction length plus the sorted facts JSON length", () => {
     expect(inputChars("abc", { b: 1, a: "z" })).toBe(3 + '{"a":"z","b":1}'.length);
     expect(inputChars("", {})).toBe(2);
-    expect(sortedJson({ b: 1, a: [3, { d: 1, c: 0 }] })).toBe('{"a":[3,{"c":0,"d":1}],"b":1}');
+    expect(canonicalJson({ b: 1, a: [3, { d: 1, c: 0 }] })).toBe('{"a":[3,{"c":0,"d":1}],"b":1}');
   });
 });

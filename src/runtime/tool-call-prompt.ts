@@ -1,4 +1,5 @@
-import type { ToolSpec } from "./tool-spec.js";
+import type { ToolSpec } from "../tools/tool-spec.js";
+import { canonicalJson } from "./canonical-json.js";
 
 /** What {@link buildPrompt} needs. */
 export interface PromptInput {
@@ -72,7 +73,7 @@ function systemPrompt(tools: ToolSpec[]): string {
 function userPrompt(instruction: string, facts: Record<string, unknown>): string {
   return Object.keys(facts).length === 0
     ? `Task: ${instruction}`
-    : `Task: ${instruction}\nFacts: ${sortedJson(facts)}`;
+    : `Task: ${instruction}\nFacts: ${canonicalJson(facts)}`;
 }
 
 /**
@@ -80,19 +81,5 @@ function userPrompt(instruction: string, facts: Record<string, unknown>): string
  * facts as sorted JSON (what the prompt carries, without the fixed labels).
  */
 export function inputChars(instruction: string, facts: Record<string, unknown>): number {
-  return instruction.length + sortedJson(facts).length;
-}
-
-/** JSON with object keys sorted at every depth, so the same facts always give the same text. */
-export function sortedJson(value: unknown): string {
-  return JSON.stringify(sortKeys(value)) ?? "null";
-}
-
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (typeof value !== "object" || value === null) return value;
-  if (typeof (value as { toJSON?: unknown }).toJSON === "function") return value;
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value).sort()) out[key] = sortKeys((value as Record<string, unknown>)[key]);
-  return out;
+  return instruction.length + canonicalJson(facts).length;
 }

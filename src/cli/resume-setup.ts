@@ -1,0 +1,132 @@
+import { existsSync } from "node:fs";
+import { RunError } from "../errors/run-error.js";
+import { resumeRun, type ResumeOptions } from "../index.js";
+import type { RunManifest } from "../plan/run-manifest.js";
+import { PostgresRunStore } from "../store/postgres-run-store.js";
+import { acquireRunLease, newLeaseOwner, type LeaseOptions } from "../store/run-lease.js";
+import type { RunRecord } from "../store/run-state.js";
+import type { RunStore } from "../store/run-store.js";
+import { readPlanFile } from "./read-plan-file.js";
+import { noticeWithoutWorkers, setupRun, type RunFlags } from "./run-setup.js";
+
+/** What a resume may set otherwise than the run was started with (`deputy resume` flags, the console's `--tools`). */
+export interface ResumeOverrides extends Omit<RunFlags, "store"> {
+  /** The plan file to check against the run's. Default: the file the run started from, when it is still there. */
+  plan?: string;
+}
+
+/** Options of {@link ClaimedResume.resume}: the overrides, and how the caller follows and stops the run. */
+export interface ResumeSetupOptions
+  extends ResumeOverrides, Pick<ResumeOptions, "stop" | "signal" | "onEvent"> {
+  /** Told a line to show when a distributed run's units will wait, because no `deputy worker` is alive. */
+  notice?: (text: string) => void;
+}
+
+/** A run this process owns, ready to be resumed as it was started (see {@link claimResume}). */
+export interface ClaimedResume {
+  /** The run's header as stored when it was claimed. */
+  readonly run: RunRecord;
+  /** True when the run was started distributed: its units go to `deputy worker`s again. */
+  readonly distributed: boolean;
+  /**
+   * Rebuilds the run as it was started (its tools module, delegates, trace file, side-effect flag and plan file,
+   * each unless `options` says otherwise; a distributed run's units as jobs for the workers), resumes it, and
+   * gives up the lease. Call it once.
+   */
+  resume(options?: ResumeSetupOptions): Promise<RunManifest>;
+  /** Gives up the lease without resuming (idempotent; `resume` does it itself). */
+  release(): Promise<void>;
+}
+
+/** Options of {@link claimResume}. */
+export interface ClaimOptions {
+  /** How to hold the run (`--lease-ttl`, `--wait`). Default: refuse at once when another process owns it. */
+  lease?: LeaseOptions;
+  /** Stops a `wait` for the owner. */
+  signal?: AbortSignal;
+  /** The store as a message names it. Default "the store". */
+  storeLabel?: string;
+}
+
+/**
+ * The one resume set-up, shared by `deputy resume` and the console: finds the run (`RUN_NOT_FOUND`) and takes
+ * its lease before anything is loaded, so a run another process owns is refused the same way from both
+ * (`RunLeasedError`, `RUN_LEASED`), or waited for with `lease.wait`. The lease is held from here until the
+ * resume ends; the engine's own claim, by the same owner, continues it.
+ */
+export async function claimResume(
+  store: RunStore,
+  runId: string,
+  options: ClaimOptions = {},
+): Promise<ClaimedResume> {
+  const summary = await store.loadSummary(runId);
+  if (!summary)
+    throw new RunError("RUN_NOT_FOUND", `No run "${runId}" in ${options.storeLabel ?? "the store"}.`, {
+      runId,
+    });
+  const lease: LeaseOptions = { ...options.lease, owner: options.lease?.owner ?? newLeaseOwner() };
+  const held = await acquireRunLease(store, runId, lease, options.signal);
+  const run = summary.run;
+  const meta = run.options;
+  const distributed = meta.distributed === true;
+  let released = false;
+  const release = async () => {
+    if (released) return;
+    released = true;
+    await held.release();
+  };
+  return {
+    run,
+    distributed,
+    release,
+    async resume(o: ResumeSetupOptions = {}) {
+      try {
+        const { options: runOptions, close } = await setupRun({
+          tools: o.tools ?? (meta.tools as string | undefined),
+          delegate: o.delegate ?? (meta.delegates as string[] | undefined),
+          traces: o.traces ?? (meta.traces as string | undefined),
+          allowDelegateSideEffects:
+            o.allowDelegateSideEffects ?? (meta.allowDelegateSideEffects as boolean | undefined),
+        });
+        try {
+          const planPath = o.plan ?? (meta.plan as string | undefined);
+          const plan = planPath && existsSync(planPath) ? readPlanFile(planPath) : undefined;
+          const dispatcher = distributed ? await dispatcherFor(store, runId) : undefined;
+          try {
+            if (dispatcher) await noticeWithoutWorkers(dispatcher, o.notice ?? (() => {}));
+            return await resumeRun(runId, {
+              ...runOptions,
+              store,
+              // The owner that holds the lease now: the engine's claim renews it instead of refusing.
+              lease: { owner: lease.owner!, ...(lease.ttlMs === undefined ? {} : { ttlMs: lease.ttlMs }) },
+              ...(dispatcher ? { distributed: dispatcher } : {}),
+              ...(plan !== undefined ? { plan } : {}),
+              ...(o.stop ? { stop: o.stop } : {}),
+              ...(o.signal ? { signal: o.signal } : {}),
+              ...(o.onEvent ? { onEvent: o.onEvent } : {}),
+            });
+          } finally {
+            await dispatcher?.close();
+          }
+        } finally {
+          await close();
+        }
+      } finally {
+        await release();
+      }
+    },
+  };
+}
+
+/** A distributed run goes on distributed: its units are jobs for the workers, on the run's PostgreSQL store. */
+async function dispatcherFor(store: RunStore, runId: string) {
+  if (!(store instanceof PostgresRunStore))
+    throw new RunError(
+      "RESUME_INVALID",
+      `Run ${runId} was started distributed; resume it on its PostgreSQL store, where its workers are.`,
+      { runId },
+    );
+  // Loaded only for a distributed run: Graphile Worker is not needed otherwise.
+  const { JobDispatcher } = await import("../distributed/job-dispatcher.js");
+  return new JobDispatcher(store);
+}
