@@ -11,7 +11,7 @@ import type { Frame, FrameBinding } from "./frame.js";
 import { callPlan } from "./plan-call.js";
 
 /**
- * How the plan runs on every call: the engine's options (a composed host and executors), less what each call
+ * How the plan runs on every call: the engine's options (a composed host and node types), less what each call
  * sets (inputs, signal, run id).
  */
 export type PlanDelegationRunOptions = Omit<EngineOptions, "inputs" | "signal" | "runId" | "_internal">;
@@ -61,7 +61,7 @@ export interface DelegateToPlanSpec {
 }
 
 /**
- * The engine-level form of the root entry's `delegateToPlan`: the same declaration, with the host and executors
+ * The engine-level form of the root entry's `delegateToPlan`: the same declaration, with the host and node types
  * already composed (the root entry composes the built-in ones).
  */
 export function planDelegation(plan: unknown, options: PlanDelegationOptions): DelegateToPlanSpec {
@@ -141,7 +141,7 @@ function validPlan(plan: unknown, run: PlanDelegationRunOptions, who: string): E
   }
   const report = validatePlan(plan, {
     host: run.host,
-    executors: run.executors,
+    nodeTypes: run.nodeTypes,
     knownArtifacts: Object.keys(run.artifacts ?? {}),
   });
   const errors = report.issues.filter((i) => i.severity === "error");

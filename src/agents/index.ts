@@ -81,4 +81,7 @@ export {
   type BudgetLimit,
 } from "../errors/index.js";
 export { agentNodeExecutor } from "./agent-node-executor.js";
+export { agentDetailsSchema, agentNodeType, validateAgentNode } from "./agent-node-type.js";
+export { agentNodeFields, type AgentNode } from "./agent-node.js";
+export type { AgentEscalationAnswer, AgentEscalationRequest } from "./escalate-to-agent.js";
 export { escalateToAgent } from "./escalate-to-agent.js";

@@ -35,7 +35,14 @@ export {
 } from "./propose-and-judge.js";
 export type { ProposalSource } from "./record-proposal.js";
 export { delegateNodeExecutor, toolSpec, type HopSummary } from "./delegate-node-executor.js";
-export { validateDelegateNode } from "./validate-delegate-node.js";
+export { delegateDetailsSchema, delegateNodeType, validateDelegateNode } from "./delegate-node-type.js";
+export { delegateNodeFields, type DelegateNode } from "./delegate-node.js";
+export type {
+  EscalationAnswer,
+  EscalationHandler,
+  EscalationRequest,
+  ProposedCall,
+} from "./host-capabilities.js";
 export {
   resolveEscalation,
   type EscalationDecision,

@@ -1,6 +1,7 @@
 /**
- * Execution plans: validate a JSON DAG of tool, delegate and agent nodes, run it with real concurrency,
- * checkpoint every node and item, and resume after a crash or an escalation.
+ * Execution plans: validate a JSON DAG of nodes of registered node types (the root entry registers tool,
+ * delegate and agent), run it with real concurrency, checkpoint every node and item, and resume after a crash
+ * or an escalation.
  */
 export {
   checkToolArgs,
@@ -11,15 +12,7 @@ export {
 } from "../runtime/dispatch-tool.js";
 export { canonicalJson, planFingerprint } from "./fingerprint.js";
 export { MemoryRunStore } from "../store/memory-run-store.js";
-export {
-  agentResolver,
-  type AgentResolver,
-  type BudgetScope,
-  type EscalationAnswer,
-  type EscalationHandler,
-  type EscalationRequest,
-  type ProposedCall,
-} from "./host-capabilities.js";
+export { agentResolver, type AgentResolver, type BudgetScope } from "./host-capabilities.js";
 export type {
   ExecutionHost,
   NodeExecutor,
@@ -28,16 +21,19 @@ export type {
   ValidationContext,
   WorkUnit,
 } from "./node-executor.js";
-export type {
-  AgentNode,
-  DelegateNode,
-  ExecutionPlan,
-  ForEach,
-  PlanMetadata,
-  PlanNode,
-  RetryPolicy,
-  ToolNode,
-} from "./plan-schema.js";
+export type { BaseNode, ExecutionPlan, ForEach, PlanMetadata, RetryPolicy } from "./plan-schema.js";
+export { baseNodeShape } from "./plan-schema.js";
+export {
+  defineNodeType,
+  type NodeOf,
+  type NodeType,
+  type NodeTypeSpec,
+  type TemplatedField,
+} from "./node-type.js";
+export { NodeTypeTable, nodeSchemaOf } from "./node-type-table.js";
+export { planJsonSchema } from "./plan-json-schema.js";
+export { toolNodeType } from "./tool-node-type.js";
+export { toolNodeFields, type ToolNode } from "./tool-node.js";
 export { nodeChannel, runChannel, type RunEvent } from "./run-events.js";
 export { buildManifest, type NodeManifest, type RunManifest } from "./run-manifest.js";
 export type { EngineOptions, ExecutorTable } from "./run-options.js";

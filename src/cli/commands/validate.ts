@@ -15,8 +15,8 @@ export function registerValidate(program: Command, ctx: CliContext): void {
       const input = readPlanFile(planPath);
       const { options, close } = await setupRun(flags);
       try {
-        const { host, executors } = createHost(options);
-        const report = validatePlan(input, { host, executors });
+        const { host, nodeTypes } = createHost(options);
+        const report = validatePlan(input, { host, nodeTypes });
         if (flags.json) ctx.stdout(JSON.stringify({ ok: report.ok, issues: report.issues }, null, 2) + "\n");
         else if (report.issues.length) ctx.stdout(renderIssues(report.issues));
         if (!flags.json && report.ok) ctx.stdout(`${planPath}: valid (${report.plan!.nodes.length} nodes)\n`);
