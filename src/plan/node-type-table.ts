@@ -64,6 +64,8 @@ export class NodeTypeTable implements Iterable<NodeType<any>> {
       this.#types.set(type.name, type);
       this.#executors.set(type.name, type.executor);
     }
+    this.names = [...this.#types.keys()];
+    this.implicit = implicit;
     for (const [name, executor] of Object.entries(executors)) {
       if (!this.#types.has(name)) {
         throw new InvalidOptionError(
@@ -77,8 +79,6 @@ export class NodeTypeTable implements Iterable<NodeType<any>> {
       }
       this.#executors.set(name, executor);
     }
-    this.names = [...this.#types.keys()];
-    this.implicit = implicit;
   }
 
   /** The type registered as `name` (own names only). */

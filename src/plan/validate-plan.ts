@@ -75,7 +75,7 @@ export function validatePlan(input: unknown, options: ValidateOptions): Validati
   });
   const plan: ExecutionPlan | undefined = header.success ? { ...header.data, nodes } : undefined;
   checkGraph(nodes, rawNodes, issues);
-  checkCapabilities(typeOf, host, issues);
+  const lacking = checkCapabilities(typeOf, host, issues);
   const producers = storeAsProducers(nodes, issues);
   const byId = new Map(nodes.map((n) => [n.id, n]));
   const known = new Set(options.knownArtifacts ?? []);
@@ -92,6 +92,7 @@ export function validatePlan(input: unknown, options: ValidateOptions): Validati
         issues.push(issue("invalid_select", (e as Error).message, node.id, "for_each.select"));
       }
     }
+    if (lacking.has(type)) continue; // its own checks would read what the host lacks
     if (type.validate) issues.push(...type.validate(node, ctx));
     const executor = nodeTypes.executorOf(type.name);
     if (executor?.validate) issues.push(...executor.validate(node, ctx));
@@ -169,24 +170,32 @@ function checkCel(nodeId: string, expression: string, path: string, issues: Plan
 
 /**
  * A host composed by hand may lack what a node type reads (`NodeType.capabilities`): one issue per type and
- * missing field, on the first node of that type, instead of a TypeError in the middle of the run.
+ * missing field, on the first node of that type, instead of a TypeError in its checks or in the middle of the
+ * run. Returns the types that lack something.
  */
-function checkCapabilities(typeOf: Map<BaseNode, NodeType<any>>, host: ExecutionHost, issues: PlanIssue[]) {
+function checkCapabilities(
+  typeOf: Map<BaseNode, NodeType<any>>,
+  host: ExecutionHost,
+  issues: PlanIssue[],
+): Set<NodeType<any>> {
   const seen = new Set<NodeType<any>>();
+  const lacking = new Set<NodeType<any>>();
   for (const [node, type] of typeOf) {
     if (seen.has(type)) continue;
     seen.add(type);
     for (const capability of type.capabilities ?? []) {
-      if (!(capability in host))
-        issues.push(
-          issue(
-            "missing_capability",
-            `${type.name} nodes need the host's \`${String(capability)}\`, which this host does not have`,
-            node.id,
-          ),
-        );
+      if (capability in host) continue;
+      lacking.add(type);
+      issues.push(
+        issue(
+          "missing_capability",
+          `${type.name} nodes need the host's \`${String(capability)}\`, which this host does not have`,
+          node.id,
+        ),
+      );
     }
   }
+  return lacking;
 }
 
 function zodIssues(error: z.ZodError, nodeId: string | undefined, prefix: string): PlanIssue[] {
