@@ -27,16 +27,16 @@ export interface NodeManifest {
 }
 
 /** Without a node type table (a reader of stored runs): the details' `spend`, as the built-in types store it. */
-function storedSpend(details: Record<string, unknown>): Partial<Spend> | undefined {
-  return details.spend as Partial<Spend> | undefined;
-}
+const storedSpend: Pick<NodeType, "spend"> = {
+  spend: (details) => details.spend as Partial<Spend> | undefined,
+};
 
 function addSpend(
   total: Spend | undefined,
   details: Record<string, unknown> | undefined,
-  spendOf: NodeType["spend"],
+  type: Pick<NodeType, "spend"> | undefined,
 ): Spend | undefined {
-  const s = details && spendOf ? spendOf(details) : undefined;
+  const s = details && type?.spend ? type.spend(details) : undefined;
   if (!s || typeof s !== "object") return total;
   const t = total ?? { calls: 0, tokens: 0, cost: 0, duration: 0 };
   return {
@@ -92,8 +92,8 @@ export function buildManifest(
     if (record?.escalation) escalations.push(record.escalation);
     let itemDetails: Record<number, Record<string, unknown>> | undefined;
     const type = node.type ?? nodeTypes?.implicit ?? "tool";
-    const spendOf = nodeTypes ? nodeTypes.get(type)?.spend : storedSpend;
-    let spend = addSpend(undefined, record?.details, spendOf);
+    const spender = nodeTypes ? nodeTypes.get(type) : storedSpend;
+    let spend = addSpend(undefined, record?.details, spender);
     // One pass over the items (a for_each node may have many): item errors, open escalations, details, spend.
     const items = stored.items[node.id];
     if (items)
@@ -102,7 +102,7 @@ export function buildManifest(
         if (item.escalation && item.status === "escalated") escalations.push(item.escalation);
         if (item.details) {
           (itemDetails ??= {})[item.index] = item.details;
-          spend = addSpend(spend, item.details, spendOf);
+          spend = addSpend(spend, item.details, spender);
         }
       }
     out[node.id] = {
