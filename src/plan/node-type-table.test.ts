@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { InvalidOptionError } from "../errors/invalid-option-error.js";
-import { builtInNodeTypes, createHost, runPlan } from "../index.js";
+import { builtInNodeTypes, createHost, runPlan, type PlanNode } from "../index.js";
 import { defineNodeType, type NodeType } from "./node-type.js";
 import { NodeTypeTable } from "./node-type-table.js";
 import { validatePlan } from "./validate-plan.js";
@@ -84,5 +84,23 @@ describe("a registered node type", () => {
       executors: { stamp: { execute: async (node) => ({ status: "ok", value: `swapped ${node.id}` }) } },
     });
     expect(m.artifacts).toMatchObject({ seed: "swapped seed", again: "swapped again" });
+  });
+});
+
+describe("the built-in nodes' type", () => {
+  it("is a discriminated union: `type` narrows to each type's own fields", () => {
+    // Type-checked: each branch reads a field only its own type has.
+    const own = (n: PlanNode): unknown =>
+      n.type === "delegate" ? n.tools : n.type === "agent" ? n.agent : n.args;
+    const tool: PlanNode = {
+      id: "a",
+      type: "tool",
+      tool: "t",
+      args: { x: 1 },
+      depends_on: [],
+      store_as: "a",
+      retry: { max_attempts: 1, backoff_seconds: 0 },
+    };
+    expect(own(tool)).toEqual({ x: 1 });
   });
 });
