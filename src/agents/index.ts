@@ -81,7 +81,6 @@ export {
   type BudgetLimit,
 } from "../errors/index.js";
 export { agentNodeExecutor } from "./agent-node-executor.js";
-export { agentDetailsSchema, agentNodeType, validateAgentNode } from "./agent-node-type.js";
-export { agentNodeFields, type AgentNode } from "./agent-node.js";
-export type { AgentEscalationAnswer, AgentEscalationRequest } from "./escalate-to-agent.js";
+export { agentNodeType } from "./agent-node-type.js";
+export type { AgentNode } from "./agent-node.js";
 export { escalateToAgent } from "./escalate-to-agent.js";

@@ -35,8 +35,8 @@ export {
 } from "./propose-and-judge.js";
 export type { ProposalSource } from "./record-proposal.js";
 export { delegateNodeExecutor, toolSpec, type HopSummary } from "./delegate-node-executor.js";
-export { delegateDetailsSchema, delegateNodeType, validateDelegateNode } from "./delegate-node-type.js";
-export { delegateNodeFields, type DelegateNode } from "./delegate-node.js";
+export { delegateNodeType, validateDelegateNode } from "./delegate-node-type.js";
+export type { DelegateNode } from "./delegate-node.js";
 export type {
   EscalationAnswer,
   EscalationHandler,

@@ -22,7 +22,6 @@ export type {
   WorkUnit,
 } from "./node-executor.js";
 export type { BaseNode, ExecutionPlan, ForEach, PlanMetadata, RetryPolicy } from "./plan-schema.js";
-export { baseNodeShape } from "./plan-schema.js";
 export {
   defineNodeType,
   type NodeOf,
@@ -30,10 +29,10 @@ export {
   type NodeTypeSpec,
   type TemplatedField,
 } from "./node-type.js";
-export { NodeTypeTable, nodeSchemaOf } from "./node-type-table.js";
+export { NodeTypeTable } from "./node-type-table.js";
 export { planJsonSchema } from "./plan-json-schema.js";
 export { toolNodeType } from "./tool-node-type.js";
-export { toolNodeFields, type ToolNode } from "./tool-node.js";
+export type { ToolNode } from "./tool-node.js";
 export { nodeChannel, runChannel, type RunEvent } from "./run-events.js";
 export { buildManifest, type NodeManifest, type RunManifest } from "./run-manifest.js";
 export type { EngineOptions, ExecutorTable } from "./run-options.js";
