@@ -8,8 +8,9 @@ import type { TemplateScope } from "../runtime/template.js";
 
 /**
  * What the engine offers every executor: the tools and whatever the host configured for the node types. The
- * engine knows no node type: the parts that bring executors declare the capabilities they read by merging
- * declarations into this interface (`delegate/host-capabilities.ts`), and the composition root fills them.
+ * engine knows no node type: the parts that bring node types declare the capabilities they read by merging
+ * declarations into this interface (`delegate/host-capabilities.ts`), list them in `NodeType.capabilities`, and
+ * the composition root fills them.
  */
 export interface ExecutionHost {
   tools: ToolRegistry;

@@ -29,9 +29,10 @@ export interface ValidationReport {
 }
 
 /**
- * Validates a plan in one pass and reports every issue with its code and node id: structure (unknown fields
- * included), duplicate ids, unknown or missing dependencies, cycles, tools and their arguments, CEL, select
- * paths, templates, `store_as` rules, and each node type's own checks.
+ * Validates a plan in one pass and reports every issue with its code and node id: structure (each node against
+ * its registered type's schema, unknown fields included), duplicate ids, unknown or missing dependencies,
+ * cycles, host capabilities, CEL, select paths, templates (the engine's fields and the type's templated ones),
+ * `store_as` rules, and each node type's own checks (a tool node's tool and arguments, …).
  */
 export function validatePlan(input: unknown, options: ValidateOptions): ValidationReport {
   const issues: PlanIssue[] = [];
