@@ -132,9 +132,9 @@ export function createHost(options: HostOptions): { host: ExecutionHost; nodeTyp
 }
 
 /**
- * Validates and runs a plan (the JSON object as given) with the built-in node types (and `nodeTypes`). Resolves with the run's
- * manifest whatever the run's status; rejects only when the plan is invalid (`PlanValidationError`, listing
- * every issue) or the store fails.
+ * Validates and runs a plan (the JSON object as given) with the built-in node types (and `nodeTypes`).
+ * Resolves with the run's manifest whatever the run's status; rejects only when the plan is invalid
+ * (`PlanValidationError`, listing every issue) or the store fails.
  *
  * @example
  * const manifest = await runPlan(JSON.parse(await readFile("plan.json", "utf8")), {
