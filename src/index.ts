@@ -32,40 +32,44 @@
  * import { defineTool, runPlan, SqliteRunStore } from "deputy-js";
  * const manifest = await runPlan(plan, { tools: [fetchAlerts, fileTicket], store: new SqliteRunStore("runs.db") });
  *
- * This module is also the composition root: it wires the built-in executors (tool, delegate, agent) into the
- * engine, which itself knows no node type (see `docs/architecture.md`).
+ * This module is also the composition root: it registers the built-in node types (tool, delegate, agent) with
+ * the engine, which itself knows no node type (see `docs/architecture.md`, "Node types").
  *
  * @packageDocumentation
  */
-import { agentNodeExecutor } from "./agents/agent-node-executor.js";
+import type { AgentNode } from "./agents/agent-node.js";
+import { agentNodeType } from "./agents/agent-node-type.js";
 import { escalateToAgent } from "./agents/escalate-to-agent.js";
 import {
   planDelegation,
   type DelegateToPlanSpec,
   type PlanDelegationOptions,
 } from "./agents/delegate-to-plan.js";
-import "./delegate/host-capabilities.js";
-import { delegateNodeExecutor } from "./delegate/delegate-node-executor.js";
+import type { DelegateNode } from "./delegate/delegate-node.js";
+import { delegateNodeType } from "./delegate/delegate-node-type.js";
+import type { EscalationHandler } from "./delegate/host-capabilities.js";
 import type { ToolCallDelegate } from "./delegate/protocol.js";
 import { AgentDefinitionError } from "./errors/agent-definition-error.js";
-import { agentResolver, type EscalationHandler } from "./plan/host-capabilities.js";
+import { agentResolver } from "./plan/host-capabilities.js";
 import type { ExecutionHost } from "./plan/node-executor.js";
+import type { NodeType } from "./plan/node-type.js";
+import { NodeTypeTable, type ExecutorTable } from "./plan/node-type-table.js";
 import type { RunManifest } from "./plan/run-manifest.js";
-import type { EngineOptions, ExecutorTable } from "./plan/run-options.js";
+import type { EngineOptions } from "./plan/run-options.js";
 import { continueRun, startRun } from "./plan/run-plan.js";
 import type { RunStore } from "./store/run-store.js";
-import { toolNodeExecutor } from "./plan/tool-node-executor.js";
+import type { ToolNode } from "./plan/tool-node.js";
+import { toolNodeType } from "./plan/tool-node-type.js";
 import type { ToolsInput } from "./tools/to-tools.js";
 import { ToolRegistry } from "./tools/tool-registry.js";
 import { redactRecord } from "./traces/redact.js";
 import type { TraceSink } from "./traces/trace.js";
 
-/** The built-in executors, one per node type. */
-export const builtInExecutors: ExecutorTable = {
-  tool: toolNodeExecutor,
-  delegate: delegateNodeExecutor,
-  agent: agentNodeExecutor,
-};
+/** The built-in node types: `tool` (the implicit one), `delegate` and `agent`. */
+export const builtInNodeTypes: readonly NodeType<any>[] = [toolNodeType, delegateNodeType, agentNodeType];
+
+/** A node of one of the built-in types, discriminated by `type`. */
+export type PlanNode = ToolNode | DelegateNode | AgentNode;
 
 /** What a run is wired with: the tools, delegate backends, agents and policies its nodes use. */
 export interface HostOptions {
@@ -82,7 +86,12 @@ export interface HostOptions {
   allowDelegateSideEffects?: boolean;
   /** Agents by name, for agent nodes and `escalate_to`. */
   agents?: Record<string, unknown>;
-  /** Executors by node type, replacing or adding to the built-in ones. */
+  /**
+   * Node types besides the built-in ones (`tool`, `delegate`, `agent`): a plan may then use their names as
+   * `type`. A name already registered is an error. Default: none. See {@link defineNodeType}.
+   */
+  nodeTypes?: readonly NodeType<any>[];
+  /** Executors by node type name, replacing a registered type's own (a test double, an instrumented one). */
   executors?: ExecutorTable;
   /**
    * Who decides rejected proposals of delegate nodes with `escalate_to`. Default: the named agent (from
@@ -92,7 +101,7 @@ export interface HostOptions {
 }
 
 /** Options of {@link runPlan}: what the run is wired with, plus how it goes. */
-export interface RunOptions extends HostOptions, Omit<EngineOptions, "host" | "executors"> {}
+export interface RunOptions extends HostOptions, Omit<EngineOptions, "host" | "nodeTypes"> {}
 
 /** Options of {@link resumeRun}: those of a run, plus the store it is in and the plan to check against it. */
 export interface ResumeOptions extends Omit<RunOptions, "runId" | "artifacts" | "store"> {
@@ -101,8 +110,11 @@ export interface ResumeOptions extends Omit<RunOptions, "runId" | "artifacts" | 
   plan?: unknown;
 }
 
-/** Builds the host and executor table a run (or a validation) uses: the composition of the built-in parts. */
-export function createHost(options: HostOptions): { host: ExecutionHost; executors: ExecutorTable } {
+/**
+ * Builds the host and node type table a run (or a validation) uses: the composition of the built-in parts,
+ * plus the caller's node types and executors.
+ */
+export function createHost(options: HostOptions): { host: ExecutionHost; nodeTypes: NodeTypeTable } {
   const tools = options.tools instanceof ToolRegistry ? options.tools : new ToolRegistry(options.tools);
   return {
     host: {
@@ -114,14 +126,17 @@ export function createHost(options: HostOptions): { host: ExecutionHost; executo
       escalation: options.escalation === false ? undefined : (options.escalation ?? escalateToAgent),
       budget: undefined,
     },
-    executors: { ...builtInExecutors, ...options.executors },
+    nodeTypes: new NodeTypeTable(
+      options.nodeTypes ? [...builtInNodeTypes, ...options.nodeTypes] : builtInNodeTypes,
+      options.executors,
+    ),
   };
 }
 
 /**
- * Validates and runs a plan (the JSON object as given) with the built-in executors. Resolves with the run's
- * manifest whatever the run's status; rejects only when the plan is invalid (`PlanValidationError`, listing
- * every issue) or the store fails.
+ * Validates and runs a plan (the JSON object as given) with the built-in node types (and `nodeTypes`).
+ * Resolves with the run's manifest whatever the run's status; rejects only when the plan is invalid
+ * (`PlanValidationError`, listing every issue) or the store fails.
  *
  * @example
  * const manifest = await runPlan(JSON.parse(await readFile("plan.json", "utf8")), {
@@ -145,7 +160,7 @@ export function resumeRun(runId: string, options: ResumeOptions): Promise<RunMan
 
 /** Options of {@link delegateToPlan}: the plan's wiring (as for {@link runPlan}) and how callers see it. */
 export interface DelegateToPlanOptions
-  extends HostOptions, Omit<PlanDelegationOptions, "host" | "executors"> {}
+  extends HostOptions, Omit<PlanDelegationOptions, "host" | "nodeTypes"> {}
 
 /**
  * Lets an agent delegate to an execution plan: the calling model sees one tool whose parameters are the plan's
@@ -176,14 +191,24 @@ export function delegateToPlan(plan: unknown, options: DelegateToPlanOptions): D
       `delegateToPlan(${typeof name === "string" ? name : "…"}) needs options with \`tools\`: the tools the plan's nodes call (and \`agents\`, \`delegates\` for its agent and delegate nodes).`,
     );
   }
-  const { tools, delegates, traceSink, allowDelegateSideEffects, agents, executors, escalation, ...rest } =
-    options;
+  const {
+    tools,
+    delegates,
+    traceSink,
+    allowDelegateSideEffects,
+    agents,
+    nodeTypes,
+    executors,
+    escalation,
+    ...rest
+  } = options;
   const composed = createHost({
     tools,
     delegates,
     traceSink,
     allowDelegateSideEffects,
     agents,
+    ...(nodeTypes ? { nodeTypes } : {}),
     executors,
     escalation,
   });
@@ -194,7 +219,10 @@ export function delegateToPlan(plan: unknown, options: DelegateToPlanOptions): D
 export { MemoryRunStore } from "./store/memory-run-store.js";
 export { SqliteRunStore, type SqliteRunStoreOptions } from "./store/sqlite-run-store.js";
 export { parsePlan, validatePlan, type ValidationReport } from "./plan/validate-plan.js";
-export type { ExecutionPlan, PlanNode } from "./plan/plan-schema.js";
+export type { ExecutionPlan } from "./plan/plan-schema.js";
+export { defineNodeType, type NodeOf, type NodeType, type TemplatedField } from "./plan/node-type.js";
+export { NodeTypeTable, type ExecutorTable } from "./plan/node-type-table.js";
+export { planJsonSchema } from "./plan/plan-json-schema.js";
 export type { RunManifest, NodeManifest } from "./plan/run-manifest.js";
 export type { RunStore } from "./store/run-store.js";
 export type { RunEvent } from "./plan/run-events.js";

@@ -64,7 +64,7 @@ describe("agent nodes", () => {
   });
 
   it("are checked at validation: unknown agent (did you mean), unknown or missing action", () => {
-    const { host, executors } = createHost({ tools: [tickets], agents: { classifier } });
+    const { host, nodeTypes } = createHost({ tools: [tickets], agents: { classifier } });
     const bad = {
       name: "x",
       nodes: [
@@ -72,9 +72,9 @@ describe("agent nodes", () => {
         { id: "b", type: "agent", agent: "classifier", action: "summarise", input: {}, store_as: "b" },
       ],
     };
-    const issues = validatePlan(bad, { host, executors }).issues.map((i) => `${i.code}@${i.nodeId}`);
+    const issues = validatePlan(bad, { host, nodeTypes }).issues.map((i) => `${i.code}@${i.nodeId}`);
     expect(issues).toEqual(["unknown_agent@a", "unknown_action@b"]);
-    expect(validatePlan(bad, { host, executors }).issues[0]!.message).toContain('did you mean "classifier"');
+    expect(validatePlan(bad, { host, nodeTypes }).issues[0]!.message).toContain('did you mean "classifier"');
   });
 
   it("time out through the node's timeout, which aborts the agent's request", async () => {

@@ -1,11 +1,9 @@
 import { serializeError } from "../errors/deputy-error.js";
-import type { PlanIssue } from "../errors/plan-validation-error.js";
 import type { NodeExecutor } from "../plan/node-executor.js";
-import type { AgentNode } from "../plan/plan-schema.js";
 import { dispatchTool } from "../runtime/dispatch-tool.js";
 import { renderValue } from "../runtime/template.js";
 import type { Tool } from "../tools/define-tool.js";
-import { didYouMean } from "../tools/did-you-mean.js";
+import type { AgentNode } from "./agent-node.js";
 import { admitInScope, noteRaised } from "./call-scope.js";
 import "./host-capabilities.js";
 import type { LedgerTotals } from "./ledger.js";
@@ -25,45 +23,9 @@ function actionOf(node: AgentNode, agent: Agent): string | undefined {
  * the action declares `returns`, else the text), and keeps what every attempt spent — calls, tokens, cost,
  * duration — in the node's (or item's) details, which the manifest sums per node. Inside a delegated call (the
  * host's budget scope) each attempt is first checked against the caller's remaining budgets, and the agent runs
- * one level below the caller, spending from every ancestor.
+ * one level below the caller, spending from every ancestor. Its checks are the node type's (`agentNodeType`).
  */
 export const agentNodeExecutor: NodeExecutor<AgentNode> = {
-  validate(node, { host }) {
-    const issues: PlanIssue[] = [];
-    const agent = host.agents.find(node.agent);
-    if (!isAgent(agent)) {
-      const hint = didYouMean(node.agent, host.agents.names());
-      const known = host.agents.names().join(", ") || "none; export `agents` from the tools module";
-      issues.push({
-        code: "unknown_agent",
-        nodeId: node.id,
-        path: "agent",
-        severity: "error",
-        message: `unknown agent "${node.agent}"${hint ? ` (did you mean "${hint}"?)` : ""}; registered: ${known}`,
-      });
-      return issues;
-    }
-    const actions = Object.keys(agent.actions);
-    if (node.action && !actions.includes(node.action)) {
-      issues.push({
-        code: "unknown_action",
-        nodeId: node.id,
-        path: "action",
-        severity: "error",
-        message: `agent "${node.agent}" has no action "${node.action}"; its actions: ${actions.join(", ")}`,
-      });
-    } else if (!node.action && actions.length !== 1) {
-      issues.push({
-        code: "missing_action",
-        nodeId: node.id,
-        path: "action",
-        severity: "error",
-        message: `agent "${node.agent}" has ${actions.length} actions (${actions.join(", ")}); name one with "action"`,
-      });
-    }
-    return issues;
-  },
-
   async execute(node, unit) {
     const agent = unit.host.agents.find(node.agent);
     if (!isAgent(agent)) {

@@ -23,7 +23,7 @@ export interface PlanDelegationOptions extends PlanDelegationRunOptions {
 }
 
 /**
- * The engine-level form of the root entry's `delegateToPlan`: the same declaration, with the host and executors
+ * The engine-level form of the root entry's `delegateToPlan`: the same declaration, with the host and node types
  * already composed (the root entry composes the built-in ones).
  */
 export function planDelegation(plan: unknown, options: PlanDelegationOptions): DelegateToPlanSpec {
@@ -103,7 +103,7 @@ function validPlan(plan: unknown, run: PlanDelegationRunOptions, who: string): E
   }
   const report = validatePlan(plan, {
     host: run.host,
-    executors: run.executors,
+    nodeTypes: run.nodeTypes,
     knownArtifacts: Object.keys(run.artifacts ?? {}),
   });
   const errors = report.issues.filter((i) => i.severity === "error");

@@ -1,4 +1,5 @@
-import type { EscalationHandler } from "../plan/host-capabilities.js";
+import type { WorkUnit } from "../plan/node-executor.js";
+import type { ToolSpec } from "../tools/tool-spec.js";
 import { resolveBackend } from "./backend.js";
 import { admitInScope, scopedPlace } from "./call-scope.js";
 import "./host-capabilities.js";
@@ -15,6 +16,32 @@ const SYSTEM = [
 ].join(" ");
 
 /**
+ * What {@link escalateToAgent} reads of a delegate node's escalation request (the delegate part declares the
+ * whole request; the composition root checks that one fits the other).
+ */
+export interface AgentEscalationRequest {
+  agent: string;
+  unit: WorkUnit;
+  instruction: string;
+  facts: Record<string, unknown>;
+  tools: ToolSpec[];
+  verdict: string;
+  reason: string;
+  proposal:
+    { name: string | null; arguments?: Record<string, unknown>; confidence: number | null } | undefined;
+  signal: AbortSignal;
+}
+
+/** The agent's answer: its first call (or a decline), who made it, and what asking spent. */
+export interface AgentEscalationAnswer {
+  name: string | null;
+  arguments?: Record<string, unknown>;
+  unparsedArguments?: string;
+  backend: string;
+  spend: { calls: number; tokens: number; cost: number; duration: number };
+}
+
+/**
  * The escalation handler the composition root installs: the named agent sees the delegate's instruction, facts,
  * candidate tools (as tools it may call once, in a single request), the rejected proposal and its verdict. Its
  * first tool call is returned as it was made — not executed here, and whatever its name or arguments: the
@@ -23,7 +50,7 @@ const SYSTEM = [
  * accepted. No call means a decline. Inside a delegated call (the host's budget scope) the question is checked
  * against the caller's remaining budgets first and its tokens spend from every ancestor.
  */
-export const escalateToAgent: EscalationHandler = async (request) => {
+export const escalateToAgent = async (request: AgentEscalationRequest): Promise<AgentEscalationAnswer> => {
   const agent = request.unit.host.agents.find(request.agent);
   if (!isAgent(agent))
     throw new AgentDefinitionError(`escalate_to names "${request.agent}", which is not a registered agent.`, {

@@ -73,4 +73,6 @@ export {
   type BudgetLimit,
 } from "../errors/index.js";
 export { agentNodeExecutor } from "./agent-node-executor.js";
+export { agentNodeType } from "./agent-node-type.js";
+export type { AgentNode } from "./agent-node.js";
 export { escalateToAgent } from "./escalate-to-agent.js";

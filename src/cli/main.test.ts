@@ -205,3 +205,34 @@ export const agents = {
     expect(m.nodes.ask.spend.tokens).toBeGreaterThan(0);
   });
 });
+
+describe("deputy run with node types from the tools module", () => {
+  it("registers the module's `nodeTypes` export beside the built-in types", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "deputy-cli-node-types-"));
+    const root = new URL("../../dist/index.js", import.meta.url).href;
+    writeFileSync(
+      join(dir, "tools.mjs"),
+      `import { defineNodeType } from ${JSON.stringify(root)};
+export const tools = [];
+export const nodeTypes = [
+  defineNodeType({ name: "constant", fields: {}, executor: { execute: async () => ({ status: "ok", value: 42 }) } }),
+];`,
+    );
+    writeFileSync(
+      join(dir, "plan.json"),
+      JSON.stringify({ name: "own-type", nodes: [{ id: "c", type: "constant", store_as: "answer" }] }),
+    );
+    const r = await cli([
+      "run",
+      join(dir, "plan.json"),
+      "--tools",
+      join(dir, "tools.mjs"),
+      "--no-store",
+      "--json",
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const m = JSON.parse(r.stdout) as { artifacts: { answer: number }; nodes: { c: { type: string } } };
+    expect(m.artifacts.answer).toBe(42);
+    expect(m.nodes.c.type).toBe("constant");
+  });
+});

@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
+import type { NodeType } from "../plan/node-type.js";
 // Each backend kind registers its `--delegate KIND=…` spec when imported.
 import "../delegate/backends/register-specs.js";
 import "../distill/register-spec.js";
@@ -136,6 +137,8 @@ export async function setupRun(
       if (mod.exports.agents && typeof mod.exports.agents === "object") {
         options.agents = mod.exports.agents as Record<string, unknown>;
       }
+      // Node types of the user's own (`defineNodeType`), registered beside the built-in ones.
+      if (Array.isArray(mod.exports.nodeTypes)) options.nodeTypes = mod.exports.nodeTypes as NodeType<any>[];
     }
     for (const spec of flags.delegate ?? []) delegates.push(await createDelegateFromSpec(spec));
     options.delegates = delegates;

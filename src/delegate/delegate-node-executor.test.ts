@@ -5,7 +5,7 @@ import { MemoryRunStore } from "../store/memory-run-store.js";
 import { createHost, resumeRun, runPlan } from "../index.js";
 import { validatePlan } from "../plan/validate-plan.js";
 import { defineTool } from "../tools/define-tool.js";
-import type { EscalationHandler } from "../plan/host-capabilities.js";
+import type { EscalationHandler } from "./host-capabilities.js";
 import type { Proposal, ProposeRequest, ToolCallDelegate } from "./protocol.js";
 import { ScriptedDelegate, type ScriptedEntry } from "./scripted-delegate.js";
 import type { DelegateTrace, TraceSink } from "../traces/trace.js";
@@ -443,21 +443,21 @@ describe("delegateNodeExecutor", () => {
 
 describe("delegate node validation", () => {
   const validate = (node: object, options: Record<string, unknown> = {}) => {
-    const { host, executors } = createHost({
+    const { host, nodeTypes } = createHost({
       tools,
       delegates: [new ScriptedDelegate({ entries: [], maxTools: 2 })],
       ...options,
     });
-    return validatePlan(plan(node), { host, executors, knownArtifacts: ["alert"] }).issues.map(
+    return validatePlan(plan(node), { host, nodeTypes, knownArtifacts: ["alert"] }).issues.map(
       (i) => `${i.severity}:${i.code}`,
     );
   };
 
   it("reports unknown tools with a did-you-mean, too many tools, bad CEL and no delegate", () => {
-    const { host, executors } = createHost({ tools });
+    const { host, nodeTypes } = createHost({ tools });
     const r = validatePlan(
       plan({ tools: ["ignore_alrt", "page", "x"], accept_when: "ctx.proposal.name ==" }),
-      { host, executors, knownArtifacts: ["alert"] },
+      { host, nodeTypes, knownArtifacts: ["alert"] },
     );
     const codes = r.issues.map((i) => i.code);
     expect(codes).toEqual(expect.arrayContaining(["unknown_tool", "delegate_not_configured", "invalid_cel"]));
@@ -488,14 +488,14 @@ describe("delegate node validation", () => {
       close: async () => {},
       checkSchema: () => "no oneOf support",
     };
-    const { host, executors } = createHost({
+    const { host, nodeTypes } = createHost({
       tools,
       delegates: [picky],
       escalation: false,
     });
     const codes = validatePlan(
       plan({ tools: ["ignore_alert"], on_reject: "escalate", escalate_to: "planner" }),
-      { host, executors, knownArtifacts: ["alert"] },
+      { host, nodeTypes, knownArtifacts: ["alert"] },
     ).issues.map((i) => i.code);
     expect(codes).toEqual(["escalate_to_unavailable", "schema_unsupported"]);
     const withHandler = createHost({ tools, delegates: [picky], agents: { planer: {} } });

@@ -1,7 +1,7 @@
 import { serializeError } from "../errors/deputy-error.js";
 import type { NodeExecutor, UnitOutcome } from "../plan/node-executor.js";
-import type { DelegateNode } from "../plan/plan-schema.js";
 import type { GateResult } from "./accept-gate.js";
+import type { DelegateNode } from "./delegate-node.js";
 import { applyResolution } from "./escalation/apply-resolution.js";
 import { askAgent } from "./escalation/ask-escalate-to.js";
 import {
@@ -17,7 +17,6 @@ import {
 } from "./delegate-unit.js";
 import { proposeAndJudge } from "./propose-and-judge.js";
 import type { Proposal, ToolCallDelegate } from "./protocol.js";
-import { validateDelegateNode } from "./validate-delegate-node.js";
 
 export { toolSpec, type HopSummary } from "./delegate-unit.js";
 
@@ -27,10 +26,10 @@ export { toolSpec, type HopSummary } from "./delegate-unit.js";
  * node's retry and timeout), and apply `on_reject` otherwise (`escalate` after every fitting backend has been asked
  * once). A unit resumed with a person's resolution uses it instead
  * (`call` still passes the gate's tool, schema and side-effect checks). The outcome's `details` hold the verdict,
- * confidence, backend and hops, so the manifest shows per-item verdicts.
+ * confidence, backend and hops, so the manifest shows per-item verdicts. Its checks are the node type's
+ * (`delegateNodeType`).
  */
 export const delegateNodeExecutor: NodeExecutor<DelegateNode> = {
-  validate: validateDelegateNode,
   async execute(node, unit) {
     let p: Prepared;
     try {

@@ -38,6 +38,14 @@ export {
 } from "./propose-and-judge.js";
 export type { ProposalSource } from "./record-proposal.js";
 export { delegateNodeExecutor, type HopSummary } from "./delegate-node-executor.js";
+export { delegateNodeType } from "./delegate-node-type.js";
+export type { DelegateNode } from "./delegate-node.js";
+export type {
+  EscalationAnswer,
+  EscalationHandler,
+  EscalationRequest,
+  ProposedCall,
+} from "./host-capabilities.js";
 export {
   resolveEscalation,
   type EscalationDecision,

@@ -1,14 +1,14 @@
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { freshDatabase } from "../../test/postgres-database.js";
 import type { UnitOutcome, WorkUnit } from "../plan/node-executor.js";
-import type { PlanNode } from "../plan/plan-schema.js";
+import type { BaseNode } from "../plan/plan-schema.js";
 import { PostgresRunStore } from "../store/postgres-run-store.js";
 import { doneMessage, JobDispatcher, UNIT_DONE_CHANNEL } from "./job-dispatcher.js";
 
 // The coordinator's side against a real server, with no worker: what one enqueue statement does with stored
 // outcomes and queued jobs, and outcomes arriving in notifications.
 const serverUrl = inject("pgUrl");
-const node = { id: "each", tool: "io", args: {} } as unknown as PlanNode;
+const node = { id: "each", tool: "io", args: {} } as unknown as BaseNode;
 const unit = (runId: string, itemIndex: number): WorkUnit =>
   ({
     runId,

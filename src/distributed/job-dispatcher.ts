@@ -1,6 +1,6 @@
 import pg from "pg";
 import { makeWorkerUtils } from "graphile-worker";
-import type { PlanNode } from "../plan/plan-schema.js";
+import type { BaseNode } from "../plan/plan-schema.js";
 import type { UnitDispatcher, UnitOutcome, WorkUnit } from "../plan/node-executor.js";
 import type { PostgresRunStore } from "../store/postgres-run-store.js";
 import { enqueueUnitsQuery, unitOutcomesQuery } from "../store/postgres-unit-results.js";
@@ -71,7 +71,7 @@ export class JobDispatcher implements UnitDispatcher {
     this.#maxAttempts = options.maxAttempts ?? 25;
   }
 
-  async dispatch(node: PlanNode, unit: WorkUnit): Promise<UnitOutcome> {
+  async dispatch(node: BaseNode, unit: WorkUnit): Promise<UnitOutcome> {
     await this.#start();
     const payload = toPayload(node, unit);
     return new Promise<UnitOutcome>((resolve) => {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import type { PlanNode } from "../plan/plan-schema.js";
+import type { BaseNode } from "../plan/plan-schema.js";
 import type { WorkUnit } from "../plan/node-executor.js";
 import { artifactsReadBy, toPayload, unitKey } from "./unit-payload.js";
 
 const node = (extra: Record<string, unknown>) =>
-  ({ id: "n", type: "tool", depends_on: [], store_as: "out_{index}", ...extra }) as unknown as PlanNode;
+  ({ id: "n", type: "tool", depends_on: [], store_as: "out_{index}", ...extra }) as unknown as BaseNode;
 
 function unit(artifacts: Record<string, unknown>, itemIndex?: number): WorkUnit {
   return {

@@ -1,5 +1,5 @@
 import type { SerializedError } from "../errors/deputy-error.js";
-import type { PlanNode } from "../plan/plan-schema.js";
+import type { BaseNode } from "../plan/plan-schema.js";
 import type { Escalation, NodeStatus, Resolution } from "../store/run-state.js";
 import type { WorkUnit } from "../plan/node-executor.js";
 
@@ -30,14 +30,14 @@ export function unitKey(unit: Pick<WorkUnit, "runId" | "nodeId" | "itemIndex">):
     : `${unit.runId}/${unit.nodeId}/${unit.itemIndex}`;
 }
 
-const cache = new WeakMap<PlanNode, string[] | "all">();
+const cache = new WeakMap<BaseNode, string[] | "all">();
 
 /**
  * The artifact keys a node reads while it runs a unit (`{artifacts.KEY…}` in its templates, `artifacts.KEY` in
  * its guards); `"all"` when the node names `artifacts` in any other way. `for_each` and `when` are left out:
  * the coordinator evaluates them.
  */
-export function artifactsReadBy(node: PlanNode): string[] | "all" {
+export function artifactsReadBy(node: BaseNode): string[] | "all" {
   let keys = cache.get(node);
   if (keys) return keys;
   const { for_each: _forEach, when: _when, ...rest } = node;
@@ -54,7 +54,7 @@ export function artifactsReadBy(node: PlanNode): string[] | "all" {
 }
 
 /** The payload of a unit: only the artifacts its node reads travel with it. */
-export function toPayload(node: PlanNode, unit: WorkUnit): UnitPayload {
+export function toPayload(node: BaseNode, unit: WorkUnit): UnitPayload {
   const read = artifactsReadBy(node);
   const all = unit.scope.artifacts;
   const artifacts: Record<string, unknown> = {};

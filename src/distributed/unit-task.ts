@@ -48,7 +48,7 @@ export function createUnitTask(
         if (!stored) throw new DeputyError("RUN_NOT_FOUND", `No run ${runId} in ${store.label}.`);
         return parsePlan(stored.run.plan, {
           host: host.host,
-          executors: host.executors,
+          nodeTypes: host.nodeTypes,
           knownArtifacts: Object.keys(stored.artifacts),
         }).plan;
       })();
@@ -104,7 +104,7 @@ export function createUnitTask(
 
 async function runUnit(
   plan: ExecutionPlan,
-  { host, executors }: Host,
+  { host, nodeTypes }: Host,
   p: UnitPayload,
   signal: AbortSignal,
 ): Promise<UnitOutcome> {
@@ -127,7 +127,7 @@ async function runUnit(
   if (p.itemIndex !== undefined) unit.itemIndex = p.itemIndex;
   if (p.escalation) unit.escalation = p.escalation;
   if (p.resolution) unit.resolution = p.resolution;
-  return executeWith(executors, node, unit);
+  return executeWith(nodeTypes, node, unit);
 }
 
 /** The outcome as JSON; a value JSON cannot carry becomes the unit's error, naming the node. */

@@ -8,9 +8,9 @@ const tools = [
   defineTool({ name: "src", description: "A list", input: z.object({}), run: () => [] }),
   defineTool({ name: "use", description: "Use a value", input: z.object({ v: z.unknown() }), run: () => 1 }),
 ];
-const { host, executors } = createHost({ tools });
+const { host, nodeTypes } = createHost({ tools });
 const issuesOf = (nodes: object[], extra: object = {}) =>
-  validatePlan({ name: "p", nodes, ...extra }, { host, executors, knownArtifacts: ["seed"] }).issues.map(
+  validatePlan({ name: "p", nodes, ...extra }, { host, nodeTypes, knownArtifacts: ["seed"] }).issues.map(
     (i) => `${i.code}@${i.nodeId ?? "-"}${i.severity === "warning" ? "(warning)" : ""}`,
   );
 const fan = {

@@ -1,7 +1,8 @@
 import type { PlanIssue } from "../errors/plan-validation-error.js";
 import { didYouMean } from "../tools/did-you-mean.js";
 import { planIssue as issue } from "./plan-issue.js";
-import type { PlanNode } from "./plan-schema.js";
+import type { TemplatedField } from "./node-type.js";
+import type { BaseNode } from "./plan-schema.js";
 import { compileTemplate, placeholdersIn, type Placeholder } from "../runtime/template.js";
 import { RESERVED_KEYS } from "../runtime/own.js";
 
@@ -14,7 +15,8 @@ export interface Producers {
   patterns: { nodeId: string; pattern: RegExp }[];
 }
 
-export function storeAsProducers(nodes: PlanNode[], issues: PlanIssue[]): Producers {
+/** Finds which node stores which key, reporting bad, reserved, duplicate and per-item-less `store_as` keys. */
+export function storeAsProducers(nodes: BaseNode[], issues: PlanIssue[]): Producers {
   const patterns: Producers["patterns"] = [];
   const staticKeys = new Map<string, string>();
   for (const node of nodes) {
@@ -74,7 +76,7 @@ export function storeAsProducers(nodes: PlanNode[], issues: PlanIssue[]): Produc
 }
 
 /** True when `ancestor` is reachable from `nodeId` through depends_on (direct dependencies first). */
-function dependsOn(byId: Map<string, PlanNode>, nodeId: string, ancestor: string): boolean {
+function dependsOn(byId: Map<string, BaseNode>, nodeId: string, ancestor: string): boolean {
   const direct = byId.get(nodeId)?.depends_on ?? [];
   if (direct.includes(ancestor)) return true;
   const seen = new Set<string>();
@@ -89,25 +91,29 @@ function dependsOn(byId: Map<string, PlanNode>, nodeId: string, ancestor: string
   return false;
 }
 
-function templatedFields(node: PlanNode): [string, unknown][] {
-  const fields: [string, unknown][] = [["store_as", node.store_as]];
+/** The engine's templated fields, then those the node's type declares (`NodeType.templated`). */
+function templatedFields(node: BaseNode, own: readonly TemplatedField[]): TemplatedField[] {
+  const fields: TemplatedField[] = [["store_as", node.store_as]];
   if (node.for_each) fields.push(["for_each.source", node.for_each.source]);
-  if (node.type === "tool") fields.push(["args", node.args]);
-  if (node.type === "delegate") fields.push(["instruction", node.instruction], ["facts", node.facts]);
-  if (node.type === "agent") fields.push(["input", node.input]);
+  fields.push(...own);
   return fields;
 }
 
+/**
+ * Checks every placeholder of a node's templated fields: artifacts stored by a node it depends on (or known
+ * before the run), `{item}`/`{index}` only under for_each, `{inputs.x}` only in a plan that declares inputs.
+ */
 export function checkTemplates(
-  node: PlanNode,
+  node: BaseNode,
+  own: readonly TemplatedField[],
   producers: Producers,
-  byId: Map<string, PlanNode>,
+  byId: Map<string, BaseNode>,
   known: Set<string>,
   hasInputs: boolean,
   issues: PlanIssue[],
 ) {
   const alias = node.for_each?.as;
-  for (const [path, value] of templatedFields(node)) {
+  for (const [path, value] of templatedFields(node, own)) {
     for (const ref of placeholdersIn(value)) {
       if (ref.root === "artifacts") checkArtifactRef(node, ref, path, producers, byId, known, issues);
       else if ((ref.root === "index" || ref.root === alias) && node.for_each && path !== "for_each.source")
@@ -136,11 +142,11 @@ export function checkTemplates(
 }
 
 function checkArtifactRef(
-  node: PlanNode,
+  node: BaseNode,
   ref: Placeholder,
   path: string,
   producers: Producers,
-  byId: Map<string, PlanNode>,
+  byId: Map<string, BaseNode>,
   known: Set<string>,
   issues: PlanIssue[],
 ) {

@@ -2,7 +2,8 @@ import { serializeError, type SerializedError } from "../errors/deputy-error.js"
 import { NodeError } from "../errors/node-error.js";
 import { checkJsonValue } from "../schema/json-value.js";
 import type { ExecutionHost, NodeExecutor, UnitDispatcher, UnitOutcome, WorkUnit } from "./node-executor.js";
-import type { ExecutionPlan, PlanNode } from "./plan-schema.js";
+import type { NodeTypeTable } from "./node-type-table.js";
+import type { BaseNode, ExecutionPlan } from "./plan-schema.js";
 import type { Emitter } from "./run-events.js";
 import type { ItemRecord, NodeStatus, StoredRun } from "../store/run-state.js";
 import { applyMutations, type RunMutation, type RunStore } from "../store/run-store.js";
@@ -13,7 +14,8 @@ import { indexMap, RESERVED_KEYS, setOwn } from "../runtime/own.js";
 export interface EngineContext {
   plan: ExecutionPlan;
   host: ExecutionHost;
-  executors: Partial<Record<PlanNode["type"], NodeExecutor<any>>>;
+  /** The node types the plan's nodes have, each with its executor. */
+  nodeTypes: NodeTypeTable;
   store: RunStore;
   /**
    * Whether commits are written to `store`: the plan checkpoints and the store is one the caller gave. The store
@@ -69,18 +71,29 @@ export function commitItem(
   return undefined;
 }
 
-/** Runs a unit through its node type's executor, or hands it to the run's dispatcher. */
-export function executeUnit(ctx: EngineContext, node: PlanNode, unit: WorkUnit): Promise<UnitOutcome> {
-  return ctx.dispatcher ? ctx.dispatcher.dispatch(node, unit) : executeWith(ctx.executors, node, unit);
+/**
+ * Runs a unit through `executor` (its node type's, looked up once per node by the caller: a for_each node asks
+ * for every item), or hands it to the run's dispatcher.
+ */
+export function executeUnit(
+  ctx: EngineContext,
+  node: BaseNode,
+  unit: WorkUnit,
+  executor: NodeExecutor<any> | undefined,
+): Promise<UnitOutcome> {
+  return ctx.dispatcher ? ctx.dispatcher.dispatch(node, unit) : executeOn(executor, node, unit);
 }
 
 /** Runs a unit through its node type's executor; an executor that throws yields an error outcome. */
-export async function executeWith(
-  executors: Partial<Record<PlanNode["type"], NodeExecutor<any>>>,
-  node: PlanNode,
+export function executeWith(nodeTypes: NodeTypeTable, node: BaseNode, unit: WorkUnit): Promise<UnitOutcome> {
+  return executeOn(nodeTypes.executorOf(node.type), node, unit);
+}
+
+async function executeOn(
+  executor: NodeExecutor<any> | undefined,
+  node: BaseNode,
   unit: WorkUnit,
 ): Promise<UnitOutcome> {
-  const executor = executors[node.type];
   if (!executor) {
     return {
       status: "error",
@@ -100,7 +113,7 @@ export async function executeWith(
  * The boundary every outcome passes (`executeWith`, and the for_each path of prepared executors): what a tool, a
  * model or an agent produced becomes run state only if it is JSON data.
  */
-export function checkedOutcome(node: PlanNode, unit: WorkUnit, outcome: UnitOutcome): UnitOutcome {
+export function checkedOutcome(node: BaseNode, unit: WorkUnit, outcome: UnitOutcome): UnitOutcome {
   if (outcome.status === "ok") {
     const problem = checkJsonValue(outcome.value);
     if (problem) {
@@ -120,7 +133,7 @@ export function checkedOutcome(node: PlanNode, unit: WorkUnit, outcome: UnitOutc
 /** Makes the unit an executor receives. */
 export function makeUnit(
   ctx: EngineContext,
-  node: PlanNode,
+  node: BaseNode,
   scope: TemplateScope,
   signal: AbortSignal,
   itemIndex?: number,
@@ -138,7 +151,7 @@ export function makeUnit(
  * `store_as`, when the caller renders it many times (for_each).
  */
 export function storeKey(
-  node: PlanNode,
+  node: BaseNode,
   scope: TemplateScope,
   render: ValueRenderer = compileValue(node.store_as),
 ): string {

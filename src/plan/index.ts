@@ -1,8 +1,7 @@
 /**
- * Execution plans: validate a JSON DAG of tool, delegate and agent nodes, run it with real concurrency,
- * checkpoint every node and item, and resume after a crash or an escalation. {@link startRun} and
- * {@link continueRun} are the engine's own entries, for a host and executors composed by hand; the root entry's
- * `runPlan` and `resumeRun` compose the built-in ones. The run stores ({@link MemoryRunStore},
+ * Execution plans: validate a JSON DAG of nodes of registered node types (the root entry registers tool,
+ * delegate and agent), run it with real concurrency, checkpoint every node and item, and resume after a crash
+ * or an escalation. The run stores ({@link MemoryRunStore},
  * {@link SqliteRunStore}, {@link PostgresRunStore}) and their record types are here too.
  *
  * @packageDocumentation
@@ -10,14 +9,7 @@
 export { canonicalJson } from "../runtime/canonical-json.js";
 export { planFingerprint } from "./fingerprint.js";
 export { MemoryRunStore } from "../store/memory-run-store.js";
-export type {
-  AgentResolver,
-  BudgetScope,
-  EscalationAnswer,
-  EscalationHandler,
-  EscalationRequest,
-  ProposedCall,
-} from "./host-capabilities.js";
+export type { AgentResolver, BudgetScope } from "./host-capabilities.js";
 export type {
   ExecutionHost,
   NodeExecutor,
@@ -26,16 +18,18 @@ export type {
   ValidationContext,
   WorkUnit,
 } from "./node-executor.js";
-export type {
-  AgentNode,
-  DelegateNode,
-  ExecutionPlan,
-  ForEach,
-  PlanMetadata,
-  PlanNode,
-  RetryPolicy,
-  ToolNode,
-} from "./plan-schema.js";
+export type { BaseNode, ExecutionPlan, ForEach, PlanMetadata, RetryPolicy } from "./plan-schema.js";
+export {
+  defineNodeType,
+  type NodeOf,
+  type NodeType,
+  type NodeTypeSpec,
+  type TemplatedField,
+} from "./node-type.js";
+export { NodeTypeTable } from "./node-type-table.js";
+export { planJsonSchema } from "./plan-json-schema.js";
+export { toolNodeType } from "./tool-node-type.js";
+export type { ToolNode } from "./tool-node.js";
 export { nodeChannel, runChannel, type RunEvent } from "./run-events.js";
 export type { NodeManifest, RunManifest } from "./run-manifest.js";
 export type { EngineOptions, ExecutorTable } from "./run-options.js";
@@ -64,3 +58,5 @@ export type {
 export { SqliteRunStore, type SqliteRunStoreOptions } from "../store/sqlite-run-store.js";
 export { parsePlan, validatePlan, type ValidateOptions, type ValidationReport } from "./validate-plan.js";
 export { PostgresRunStore, type PostgresRunStoreOptions } from "../store/postgres-run-store.js";
+/** For node types of your own: render a node field's templates against the unit's scope, as the built-in types do. */
+export { renderValue, type TemplateScope } from "../runtime/template.js";

@@ -9,8 +9,8 @@ import {
   storeKey,
   type EngineContext,
 } from "./engine-context.js";
-import type { UnitOutcome, PreparedNode, WorkUnit } from "./node-executor.js";
-import type { ForEach, PlanNode } from "./plan-schema.js";
+import type { NodeExecutor, UnitOutcome, PreparedNode, WorkUnit } from "./node-executor.js";
+import type { BaseNode, ForEach } from "./plan-schema.js";
 import type { ItemCounts, ItemRecord } from "../store/run-state.js";
 import { indexMap } from "../runtime/own.js";
 import { compileValue, type TemplateScope, type ValueRenderer } from "../runtime/template.js";
@@ -36,6 +36,8 @@ export class ItemLoop {
   private readonly previous: Record<number, ItemRecord>;
   private readonly keyOf: ValueRenderer;
   private readonly stop = new AbortController();
+  /** The node type's executor, looked up once for all items. */
+  private readonly executor: NodeExecutor<any> | undefined;
   private readonly prepared: PreparedNode | undefined;
   private readonly forward: () => void;
   private settle: { resolve: () => void; reject: (error: unknown) => void } | undefined;
@@ -48,7 +50,7 @@ export class ItemLoop {
 
   constructor(
     private readonly ctx: EngineContext,
-    private readonly node: PlanNode,
+    private readonly node: BaseNode,
     private readonly base: TemplateScope,
     private readonly list: unknown[],
   ) {
@@ -57,7 +59,8 @@ export class ItemLoop {
     this.counts = { total: list.length, ok: 0, error: 0, skipped: 0, escalated: 0, reused: 0 };
     this.keys = new Array<string | undefined>(list.length);
     this.keyOf = compileValue(node.store_as);
-    this.prepared = ctx.dispatcher ? undefined : ctx.executors[node.type]?.prepare?.(node, ctx.host);
+    this.executor = ctx.nodeTypes.executorOf(node.type);
+    this.prepared = ctx.dispatcher ? undefined : this.executor?.prepare?.(node, ctx.host);
     // `on_item_error: "fail"` stops the node at the first failure and aborts the items in flight; so does the
     // run's abort, forwarded once. One plain signal, not AbortSignal.any: every item reads `aborted` several
     // times, and a composite signal recomputes it from its sources on each read.
@@ -163,7 +166,7 @@ export class ItemLoop {
     }
     const { prepared } = this;
     if (!prepared) {
-      return executeUnit(ctx, node, unit).then(
+      return executeUnit(ctx, node, unit, this.executor).then(
         (o) => this.ended(unit, key, prev, o),
         (error: unknown) => this.ended(unit, key, prev, { status: "error", error: serializeError(error) }),
       );

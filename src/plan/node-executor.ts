@@ -1,22 +1,21 @@
 import type { SerializedError } from "../errors/deputy-error.js";
 import type { PlanIssue } from "../errors/plan-validation-error.js";
 import type { ToolRegistry } from "../tools/tool-registry.js";
-import type { AgentResolver, BudgetScope, EscalationHandler } from "./host-capabilities.js";
-import type { ExecutionPlan, PlanNode } from "./plan-schema.js";
+import type { AgentResolver, BudgetScope } from "./host-capabilities.js";
+import type { BaseNode, ExecutionPlan } from "./plan-schema.js";
 import type { Escalation, NodeStatus, Resolution } from "../store/run-state.js";
 import type { TemplateScope } from "../runtime/template.js";
 
 /**
  * What the engine offers every executor: the tools and whatever the host configured for the node types. The
- * engine knows no node type: the parts that bring executors declare the capabilities they read by merging
- * declarations into this interface (`delegate/host-capabilities.ts`), and the composition root fills them.
+ * engine knows no node type: the parts that bring node types declare the capabilities they read by merging
+ * declarations into this interface (`delegate/host-capabilities.ts`), list them in `NodeType.capabilities`, and
+ * the composition root fills them.
  */
 export interface ExecutionHost {
   tools: ToolRegistry;
-  /** Registered agents by name (agent nodes, `escalate_to`). */
+  /** Registered agents by name, for the node types that name one. */
   agents: AgentResolver;
-  /** Decides rejected delegate proposals for nodes with `escalate_to`; none: they pause for a person. */
-  escalation: EscalationHandler | undefined;
   /** The budget this run spends from when an agent delegated to it; none at top level. */
   budget: BudgetScope | undefined;
 }
@@ -49,15 +48,19 @@ export type UnitOutcome =
     }
   | { status: "skipped"; details?: Record<string, unknown> };
 
-/** Validation context offered to executors' `validate` hooks. */
+/** Validation context offered to node types' and executors' `validate` hooks. */
 export interface ValidationContext {
-  plan: ExecutionPlan;
+  /** The plan as parsed so far; `undefined` when its header (name, metadata, …) is itself invalid. */
+  plan: ExecutionPlan | undefined;
   host: ExecutionHost;
 }
 
 /** Runs one node type. The engine owns scheduling, for_each, checkpoints and statuses; executors own the work. */
-export interface NodeExecutor<N extends PlanNode = PlanNode> {
-  /** Extra, type-specific checks, reported with all other validation issues. */
+export interface NodeExecutor<N extends BaseNode = BaseNode> {
+  /**
+   * Extra checks of this executor, reported with all other validation issues after its node type's own
+   * (`NodeType.validate`); for an executor that needs more than its type checks (a swapped-in one).
+   */
   validate?(node: N, ctx: ValidationContext): PlanIssue[];
   execute(node: N, unit: WorkUnit): Promise<UnitOutcome>;
   /**
@@ -87,7 +90,7 @@ export interface PreparedNode {
  */
 export interface UnitDispatcher {
   /** Runs one unit (on some worker) and resolves with its outcome; never rejects for the unit's own failure. */
-  dispatch(node: PlanNode, unit: WorkUnit): Promise<UnitOutcome>;
+  dispatch(node: BaseNode, unit: WorkUnit): Promise<UnitOutcome>;
   /** Called once when a run (or resume) that used this dispatcher ends: drop what it kept for the run. */
   settle?(runId: string): Promise<void>;
 }

@@ -28,7 +28,12 @@ const forEachSchema = z.strictObject({
   skip_existing: z.boolean().default(true),
 });
 
-const baseShape = {
+/**
+ * The fields the engine owns on every node, whatever its type: identity, dependencies, where the result goes,
+ * the guard, the fan-out, and the per-dispatch timeout and retry. A node type's own fields are merged after them
+ * (see `NodeType.fields`).
+ */
+export const baseNodeShape = {
   id: z.string().regex(NODE_ID, "must start with a letter and hold only letters, digits, `_` and `-`"),
   depends_on: z.array(z.string()).default([]),
   store_as: z.string().min(1),
@@ -38,37 +43,6 @@ const baseShape = {
   retry: retrySchema.default({ max_attempts: 1, backoff_seconds: 0 }),
   description: z.string().optional(),
 };
-
-export const toolNodeSchema = z.strictObject({
-  ...baseShape,
-  type: z.literal("tool").default("tool"),
-  tool: z.string().min(1),
-  args: z.record(z.string(), z.unknown()).default({}),
-});
-
-export const delegateNodeSchema = z.strictObject({
-  ...baseShape,
-  type: z.literal("delegate"),
-  instruction: z.string().min(1),
-  facts: z.record(z.string(), z.unknown()).default({}),
-  tools: z
-    .array(z.string().min(1))
-    .min(1)
-    .refine((t) => new Set(t).size === t.length, "tools must be unique"),
-  min_confidence: z.number().min(0).max(1).optional(),
-  accept_when: z.string().min(1).optional(),
-  on_reject: z.enum(["fail", "retry_backend", "escalate"]).default("fail"),
-  allow_side_effects: z.boolean().default(false),
-  escalate_to: z.string().min(1).optional(),
-});
-
-export const agentNodeSchema = z.strictObject({
-  ...baseShape,
-  type: z.literal("agent"),
-  agent: z.string().min(1),
-  action: z.string().min(1).optional(),
-  input: z.record(z.string(), z.unknown()).default({}),
-});
 
 export const planMetadataSchema = z.strictObject({
   max_parallel_tasks: z.int().min(1).max(128).default(10),
@@ -87,26 +61,21 @@ export const planHeaderSchema = z.strictObject({
   returns: z.string().optional(),
 });
 
-export type ToolNode = z.output<typeof toolNodeSchema>;
-export type DelegateNode = z.output<typeof delegateNodeSchema>;
-export type AgentNode = z.output<typeof agentNodeSchema>;
-export type PlanNode = ToolNode | DelegateNode | AgentNode;
+/**
+ * A parsed node as the engine sees it: the fields it owns (defaults applied) and the name of its type. What else
+ * a node holds belongs to its node type (the root entry's `PlanNode` is the union of the built-in ones).
+ */
+export type BaseNode = z.output<z.ZodObject<typeof baseNodeShape>> & { type: string };
 export type ForEach = z.output<typeof forEachSchema>;
 export type RetryPolicy = z.output<typeof retrySchema>;
 export type PlanMetadata = z.output<typeof planMetadataSchema>;
 
-/** A parsed, structurally valid plan (defaults applied). */
-export interface ExecutionPlan {
+/** A parsed, structurally valid plan (defaults applied); `N`: the nodes' type (the root entry's `PlanNode`). */
+export interface ExecutionPlan<N extends BaseNode = BaseNode> {
   name: string;
   objective: string;
-  nodes: PlanNode[];
+  nodes: N[];
   metadata: PlanMetadata;
   inputs?: Record<string, unknown>;
   returns?: string;
 }
-
-export const nodeSchemas = {
-  tool: toolNodeSchema,
-  delegate: delegateNodeSchema,
-  agent: agentNodeSchema,
-} as const;

@@ -154,7 +154,7 @@ describe("data never reaches the prototype (generated ids and paths)", () => {
   });
 
   it('store_as "__proto__" and node type "constructor" are plan issues with the node id', () => {
-    const { host, executors } = createHost({ tools: [mutate, list] });
+    const { host, nodeTypes } = createHost({ tools: [mutate, list] });
     const report = validatePlan(
       {
         name: "p",
@@ -164,7 +164,7 @@ describe("data never reaches the prototype (generated ids and paths)", () => {
           { id: "c", type: "toString", store_as: "c" },
         ],
       },
-      { host, executors },
+      { host, nodeTypes },
     );
     expect(report.ok).toBe(false);
     expect(report.issues.map((i) => [i.nodeId, i.code])).toEqual(

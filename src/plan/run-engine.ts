@@ -2,7 +2,7 @@ import { DeputyError, serializeError, type SerializedError } from "../errors/dep
 import { compileGuard } from "../runtime/cel-guard.js";
 import { commit, executeUnit, makeUnit, storeKey, type EngineContext } from "./engine-context.js";
 import type { UnitOutcome } from "./node-executor.js";
-import type { PlanNode } from "./plan-schema.js";
+import type { BaseNode } from "./plan-schema.js";
 import { buildManifest, type RunManifest } from "./run-manifest.js";
 import type { NodeRecord, NodeStatus, RunStatus } from "../store/run-state.js";
 import type { RunMutation } from "../store/run-store.js";
@@ -32,7 +32,7 @@ export async function runEngine(ctx: EngineContext, resumed: boolean): Promise<R
     if (error) ctx.errors[node.id] = error;
     for (const dep of node.depends_on) dependents.get(dep)!.push(node.id);
   }
-  const ready: PlanNode[] = [];
+  const ready: BaseNode[] = [];
   for (const node of plan.nodes) {
     if (DONE.has(ctx.statuses[node.id]!)) continue;
     const open = node.depends_on.filter((d) => !DONE.has(ctx.statuses[d]!)).length;
@@ -98,7 +98,7 @@ export async function runEngine(ctx: EngineContext, resumed: boolean): Promise<R
     { kind: "status", status, updatedAt: ctx.now().toISOString(), ...(error ? { error } : {}) },
   ]);
   ctx.emit({ type: "run-end", runId: state.run.runId, status, durationMs: ctx.now().getTime() - started });
-  return buildManifest(state, plan.nodes);
+  return buildManifest(state, plan.nodes, ctx.nodeTypes);
 }
 
 function block(
@@ -153,7 +153,7 @@ function abortReason(signal: AbortSignal): SerializedError {
 }
 
 /** Runs one node to its final status for this attempt and records it. */
-async function runNode(ctx: EngineContext, node: PlanNode): Promise<NodeStatus> {
+async function runNode(ctx: EngineContext, node: BaseNode): Promise<NodeStatus> {
   const startedAt = ctx.now();
   const previous = ctx.state.nodes[node.id];
   ctx.statuses[node.id] = "running";
@@ -185,7 +185,7 @@ async function runNode(ctx: EngineContext, node: PlanNode): Promise<NodeStatus> 
         unit.escalation = previous.escalation;
         if (previous.escalation.resolution) unit.resolution = previous.escalation.resolution;
       }
-      const outcome = await executeUnit(ctx, node, unit);
+      const outcome = await executeUnit(ctx, node, unit, ctx.nodeTypes.executorOf(node.type));
       record = nodeRecordFor(ctx, node, scope, outcome, batch);
     }
   } catch (error) {
@@ -215,7 +215,7 @@ async function runNode(ctx: EngineContext, node: PlanNode): Promise<NodeStatus> 
 
 function nodeRecordFor(
   ctx: EngineContext,
-  node: PlanNode,
+  node: BaseNode,
   scope: TemplateScope,
   outcome: UnitOutcome,
   batch: RunMutation[],

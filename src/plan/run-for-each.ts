@@ -1,7 +1,7 @@
 import { NodeError } from "../errors/node-error.js";
 import { commit, type EngineContext } from "./engine-context.js";
 import { ItemLoop } from "./item-loop.js";
-import type { PlanNode } from "./plan-schema.js";
+import type { BaseNode } from "./plan-schema.js";
 import type { NodeRecord } from "../store/run-state.js";
 import { applySelectPath, parseSelectPath } from "../runtime/select-path.js";
 import { renderString, type TemplateScope } from "../runtime/template.js";
@@ -12,7 +12,7 @@ import { renderString, type TemplateScope } from "../runtime/template.js";
  */
 export async function runForEach(
   ctx: EngineContext,
-  node: PlanNode,
+  node: BaseNode,
   base: TemplateScope,
 ): Promise<NodeRecord> {
   const fe = node.for_each!;

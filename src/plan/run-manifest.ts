@@ -1,11 +1,14 @@
 import type { SerializedError } from "../errors/deputy-error.js";
 import type { Escalation, ItemCounts, NodeStatus, RunStatus, Spend, StoredRun } from "../store/run-state.js";
+import type { NodeType } from "./node-type.js";
+import type { NodeTypeTable } from "./node-type-table.js";
 
 export type { Spend } from "../store/run-state.js";
 
 /** One node in a manifest. */
 export interface NodeManifest {
-  type: "tool" | "delegate" | "agent";
+  /** The node's type (a registered `NodeType`'s name). */
+  type: string;
   status: NodeStatus;
   storedKeys: string[];
   items?: ItemCounts;
@@ -15,7 +18,7 @@ export interface NodeManifest {
   /** Per-item details (verdicts, ledgers) for items that have any. */
   itemDetails?: Record<number, Record<string, unknown>>;
   details?: Record<string, unknown>;
-  /** What the node's agents (and delegates, when they report it) spent, summed over its items. */
+  /** What the node spent (as its node type reads it from the details: `NodeType.spend`), summed over its items. */
   spend?: Spend;
   attempts: number;
   startedAt?: string;
@@ -23,9 +26,17 @@ export interface NodeManifest {
   durationMs?: number;
 }
 
+/** Without a node type table (a reader of stored runs): the details' `spend`, as the built-in types store it. */
+const storedSpend: Pick<NodeType, "spend"> = {
+  spend: (details) => details.spend as Partial<Spend> | undefined,
+};
 
-function addSpend(total: Spend | undefined, details: Record<string, unknown> | undefined): Spend | undefined {
-  const s = details?.spend as Partial<Spend> | undefined;
+function addSpend(
+  total: Spend | undefined,
+  details: Record<string, unknown> | undefined,
+  type: Pick<NodeType, "spend"> | undefined,
+): Spend | undefined {
+  const s = details && type?.spend ? type.spend(details) : undefined;
   if (!s || typeof s !== "object") return total;
   const t = total ?? { calls: 0, tokens: 0, cost: 0, duration: 0 };
   return {
@@ -50,10 +61,15 @@ export interface RunManifest {
   error?: SerializedError;
 }
 
-/** Builds the manifest of a stored run; `nodes` gives the plan's node ids and types, in plan order. */
+/**
+ * Builds the manifest of a stored run; `nodes` gives the plan's node ids and types, in plan order. `nodeTypes`
+ * (the run's) say what each node spent and which type a node without `type` has; without them a node's spend is
+ * its details' `spend` and the implicit type is `tool`.
+ */
 export function buildManifest(
   stored: StoredRun,
   nodes: readonly { id: string; type?: string }[],
+  nodeTypes?: NodeTypeTable,
 ): RunManifest {
   const counts: Record<NodeStatus, number> = {
     pending: 0,
@@ -75,7 +91,9 @@ export function buildManifest(
     const escalations: Escalation[] = [];
     if (record?.escalation) escalations.push(record.escalation);
     let itemDetails: Record<number, Record<string, unknown>> | undefined;
-    let spend = addSpend(undefined, record?.details);
+    const type = node.type ?? nodeTypes?.implicit ?? "tool";
+    const spender = nodeTypes ? nodeTypes.get(type) : storedSpend;
+    let spend = addSpend(undefined, record?.details, spender);
     // One pass over the items (a for_each node may have many): item errors, open escalations, details, spend.
     const items = stored.items[node.id];
     if (items)
@@ -84,11 +102,11 @@ export function buildManifest(
         if (item.escalation && item.status === "escalated") escalations.push(item.escalation);
         if (item.details) {
           (itemDetails ??= {})[item.index] = item.details;
-          spend = addSpend(spend, item.details);
+          spend = addSpend(spend, item.details, spender);
         }
       }
     out[node.id] = {
-      type: (node.type ?? "tool") as NodeManifest["type"],
+      type,
       status,
       storedKeys: record?.storedKeys ?? [],
       ...(record?.items ? { items: record.items } : {}),

@@ -1,24 +1,23 @@
 import type { Clock } from "../runtime/clock.js";
-import type { ExecutionHost, NodeExecutor, UnitDispatcher } from "./node-executor.js";
+import type { ExecutionHost, UnitDispatcher } from "./node-executor.js";
+import type { NodeTypeTable } from "./node-type-table.js";
 import type { LeaseOptions } from "../store/run-lease.js";
-import type { PlanNode } from "./plan-schema.js";
 import type { RunEvent } from "./run-events.js";
 import type { RunStartFacts } from "../store/run-options-record.js";
 import type { RunStore } from "../store/run-store.js";
 import type { ValidationReport } from "./validate-plan.js";
 
-/** The executor for each node type a plan may use. */
-export type ExecutorTable = Partial<Record<PlanNode["type"], NodeExecutor<any>>>;
+export type { ExecutorTable } from "./node-type-table.js";
 
 /**
- * Options of the engine's {@link startRun} and {@link continueRun}: a composed host and executor table (the root
+ * Options of the engine's {@link startRun} and {@link continueRun}: a composed host and node type table (the root
  * entry's `createHost` builds both from everyday options), plus how this run goes.
  */
 export interface EngineOptions {
   /** What every executor is offered (tools and capabilities). */
   host: ExecutionHost;
-  /** The executor of each node type; a node type with none fails validation. */
-  executors: ExecutorTable;
+  /** The node types a plan may use, each with its executor; a node of another type fails validation. */
+  nodeTypes: NodeTypeTable;
   /**
    * Where checkpoints go. Default: none — the run keeps its state in memory only (no durability, nothing to
    * resume; the manifest is the result). The CLI uses SQLite; pass a `MemoryRunStore` to read the run afterwards.
@@ -59,7 +58,7 @@ export interface EngineOptions {
    */
   meta?: RunStartFacts;
   /**
-   * A report from `validatePlan` of this same input with the same host and executors (the CLI validates first,
+   * A report from `validatePlan` of this same input with the same host and node types (the CLI validates first,
    * to print every issue before it opens a store): the plan is not validated a second time.
    *
    * @internal

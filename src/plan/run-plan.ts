@@ -19,17 +19,17 @@ import { parsePlan } from "./validate-plan.js";
 import { dataMap, setOwn, toDataMap } from "../runtime/own.js";
 
 /**
- * The engine's entry: validates and runs a plan (the JSON object as given) with the executors and host given.
+ * The engine's entry: validates and runs a plan (the JSON object as given) with the node types and host given.
  * Resolves with the run's manifest whatever the run's status; rejects only when the plan is invalid
  * (`PlanValidationError`, listing every issue) or the store fails. Most code calls the root entry's `runPlan`,
- * which composes the built-in executors and calls this.
+ * which registers the built-in node types and calls this.
  */
 export async function startRun(input: unknown, options: EngineOptions): Promise<RunManifest> {
-  const { host, executors } = options;
+  const { host, nodeTypes } = options;
   const plan =
     options.validated?.ok && options.validated.plan
       ? options.validated.plan
-      : parsePlan(input, { host, executors, knownArtifacts: Object.keys(options.artifacts ?? {}) }).plan;
+      : parsePlan(input, { host, nodeTypes, knownArtifacts: Object.keys(options.artifacts ?? {}) }).plan;
   const clock = options._internal?.now ?? systemClock;
   const now = () => new Date(clock());
   const store = options.store ?? new MemoryRunStore();
@@ -53,7 +53,7 @@ export async function startRun(input: unknown, options: EngineOptions): Promise<
     const state: StoredRun = { run, artifacts: dataMap(), nodes: dataMap(), items: dataMap() };
     // A store made here, for want of one, is never read: the run keeps its state in memory and skips it.
     const persist = options.store !== undefined && plan.metadata.checkpoint;
-    const ctx = context(options, plan, host, executors, lease, state, now, persist);
+    const ctx = context(options, plan, host, nodeTypes, lease, state, now, persist);
     const initial: RunMutation[] = Object.entries(options.artifacts ?? {}).map(([key, value]) => ({
       kind: "artifact",
       key,
@@ -127,10 +127,10 @@ async function continueOwned(
       { runId },
     );
   }
-  const { host, executors } = options;
+  const { host, nodeTypes } = options;
   const { plan } = parsePlan(stored.run.plan, {
     host,
-    executors,
+    nodeTypes,
     knownArtifacts: Object.keys(stored.artifacts),
   });
   const retry: NodeStatus[] = ["error", "blocked", "pending", "running"];
@@ -143,7 +143,7 @@ async function continueOwned(
     { ...options, ...(inputs ? { inputs } : {}) },
     plan,
     host,
-    executors,
+    nodeTypes,
     lease,
     stored,
     now,
@@ -156,7 +156,7 @@ function context(
   options: Omit<EngineOptions, "store">,
   plan: EngineContext["plan"],
   host: EngineContext["host"],
-  executors: EngineContext["executors"],
+  nodeTypes: EngineContext["nodeTypes"],
   lease: HeldLease,
   state: StoredRun,
   now: () => Date,
@@ -172,7 +172,7 @@ function context(
   return {
     plan,
     host,
-    executors,
+    nodeTypes,
     store: lease.store,
     persist,
     state,

@@ -1,6 +1,6 @@
 import { serializeError, type SerializedError } from "../errors/deputy-error.js";
 import { ToolError } from "../errors/tool-error.js";
-import type { ToolNode } from "./plan-schema.js";
+import type { ToolNode } from "./tool-node.js";
 import type { NodeExecutor, PreparedNode, UnitOutcome, WorkUnit } from "./node-executor.js";
 import type { Tool } from "../tools/define-tool.js";
 import { compileSchema, type ValidateFunction } from "../schema/validator.js";

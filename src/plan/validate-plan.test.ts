@@ -21,8 +21,8 @@ const tools = [
 ];
 
 function check(plan: unknown) {
-  const { host, executors } = createHost({ tools });
-  return validatePlan(plan, { host, executors });
+  const { host, nodeTypes } = createHost({ tools });
+  return validatePlan(plan, { host, nodeTypes });
 }
 
 function codes(plan: unknown) {

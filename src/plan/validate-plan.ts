@@ -1,12 +1,13 @@
 import type { z } from "zod";
 import type { PlanIssue } from "../errors/plan-validation-error.js";
 import { PlanValidationError } from "../errors/plan-validation-error.js";
-import { schemaProperties, schemaRequired } from "../schema/json-schema.js";
 import { jsonDepth, MAX_JSON_DEPTH } from "../schema/json-value.js";
 import { didYouMean } from "../tools/did-you-mean.js";
 import { compileGuard } from "../runtime/cel-guard.js";
-import type { ExecutionHost, NodeExecutor } from "./node-executor.js";
-import { nodeSchemas, planHeaderSchema, type ExecutionPlan, type PlanNode } from "./plan-schema.js";
+import type { ExecutionHost, ValidationContext } from "./node-executor.js";
+import type { NodeType } from "./node-type.js";
+import { nodeSchemaOf, type NodeTypeTable } from "./node-type-table.js";
+import { planHeaderSchema, type BaseNode, type ExecutionPlan } from "./plan-schema.js";
 import { unknownFieldHint } from "./unknown-field-hint.js";
 import { parseSelectPath } from "../runtime/select-path.js";
 import { checkTemplates, storeAsProducers } from "./check-references.js";
@@ -15,7 +16,8 @@ import { planIssue as issue } from "./plan-issue.js";
 /** What validation needs besides the plan. */
 export interface ValidateOptions {
   host: ExecutionHost;
-  executors: Partial<Record<PlanNode["type"], NodeExecutor<any>>>;
+  /** The node types the plan may use (the root entry's `createHost` registers the built-in ones). */
+  nodeTypes: NodeTypeTable;
   /** Artifact keys that exist before the run starts (initial artifacts). */
   knownArtifacts?: Iterable<string>;
 }
@@ -28,9 +30,10 @@ export interface ValidationReport {
 }
 
 /**
- * Validates a plan in one pass and reports every issue with its code and node id: structure (unknown fields
- * included), duplicate ids, unknown or missing dependencies, cycles, tools and their arguments, CEL, select
- * paths, templates, `store_as` rules, and each node type's own checks.
+ * Validates a plan in one pass and reports every issue with its code and node id: structure (each node against
+ * its registered type's schema, unknown fields included), duplicate ids, unknown or missing dependencies,
+ * cycles, host capabilities, CEL, select paths, templates (the engine's fields and the type's templated ones),
+ * `store_as` rules, and each node type's own checks (a tool node's tool and arguments, …).
  */
 export function validatePlan(input: unknown, options: ValidateOptions): ValidationReport {
   const issues: PlanIssue[] = [];
@@ -48,38 +51,41 @@ export function validatePlan(input: unknown, options: ValidateOptions): Validati
     if (!isObject(input) || !Array.isArray(input.nodes)) return { plan: undefined, issues, ok: false };
   }
   const rawNodes = (isObject(input) && Array.isArray(input.nodes) ? input.nodes : []) as unknown[];
-  const nodes: PlanNode[] = [];
+  const { nodeTypes, host } = options;
+  const nodes: BaseNode[] = [];
+  const typeOf = new Map<BaseNode, NodeType<any>>();
   rawNodes.forEach((raw, i) => {
     const id = isObject(raw) && typeof raw.id === "string" ? raw.id : undefined;
-    const type = isObject(raw) ? (raw.type ?? "tool") : undefined;
-    // Own keys only: `type: "constructor"` must not find Object's constructor.
-    const schema =
-      typeof type === "string" && Object.hasOwn(nodeSchemas, type)
-        ? nodeSchemas[type as keyof typeof nodeSchemas]
-        : undefined;
-    if (!schema) {
+    const name = isObject(raw) ? (raw.type ?? nodeTypes.implicit) : undefined;
+    const type = typeof name === "string" ? nodeTypes.get(name) : undefined;
+    if (!type) {
       issues.push(
         issue(
           "invalid_type",
-          `type must be "tool", "delegate" or "agent", got ${JSON.stringify(type)}`,
+          `type must be ${nodeTypes.describeNames()}, got ${JSON.stringify(name)}`,
           id,
           `nodes[${i}].type`,
         ),
       );
       return;
     }
-    const parsed = schema.safeParse(raw);
-    if (parsed.success) nodes.push(parsed.data as PlanNode);
-    else issues.push(...zodIssues(parsed.error, id ?? `nodes[${i}]`, `nodes[${i}]`, schema));
+    const parsed = nodeSchemaOf(type).safeParse(raw);
+    if (parsed.success) {
+      nodes.push(parsed.data as BaseNode);
+      typeOf.set(parsed.data as BaseNode, type);
+    } else issues.push(...zodIssues(parsed.error, id ?? `nodes[${i}]`, `nodes[${i}]`, nodeSchemaOf(type)));
   });
   const plan: ExecutionPlan | undefined = header.success ? { ...header.data, nodes } : undefined;
   checkGraph(nodes, rawNodes, issues);
+  const lacking = checkCapabilities(typeOf, host, issues);
   const producers = storeAsProducers(nodes, issues);
   const byId = new Map(nodes.map((n) => [n.id, n]));
   const known = new Set(options.knownArtifacts ?? []);
   const inputs = isObject(input) && isObject(input.inputs);
+  const ctx: ValidationContext = { plan, host };
   for (const node of nodes) {
-    checkTemplates(node, producers, byId, known, inputs, issues);
+    const type = typeOf.get(node)!;
+    checkTemplates(node, type.templated?.(node) ?? [], producers, byId, known, inputs, issues);
     if (node.when) checkCel(node.id, node.when, "when", issues);
     if (node.for_each?.select) {
       try {
@@ -88,13 +94,10 @@ export function validatePlan(input: unknown, options: ValidateOptions): Validati
         issues.push(issue("invalid_select", (e as Error).message, node.id, "for_each.select"));
       }
     }
-    if (node.type === "tool") checkToolNode(node, options.host, issues);
-    const executor = options.executors[node.type];
-    if (!executor) {
-      issues.push(issue("no_executor", `no executor is configured for ${node.type} nodes`, node.id));
-    } else if (executor.validate && plan) {
-      issues.push(...executor.validate(node, { plan, host: options.host }));
-    }
+    if (lacking.has(type)) continue; // its own checks would read what the host lacks
+    if (type.validate) issues.push(...type.validate(node, ctx));
+    const executor = nodeTypes.executorOf(type.name);
+    if (executor?.validate) issues.push(...executor.validate(node, ctx));
   }
   const ok = !issues.some((i) => i.severity === "error");
   return { plan: ok ? plan : undefined, issues, ok };
@@ -110,7 +113,7 @@ export function parsePlan(
   return { plan: report.plan, warnings: report.issues };
 }
 
-function checkGraph(nodes: PlanNode[], rawNodes: unknown[], issues: PlanIssue[]) {
+function checkGraph(nodes: BaseNode[], rawNodes: unknown[], issues: PlanIssue[]) {
   const ids = new Set<string>();
   for (const raw of rawNodes) {
     const id = isObject(raw) ? raw.id : undefined;
@@ -167,45 +170,34 @@ function checkCel(nodeId: string, expression: string, path: string, issues: Plan
   }
 }
 
-function checkToolNode(node: PlanNode & { type: "tool" }, host: ExecutionHost, issues: PlanIssue[]) {
-  const tool = host.tools.find(node.tool);
-  if (!tool) {
-    const hint = host.tools.suggest(node.tool);
-    issues.push(
-      issue(
-        "unknown_tool",
-        `unknown tool "${node.tool}"${hint ? ` (did you mean "${hint}"?)` : ""}`,
-        node.id,
-        "tool",
-      ),
-    );
-    return;
-  }
-  const props = schemaProperties(tool.parameters);
-  for (const req of schemaRequired(tool.parameters)) {
-    if (!(req in node.args))
+/**
+ * A host composed by hand may lack what a node type reads (`NodeType.capabilities`): one issue per type and
+ * missing field, on the first node of that type, instead of a TypeError in its checks or in the middle of the
+ * run. Returns the types that lack something.
+ */
+function checkCapabilities(
+  typeOf: Map<BaseNode, NodeType<any>>,
+  host: ExecutionHost,
+  issues: PlanIssue[],
+): Set<NodeType<any>> {
+  const seen = new Set<NodeType<any>>();
+  const lacking = new Set<NodeType<any>>();
+  for (const [node, type] of typeOf) {
+    if (seen.has(type)) continue;
+    seen.add(type);
+    for (const capability of type.capabilities ?? []) {
+      if (capability in host) continue;
+      lacking.add(type);
       issues.push(
-        issue("missing_arg", `tool "${tool.name}" needs argument "${req}"`, node.id, `args.${req}`),
+        issue(
+          "missing_capability",
+          `${type.name} nodes need the host's \`${String(capability)}\`, which this host does not have`,
+          node.id,
+        ),
       );
-  }
-  const closed =
-    tool.parameters.additionalProperties === false ||
-    (props.length > 0 && tool.parameters.additionalProperties === undefined);
-  if (closed) {
-    for (const key of Object.keys(node.args)) {
-      if (!props.includes(key)) {
-        const hint = didYouMean(key, props);
-        issues.push(
-          issue(
-            "unknown_arg",
-            `tool "${tool.name}" has no argument "${key}"${hint ? ` (did you mean "${hint}"?)` : ""}`,
-            node.id,
-            `args.${key}`,
-          ),
-        );
-      }
     }
   }
+  return lacking;
 }
 
 function zodIssues(

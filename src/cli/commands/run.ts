@@ -75,9 +75,9 @@ export function registerRun(program: Command, ctx: CliContext): void {
         const input = readPlanFile(planPath);
         const { options, close } = await setupRun(flags);
         try {
-          const { host, executors } = createHost(options);
+          const { host, nodeTypes } = createHost(options);
           // Validated once: the report is handed to the run, which does not validate again.
-          const report = validatePlan(input, { host, executors });
+          const report = validatePlan(input, { host, nodeTypes });
           requireToolsModule(report.issues, flags.tools);
           if (!report.ok) {
             (flags.json ? ctx.stdout : ctx.stderr)(

@@ -19,8 +19,8 @@ export function registerValidate(program: Command, ctx: CliContext): void {
       const input = readPlanFile(planPath);
       const { options, close } = await setupRun(flags);
       try {
-        const { host, executors } = createHost(options);
-        const report = validatePlan(input, { host, executors });
+        const { host, nodeTypes } = createHost(options);
+        const report = validatePlan(input, { host, nodeTypes });
         requireToolsModule(report.issues, flags.tools);
         // As `run` prints them: issues on stderr, the result (or --json) on stdout.
         if (flags.json) ctx.stdout(JSON.stringify({ ok: report.ok, issues: report.issues }, null, 2) + "\n");

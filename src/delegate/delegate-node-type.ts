@@ -1,12 +1,69 @@
+import { z } from "zod";
 import type { PlanIssue } from "../errors/plan-validation-error.js";
 import { compileGuard } from "../runtime/cel-guard.js";
 import type { ValidationContext } from "../plan/node-executor.js";
-import type { DelegateNode } from "../plan/plan-schema.js";
+import type { NodeType } from "../plan/node-type.js";
 import { compileSchema } from "../schema/validator.js";
 import type { Tool } from "../tools/define-tool.js";
 import { didYouMean } from "../tools/did-you-mean.js";
+import { delegateNodeExecutor } from "./delegate-node-executor.js";
+import { delegateNodeFields, type DelegateNode } from "./delegate-node.js";
+import "./host-capabilities.js";
 import { buildProposalSchema } from "./proposal-schema.js";
 import type { ToolSpec } from "./protocol.js";
+
+const spendSchema = z.object({
+  calls: z.number(),
+  tokens: z.number(),
+  cost: z.number(),
+  duration: z.number(),
+});
+
+/**
+ * What a delegate unit keeps (its `details`): the verdict and why, the proposed tool and its confidence, the
+ * backend and every hop, who resolved it and what an `escalate_to` agent spent. Open: a resolution adds who
+ * decided.
+ */
+export const delegateDetailsSchema = z.looseObject({
+  verdict: z.string().optional(),
+  reason: z.string().optional(),
+  tool: z.string().optional(),
+  confidence: z.number().nullable().optional(),
+  backend: z.string().nullable().optional(),
+  hops: z
+    .array(
+      z.looseObject({
+        backend: z.string(),
+        verdict: z.string(),
+        source: z.string(),
+        confidence: z.number().nullable(),
+        latencyMs: z.number(),
+      }),
+    )
+    .optional(),
+  resolvedBy: z.string().optional(),
+  attempts: z.int().min(1).optional(),
+  spend: spendSchema.optional(),
+});
+
+/**
+ * The `delegate` node type: a small model proposes one tool call for the rendered instruction and facts, the
+ * accept gate judges it, and only an accepted call runs. It reads the host's delegate backends, trace sink,
+ * side-effect key, escalation handler and agents (`escalate_to`).
+ */
+export const delegateNodeType: NodeType<DelegateNode> = {
+  name: "delegate",
+  fields: delegateNodeFields,
+  templated: (node) => [
+    ["instruction", node.instruction],
+    ["facts", node.facts],
+  ],
+  validate: (node, ctx) => validateDelegateNode(node, ctx),
+  executor: delegateNodeExecutor,
+  capabilities: ["delegates", "traceSink", "allowDelegateSideEffects", "escalation", "agents"],
+  details: delegateDetailsSchema,
+  spend: (details) => details.spend as z.output<typeof spendSchema> | undefined,
+};
 
 /**
  * The delegate node's own checks, reported with every other validation issue: no delegate configured, more

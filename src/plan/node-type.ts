@@ -1,0 +1,91 @@
+import type { z } from "zod";
+import type { PlanIssue } from "../errors/plan-validation-error.js";
+import type { Spend } from "../store/run-state.js";
+import type { ExecutionHost, NodeExecutor, ValidationContext } from "./node-executor.js";
+import type { BaseNode } from "./plan-schema.js";
+
+/** A field of a node that holds templates: its path (for issues) and its value as written in the plan. */
+export type TemplatedField = readonly [path: string, value: unknown];
+
+/**
+ * A node of type `Name` with the own fields `Fields` (a zod shape), as parsed: what a node type's executor and
+ * checks receive. The engine's fields (`id`, `depends_on`, `store_as`, …) come with every node.
+ */
+export type NodeOf<Name extends string, Fields extends z.ZodRawShape> = Omit<BaseNode, "type"> &
+  Omit<z.output<z.ZodObject<Fields>>, "type"> & { type: Name };
+
+/**
+ * One kind of plan node, as the engine knows it: the engine owns scheduling, `when`, `for_each`, checkpoints and
+ * statuses; everything a node of this type holds or does besides is here. The root entry registers the built-in
+ * ones (`tool`, `delegate`, `agent`); `runPlan(plan, { nodeTypes: [myType] })` adds one (see
+ * {@link defineNodeType}).
+ */
+export interface NodeType<N extends BaseNode = BaseNode> {
+  /** The node's `type` in plan JSON. */
+  readonly name: N["type"];
+  /**
+   * The type's own fields (a zod shape), merged after the engine's (`baseNodeShape`) into one strict object:
+   * an unknown field is an error. They must not redefine an engine field or `type`.
+   */
+  readonly fields: z.ZodRawShape;
+  /** The type of a node that says no `type` (the seed format's `tool`). At most one registered type. */
+  readonly implicit?: boolean;
+  /**
+   * The fields that hold templates (`{artifacts.x}`, `{item}`, …), checked like `store_as`: every artifact they
+   * read must be stored by a node they depend on. Default: none.
+   */
+  templated?(node: N): readonly TemplatedField[];
+  /** The type's own checks (tools exist, a backend is configured, …), reported with every other issue. */
+  validate?(node: N, ctx: ValidationContext): PlanIssue[];
+  /** Runs the type's nodes (and, prepared, their for_each items). */
+  readonly executor: NodeExecutor<N>;
+  /**
+   * The host fields the executor and checks read (besides `tools`, which every host has). A host composed
+   * without one of them (an engine host made by hand) fails validation with `missing_capability`.
+   */
+  readonly capabilities?: readonly (keyof ExecutionHost)[];
+  /**
+   * The record a unit (a node, or one for_each item) of this type keeps: the shape of its outcome's `details`,
+   * stored with it and shown in the manifest. Every detail an executor reports must parse with it (the node type
+   * conformance suite checks it). Default: no details are described.
+   */
+  readonly details?: z.ZodType;
+  /**
+   * What one unit spent, read from its stored details: the manifest sums it per node (calls, tokens, cost,
+   * duration). Default: nothing is spent.
+   */
+  spend?(details: Record<string, unknown>): Partial<Spend> | undefined;
+}
+
+/** What {@link defineNodeType} takes: a {@link NodeType} whose node is typed from its `fields`. */
+export interface NodeTypeSpec<Name extends string, Fields extends z.ZodRawShape> extends Omit<
+  NodeType<NodeOf<Name, Fields>>,
+  "name" | "fields"
+> {
+  name: Name;
+  fields: Fields;
+}
+
+/**
+ * Defines a node type whose nodes are typed from their fields' schema: `execute(node)` sees `node.seconds` as a
+ * number when `fields` says `seconds: z.number()`.
+ *
+ * @example
+ * const waitNodeType = defineNodeType({
+ *   name: "wait",
+ *   fields: { seconds: z.number().min(0).max(60) },
+ *   executor: {
+ *     async execute(node, unit) {
+ *       await sleep(node.seconds * 1000, unit.signal);
+ *       return { status: "ok", value: { waited: node.seconds } };
+ *     },
+ *   },
+ * });
+ * await runPlan(plan, { tools, nodeTypes: [waitNodeType] });
+ */
+export function defineNodeType<const Name extends string, Fields extends z.ZodRawShape>(
+  spec: NodeTypeSpec<Name, Fields>,
+): NodeType<NodeOf<Name, Fields>> {
+  // (The spec is the node type: `name` and `fields` are only typed more narrowly.)
+  return spec as unknown as NodeType<NodeOf<Name, Fields>>;
+}

@@ -1,0 +1,68 @@
+import { z } from "zod";
+import type { PlanIssue } from "../errors/plan-validation-error.js";
+import { schemaProperties, schemaRequired } from "../schema/json-schema.js";
+import { didYouMean } from "../tools/did-you-mean.js";
+import type { ExecutionHost } from "./node-executor.js";
+import { defineNodeType } from "./node-type.js";
+import { planIssue as issue } from "./plan-issue.js";
+import { toolNodeExecutor } from "./tool-node-executor.js";
+import { toolNodeFields, type ToolNode } from "./tool-node.js";
+
+/**
+ * The `tool` node type: a deterministic call of a registered tool with rendered arguments. It is the implicit
+ * type (a node without `type` is a tool node, as in the seed format). Its details: `attempts` when the call was
+ * retried.
+ */
+export const toolNodeType = defineNodeType({
+  name: "tool",
+  implicit: true,
+  fields: toolNodeFields,
+  templated: (node) => [["args", node.args]],
+  validate: (node, { host }) => checkToolNode(node, host),
+  executor: toolNodeExecutor,
+  details: z.strictObject({ attempts: z.int().min(1).optional() }),
+});
+
+/** The tool exists (with a did-you-mean), every required argument is given, and no unknown one. */
+function checkToolNode(node: ToolNode, host: ExecutionHost): PlanIssue[] {
+  const issues: PlanIssue[] = [];
+  const tool = host.tools.find(node.tool);
+  if (!tool) {
+    const hint = host.tools.suggest(node.tool);
+    issues.push(
+      issue(
+        "unknown_tool",
+        `unknown tool "${node.tool}"${hint ? ` (did you mean "${hint}"?)` : ""}`,
+        node.id,
+        "tool",
+      ),
+    );
+    return issues;
+  }
+  const props = schemaProperties(tool.parameters);
+  for (const req of schemaRequired(tool.parameters)) {
+    if (!(req in node.args))
+      issues.push(
+        issue("missing_arg", `tool "${tool.name}" needs argument "${req}"`, node.id, `args.${req}`),
+      );
+  }
+  const closed =
+    tool.parameters.additionalProperties === false ||
+    (props.length > 0 && tool.parameters.additionalProperties === undefined);
+  if (closed) {
+    for (const key of Object.keys(node.args)) {
+      if (!props.includes(key)) {
+        const hint = didYouMean(key, props);
+        issues.push(
+          issue(
+            "unknown_arg",
+            `tool "${tool.name}" has no argument "${key}"${hint ? ` (did you mean "${hint}"?)` : ""}`,
+            node.id,
+            `args.${key}`,
+          ),
+        );
+      }
+    }
+  }
+  return issues;
+}
