@@ -17,7 +17,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import { runPlan } from "../dist/index.js";
+import { runPlan, type ToolDefinition } from "../dist/index.js";
 import { JobDispatcher } from "../dist/distributed/index.js";
 import { MemoryRunStore, PostgresRunStore } from "../dist/plan/index.js";
 import { commitLatencyMs, commits, cpuMs, hasProc, serverCpuMs, serverCpuSince } from "./distributed-cpu.js";
@@ -42,7 +42,7 @@ writeFileSync(
     run: async ({ ms }) => { if (ms > 0) await new Promise((r) => setTimeout(r, ms)); return 1; } },
 ];`,
 );
-const { tools } = (await import(toolsPath)) as { tools: object[] };
+const { tools } = (await import(toolsPath)) as { tools: ToolDefinition[] };
 
 function plan(items: number, ms: number, concurrency: number) {
   return {

@@ -58,7 +58,7 @@ import { continueRun, startRun } from "./plan/run-plan.js";
 import type { RunStore } from "./store/run-store.js";
 import type { ToolNode } from "./plan/tool-node.js";
 import { toolNodeType } from "./plan/tool-node-type.js";
-import type { Tool } from "./tools/define-tool.js";
+import type { ToolsInput } from "./tools/to-tools.js";
 import { ToolRegistry } from "./tools/tool-registry.js";
 import { redactRecord } from "./traces/redact.js";
 import type { TraceSink } from "./traces/trace.js";
@@ -74,8 +74,11 @@ export type PlanNode = ToolNode | DelegateNode | AgentNode;
 
 /** What a run is wired with: the tools, delegate backends, agents and policies its nodes use. */
 export interface HostOptions {
-  /** The tools the plan may call: a registry, or tools/definitions/plain objects. */
-  tools: ToolRegistry | Iterable<Tool | object>;
+  /**
+   * The tools the plan may call: a registry, a list of tools/definitions, or a record by name (an AI SDK
+   * `ToolSet` fits; its tools are not delegate-safe unless made with `fromAiSdkTools(set, { delegateSafe })`).
+   */
+  tools: ToolRegistry | ToolsInput;
   /** The delegate backend chain for delegate nodes, first to last. Default: none. */
   delegates?: ToolCallDelegate[];
   /** Where delegate traces go. Default: nowhere. */

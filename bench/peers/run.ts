@@ -10,6 +10,7 @@
 //   ITEMS, CHAIN, WIDTH, GROWTH=1000,2000,4000   sizes     CPU_PROF=DIR   node --cpu-prof the deputy children into DIR/<workload>/
 //   (CPU_PROF_INTERVAL=100 µs between samples)
 //   RESULTS_JSON=FILE   also write every raw measurement there
+//   BEFORE_DIST=DIR     also run an older build of deputy (its dist/ folder) as the engine "before", side by side
 import { spawn } from "node:child_process";
 import { cpSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -23,11 +24,14 @@ const QUICK = env.QUICK === "1";
 const ROUNDS = Number(env.ROUNDS ?? (QUICK ? 1 : 3));
 const LIMIT_S = Number(env.LIMIT_S ?? 15);
 const ONCE_S = Number(env.ONCE_S ?? 8);
-const ALL = ["deputy", "langgraph", "mastra", "bare"] as const;
+const ALL = ["deputy", "before", "langgraph", "mastra", "bare"] as const;
 type Engine = (typeof ALL)[number];
-const ENGINES = (env.ENGINES?.split(",") ?? ALL).filter((e): e is Engine => ALL.includes(e as Engine));
+const ENGINES = (env.ENGINES?.split(",") ?? ALL)
+  .filter((e): e is Engine => ALL.includes(e as Engine))
+  .filter((e) => e !== "before" || env.BEFORE_DIST);
 const NAMES: Record<Engine, string> = {
   deputy: "deputy",
+  before: "deputy (before)",
   langgraph: "LangGraph",
   mastra: "Mastra",
   bare: "bare",
@@ -39,7 +43,12 @@ const distCopy = fileURLToPath(
   new URL(`../../node_modules/.cache/bench-peers-dist-${process.pid}`, import.meta.url),
 );
 cpSync(fileURLToPath(new URL("../../dist", import.meta.url)), distCopy, { recursive: true });
-process.on("exit", () => rmSync(distCopy, { recursive: true, force: true }));
+const beforeCopy = `${distCopy}-before`;
+if (env.BEFORE_DIST) cpSync(env.BEFORE_DIST, beforeCopy, { recursive: true });
+process.on("exit", () => {
+  rmSync(distCopy, { recursive: true, force: true });
+  rmSync(beforeCopy, { recursive: true, force: true });
+});
 
 type Measurement = ChildResult | { ok: false; timedOut: true; error: string };
 
@@ -55,10 +64,18 @@ function measure(engine: Engine, w: Workload): Promise<Measurement> {
       `--cpu-prof-dir=${profDir}`,
     );
   }
-  const proc = spawn(process.execPath, [...args, child, engine, JSON.stringify(w)], {
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, DEPUTY_DIST: distCopy, CPU_PROF_WINDOW: profDir && `${profDir}/window.json` },
-  });
+  const proc = spawn(
+    process.execPath,
+    [...args, child, engine === "before" ? "deputy" : engine, JSON.stringify(w)],
+    {
+      stdio: ["ignore", "pipe", "pipe"],
+      env: {
+        ...process.env,
+        DEPUTY_DIST: engine === "before" ? beforeCopy : distCopy,
+        CPU_PROF_WINDOW: profDir && `${profDir}/window.json`,
+      },
+    },
+  );
   let out = "";
   let err = "";
   let limit: NodeJS.Timeout | undefined;

@@ -21,7 +21,7 @@ import {
   trainDistilled,
   type DelegateTrace,
 } from "deputy/delegate";
-import { runPlan } from "deputy";
+import { runPlan, type ToolDefinition } from "deputy";
 import { canonicalJson } from "deputy/plan";
 
 const { values: flags } = parseArgs({
@@ -42,7 +42,9 @@ const { values: flags } = parseArgs({
 const here = new URL(".", import.meta.url);
 const data = new URL("../alert-triage/data/", here);
 process.env.DEPUTY_OUTBOX ??= join(mkdtempSync(join(tmpdir(), "cascade-")), "outbox.jsonl");
-const { tools } = (await import(new URL("../alert-triage/tools.mjs", here).href)) as { tools: object[] };
+const { tools } = (await import(new URL("../alert-triage/tools.mjs", here).href)) as {
+  tools: ToolDefinition[];
+};
 
 // Traffic: held-out alerts (worded unlike the training set), with their right calls, plus two that nobody should
 // act on without a person.

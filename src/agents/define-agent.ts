@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { AgentDefinitionError } from "../errors/agent-definition-error.js";
-import { toTool, type Tool } from "../tools/define-tool.js";
+import type { Tool } from "../tools/define-tool.js";
+import { toTools } from "../tools/to-tools.js";
 import type { ToolSpec } from "../tools/tool-spec.js";
 import { mergeBackends, resolveBackend } from "./backend.js";
 import { normalizeBudget } from "./budget.js";
@@ -68,7 +69,7 @@ export function defineAgent<Actions extends Record<string, Action>>(
     if (contracts.some((o) => o.name === c.name)) fail(`delegation \`${c.name}\` is declared twice.`);
     contracts.push(c);
   }
-  const ownTools: Tool[] = (definition.tools ?? []).map((t) => toTool(t));
+  const ownTools: Tool[] = toTools(definition.tools ?? [], `${name}.tools`);
   const taken = new Map<string, string>();
   for (const t of ownTools) {
     if (taken.has(t.name)) fail(`tool \`${t.name}\` is declared twice.`);

@@ -2,8 +2,9 @@ import type { LanguageModelV4Message } from "@ai-sdk/provider";
 import { AgentDefinitionError } from "../errors/agent-definition-error.js";
 import { InvalidResultError } from "../errors/invalid-result-error.js";
 import { toJsonSchema, type JsonSchema } from "../schema/json-schema.js";
-import { toTool, type Tool } from "../tools/define-tool.js";
+import type { Tool } from "../tools/define-tool.js";
 import { didYouMean } from "../tools/did-you-mean.js";
+import { toTools } from "../tools/to-tools.js";
 import { checkArguments } from "./arguments.js";
 import type { ResolvedBackend } from "./backend.js";
 import { callDelegation } from "./delegated-call.js";
@@ -179,7 +180,7 @@ function offeredTools(
   setup: RunSetup,
   caller: ActionContext & { input: unknown },
 ): LoopTool[] {
-  const extra = (spec.tools ?? []).map((t) => toTool(t));
+  const extra = toTools(spec.tools ?? [], `${agent.name}.${action}.tools`);
   const taken = new Map<string, string>();
   for (const t of agent.ownTools) taken.set(t.name, "an agent tool");
   for (const b of agent.bindings) taken.set(b.tool, `a delegation to ${b.target.name}`);

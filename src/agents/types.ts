@@ -1,7 +1,8 @@
 import type { Clock } from "../runtime/clock.js";
 import type { ToolSpec } from "../tools/tool-spec.js";
 import type { SchemaInput } from "../schema/json-schema.js";
-import type { Tool, ToolDefinition } from "../tools/define-tool.js";
+import type { Tool } from "../tools/define-tool.js";
+import type { ToolsInput } from "../tools/to-tools.js";
 import type { BackendSpec, CallSettings } from "./backend.js";
 import type { Budget } from "./budget.js";
 import type { Contract } from "./contract.js";
@@ -40,8 +41,11 @@ export interface ActionPrompt {
   system?: string;
   /** Which delegations to offer: all (`true`, default), none (`false`), or a list of tool names. */
   delegations?: boolean | string[];
-  /** Tools for this action only; they sit beside the agent's tools and the delegated ones. */
-  tools?: (Tool | ToolDefinition)[];
+  /**
+   * Tools for this action only; they sit beside the agent's tools and the delegated ones. A list, or a record
+   * by name (an AI SDK `ToolSet` fits).
+   */
+  tools?: ToolsInput;
   /** Default `"auto"`; a function picks per step (e.g. `"required"` first, then `"none"`). */
   toolChoice?: ToolChoice | ((step: { stepNumber: number }) => ToolChoice);
   /** Model requests at most. Default: the agent's `maxSteps` (10). */
@@ -100,8 +104,8 @@ export interface AgentDefinition<Actions extends Record<string, Action> = Record
   /** The system prompt. */
   instructions?: string | ((ctx: ActionContext) => string);
   actions: Actions;
-  /** The agent's own tools, offered on every action. */
-  tools?: (Tool | ToolDefinition)[];
+  /** The agent's own tools, offered on every action: a list, or a record by name (an AI SDK `ToolSet` fits). */
+  tools?: ToolsInput;
   /** Contracts this agent exposes to callers (each names one of `actions`). */
   delegations?: Contract[];
   /** Agents (`delegateTo`) and plans (`delegateToPlan`) this agent may delegate to. */

@@ -6,22 +6,22 @@ import { examplesFromTraces, type TrainingExample } from "./training-examples.js
 
 /** @internal The example's data files (tests and the benchmark train on them). */
 export const ALERT_TRIAGE_DATA = {
-  train: fileURLToPath(new URL("../../../examples/alert-triage/data/train.jsonl", import.meta.url)),
-  heldOut: fileURLToPath(new URL("../../../examples/alert-triage/data/heldout.jsonl", import.meta.url)),
-  styled: fileURLToPath(new URL("../../../examples/alert-triage/data/styled.jsonl", import.meta.url)),
+  train: fileURLToPath(new URL("../../examples/alert-triage/data/train.jsonl", import.meta.url)),
+  heldOut: fileURLToPath(new URL("../../examples/alert-triage/data/heldout.jsonl", import.meta.url)),
+  styled: fileURLToPath(new URL("../../examples/alert-triage/data/styled.jsonl", import.meta.url)),
   escalations: fileURLToPath(
-    new URL("../../../examples/alert-triage/data/escalations.jsonl", import.meta.url),
+    new URL("../../examples/alert-triage/data/escalations.jsonl", import.meta.url),
   ),
   handwritten: fileURLToPath(
-    new URL("../../../examples/alert-triage/data/handwritten.jsonl", import.meta.url),
+    new URL("../../examples/alert-triage/data/handwritten.jsonl", import.meta.url),
   ),
   development: fileURLToPath(
-    new URL("../../../examples/alert-triage/data/development.jsonl", import.meta.url),
+    new URL("../../examples/alert-triage/data/development.jsonl", import.meta.url),
   ),
-  holdout2: fileURLToPath(new URL("../../../examples/alert-triage/data/holdout2.jsonl", import.meta.url)),
-  holdout3: fileURLToPath(new URL("../../../examples/alert-triage/data/holdout3.jsonl", import.meta.url)),
-  holdout4: fileURLToPath(new URL("../../../examples/alert-triage/data/holdout4.jsonl", import.meta.url)),
-  holdout5: fileURLToPath(new URL("../../../examples/alert-triage/data/holdout5.jsonl", import.meta.url)),
+  holdout2: fileURLToPath(new URL("../../examples/alert-triage/data/holdout2.jsonl", import.meta.url)),
+  holdout3: fileURLToPath(new URL("../../examples/alert-triage/data/holdout3.jsonl", import.meta.url)),
+  holdout4: fileURLToPath(new URL("../../examples/alert-triage/data/holdout4.jsonl", import.meta.url)),
+  holdout5: fileURLToPath(new URL("../../examples/alert-triage/data/holdout5.jsonl", import.meta.url)),
 };
 
 /** @internal The node the example's traces belong to. */

@@ -11,7 +11,7 @@ import { alertTriageModel } from "./alert-triage.fixture.js";
 import { DistilledDelegate } from "./distilled-delegate.js";
 
 const example = (file: string) =>
-  fileURLToPath(new URL(`../../../examples/alert-triage/${file}`, import.meta.url));
+  fileURLToPath(new URL(`../../examples/alert-triage/${file}`, import.meta.url));
 const alerts = (
   JSON.parse(readFileSync(example("alerts.json"), "utf8")) as {
     alerts: { id: string; severity: string; summary: string }[];

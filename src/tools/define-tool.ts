@@ -2,6 +2,7 @@ import type { z } from "zod";
 import { InvalidOptionError } from "../errors/invalid-option-error.js";
 import { toJsonSchema, type JsonSchema, type SchemaInput } from "../schema/json-schema.js";
 import { compileSchema } from "../schema/validator.js";
+import { AI_SDK_TOOL_NEEDS_NAME, EXPECTED_TOOL, looksLikeAiSdkTool } from "./tool-shapes.js";
 
 /** What a tool's `run` receives besides its arguments. */
 export interface ToolContext {
@@ -70,9 +71,13 @@ export function defineTool<Input extends SchemaInput, Output>(
   return toTool(definition);
 }
 
-/** Accepts a {@link Tool}, a definition, or a plain object of the same shape (as a `.mjs` tools module exports). */
+/**
+ * Accepts a {@link Tool}, a definition, or a plain object of the same shape (as a `.mjs` tools module exports).
+ * An AI SDK tool has no name: `toTools` (a record) or `fromAiSdkTool` turns it into one.
+ */
 export function toTool(value: unknown): Tool {
-  if (typeof value !== "object" || value === null) throw new InvalidOptionError("tool", "an object", value);
+  if (typeof value !== "object" || value === null) throw new InvalidOptionError("tool", EXPECTED_TOOL, value);
+  if (looksLikeAiSdkTool(value)) throw new InvalidOptionError("tool", AI_SDK_TOOL_NEEDS_NAME, value);
   const def = value as Partial<ToolDefinition> & { parameters?: JsonSchema };
   if (typeof def.name !== "string" || !NAME.test(def.name)) {
     throw new InvalidOptionError("tool.name", "a name like `lookup_user`", def.name);

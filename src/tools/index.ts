@@ -1,5 +1,14 @@
 export { defineTool, toTool, type Tool, type ToolContext, type ToolDefinition } from "./define-tool.js";
 export { didYouMean, editDistance } from "./did-you-mean.js";
+export {
+  fromAiSdkTool,
+  fromAiSdkTools,
+  type AiSdkTool,
+  type FromAiSdkToolOptions,
+  type FromAiSdkToolsOptions,
+} from "./from-ai-sdk-tool.js";
 export { loadToolsModule, type ToolsModule } from "./load-tools-module.js";
+export { toAiSdkTools } from "./to-ai-sdk-tools.js";
+export { toTools, type ToolInput, type ToolsInput } from "./to-tools.js";
 export { ToolRegistry } from "./tool-registry.js";
 export type { ToolSpec } from "./tool-spec.js";

@@ -4,7 +4,8 @@ import { pathToFileURL } from "node:url";
 import { DeputyError } from "../errors/deputy-error.js";
 import { InputFileError } from "../errors/input-file-error.js";
 import { ToolError } from "../errors/tool-error.js";
-import { toTool, type Tool } from "./define-tool.js";
+import type { Tool } from "./define-tool.js";
+import { toTools, type ToolsInput } from "./to-tools.js";
 
 /** What a tools module for the CLI provides. Later parts (agents, delegates) read more exports from it. */
 export interface ToolsModule {
@@ -15,8 +16,8 @@ export interface ToolsModule {
 }
 
 /**
- * Imports an ES module (`.js`, `.mjs` or `.ts`) exporting its tools as `default` or as `tools` — an array or an
- * object of tools, each a {@link Tool} or a plain object of the same shape.
+ * Imports an ES module (`.js`, `.mjs` or `.ts`) exporting its tools as `default` or as `tools` — an array of
+ * tools, or an object of tools by name (an AI SDK `ToolSet` fits; its keys name its tools): see {@link toTools}.
  */
 export async function loadToolsModule(path: string): Promise<ToolsModule> {
   const absolute = resolve(path);
@@ -47,15 +48,14 @@ export async function loadToolsModule(path: string): Promise<ToolsModule> {
       `Tools module ${path} exports no tools: export them as \`tools\` or as the default export.`,
     );
   }
-  const list = Array.isArray(raw) ? raw : typeof raw === "object" && raw !== null ? Object.values(raw) : null;
-  if (!list) {
+  if (typeof raw !== "object" || raw === null) {
     throw new InputFileError(
       "TOOLS_MODULE_INVALID",
       `Tools module ${path}: \`tools\` must be an array or an object.`,
     );
   }
   try {
-    const tools = list.map((t) => toTool(t));
+    const tools = toTools(raw as ToolsInput);
     const seen = new Set<string>();
     for (const tool of tools) {
       if (seen.has(tool.name))

@@ -1,13 +1,15 @@
 import { ToolError } from "../errors/tool-error.js";
 import { didYouMean } from "./did-you-mean.js";
 import { toTool, type Tool } from "./define-tool.js";
+import { toTools, type ToolsInput } from "./to-tools.js";
 
 /** The tools a plan, a delegate or an agent may call, by name (the seed's "ToolManager"). */
 export class ToolRegistry {
   readonly #tools = new Map<string, Tool>();
 
-  constructor(tools: Iterable<unknown> = []) {
-    for (const tool of tools) this.register(tool);
+  /** @param tools a list of tools, or a record by name (an AI SDK `ToolSet` fits): see {@link ToolsInput}. */
+  constructor(tools: ToolsInput = []) {
+    for (const tool of toTools(tools)) this.register(tool);
   }
 
   /** Adds a tool (a {@link Tool}, a definition or a plain object). A second tool of the same name is an error. */

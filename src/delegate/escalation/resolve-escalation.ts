@@ -2,7 +2,7 @@ import { InvalidOptionError } from "../../errors/invalid-option-error.js";
 import { RunError } from "../../errors/run-error.js";
 import type { Resolution, StoredRun } from "../../store/run-state.js";
 import type { RunStore } from "../../store/run-store.js";
-import type { Tool } from "../../tools/define-tool.js";
+import type { ToolsInput } from "../../tools/to-tools.js";
 import { ToolRegistry } from "../../tools/tool-registry.js";
 import { acceptGate } from "../accept-gate.js";
 
@@ -14,7 +14,7 @@ export type EscalationDecision = {
    * The tools to check a `call` against now (the same tool, schema and side-effect checks run again on
    * resume). Default: none, and only the node's candidate list is checked now.
    */
-  tools?: ToolRegistry | Iterable<Tool | object>;
+  tools?: ToolRegistry | ToolsInput;
   /** Who decides (a name the person gives); recorded with the resolution. */
   by?: string;
 } & (
@@ -133,7 +133,7 @@ function checkCall(
   stored: StoredRun,
   nodeId: string,
   call: { name: string; arguments: Record<string, unknown> },
-  tools: ToolRegistry | Iterable<Tool | object> | undefined,
+  tools: ToolRegistry | ToolsInput | undefined,
 ): void {
   const nodes =
     (stored.run.plan as { nodes?: { id?: string; tools?: unknown; allow_side_effects?: unknown }[] }).nodes ??
