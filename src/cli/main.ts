@@ -17,6 +17,7 @@ import { registerEval } from "./commands/eval.js";
 import { registerWorker } from "./commands/worker.js";
 import { registerUi } from "./commands/ui.js";
 import { registerCalibrate } from "./commands/calibrate.js";
+import { registerPlan } from "./commands/plan.js";
 
 // Each command lives in its own file under commands/ and is listed here once.
 const commands: RegisterCommand[] = [
@@ -32,6 +33,7 @@ const commands: RegisterCommand[] = [
   registerWorker,
   registerUi,
   registerCalibrate,
+  registerPlan,
 ];
 
 /** Runs the `deputy` command line; resolves to the process exit code. */

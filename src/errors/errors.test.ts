@@ -27,6 +27,7 @@ function samples(): InstanceType<typeof DeputyError>[] {
     new errors.InvalidResultError("t", { missing: [], issues: [], content: "", message: "bad" }),
     new errors.LlamaServerError("LLAMA_SERVER_EXITED", "gone"),
     new errors.NodeError("ITEM_FAILED", "failed"),
+    new errors.PlanAuthoringError("MODEL_FAILED", "down"),
     new errors.PlanValidationError([{ code: "cycle", message: "a → a", severity: "error" }]),
     new errors.RunError("RUN_NOT_FOUND", "none"),
     new errors.RunLeasedError("r", {

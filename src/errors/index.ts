@@ -22,6 +22,7 @@ export { InvalidResultError, type InvalidResultErrorCode } from "./invalid-resul
 export { LlamaServerError, type LlamaServerErrorCode } from "./llama-server-error.js";
 export { ModelFetchError, type ModelFetchErrorCode } from "./model-fetch-error.js";
 export { NodeError, type NodeErrorCode } from "./node-error.js";
+export { PlanAuthoringError, type PlanAuthoringErrorCode } from "./plan-authoring-error.js";
 export {
   PlanValidationError,
   type PlanIssue,

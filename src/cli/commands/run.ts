@@ -21,6 +21,12 @@ import type { PostgresRunStore } from "../../store/postgres-run-store.js";
 import { InvalidOptionError } from "../../errors/invalid-option-error.js";
 import { createHost, runPlan } from "../../index.js";
 import { validatePlan } from "../../plan/validate-plan.js";
+import {
+  namedPlanArgs,
+  resolvePlanToRun,
+  withNamedPlanFlags,
+  type NamedPlanFlags,
+} from "./run-named-plan.js";
 
 /** Options every command that loads tools and delegates shares. */
 export function withRunFlags(cmd: Command): Command {
@@ -53,7 +59,15 @@ export function graceSeconds(text: string | undefined): number {
 }
 
 export function registerRun(program: Command, ctx: CliContext): void {
-  withGraceFlag(withRunFlags(program.command("run <plan>").description("validate and run a plan")))
+  withNamedPlanFlags(
+    withGraceFlag(
+      withRunFlags(
+        program
+          .command("run <plan>")
+          .description("validate and run a plan (a file, or with --plans a plan's name)"),
+      ),
+    ),
+  )
     .option(
       "--store <location>",
       "run store: an SQLite file or a postgres:// URL (default: $DEPUTY_STORE, else .deputy/runs.db)",
@@ -68,11 +82,19 @@ export function registerRun(program: Command, ctx: CliContext): void {
     .action(
       async (
         planPath: string,
-        flags: RunFlags & { json?: boolean; grace?: string; leaseTtl?: string; distributed?: boolean },
+        flags: RunFlags &
+          NamedPlanFlags & { json?: boolean; grace?: string; leaseTtl?: string; distributed?: boolean },
       ) => {
         const grace = graceSeconds(flags.grace);
         const lease = leaseFrom(flags);
-        const input = readPlanFile(planPath);
+        // A plan's name under --plans, else a file; its declared inputs checked before anything is opened.
+        const named = resolvePlanToRun(planPath, flags, readPlanFile);
+        if (named.problems.length) {
+          ctx.stderr(named.problems.map((p) => `deputy: ${p}\n`).join(""));
+          ctx.setExitCode(EXIT.invalid);
+          return;
+        }
+        const input = named.plan;
         const { options, close } = await setupRun(flags);
         try {
           const { host, nodeTypes } = createHost(options);
@@ -105,7 +127,8 @@ export function registerRun(program: Command, ctx: CliContext): void {
                 stop: stops.stop,
                 signal: stops.signal,
                 ...(distributed ? { distributed } : {}),
-                meta: { ...options.meta, plan: resolve(planPath) },
+                ...namedPlanArgs(named),
+                meta: { ...options.meta, plan: resolve(named.path) },
                 ...(progress ? { onEvent: progress.onEvent } : {}),
               }),
             );

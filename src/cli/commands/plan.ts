@@ -1,0 +1,163 @@
+import { writeFileSync } from "node:fs";
+import { resolve } from "node:path";
+import type { Command } from "commander";
+import { authorPlan, type AuthorPlanResult } from "../../authoring/author-plan.js";
+import { modelFromSpec } from "../../authoring/model-spec.js";
+import { InputFileError } from "../../errors/input-file-error.js";
+import { InvalidOptionError } from "../../errors/invalid-option-error.js";
+import { createHost, runPlan } from "../../index.js";
+import { ToolRegistry } from "../../tools/tool-registry.js";
+import type { CliContext } from "../cli-context.js";
+import { EXIT } from "../exit-codes.js";
+import { withGracefulStop } from "../graceful-stop.js";
+import { createProgress } from "../progress.js";
+import { printRunResult, renderIssues } from "../render-manifest.js";
+import { leaseFrom, openStore, setupRun, storeHint, type RunFlags } from "../run-setup.js";
+import { graceSeconds, withGraceFlag, withRunFlags } from "./run.js";
+
+interface PlanFlags extends RunFlags {
+  objective: string;
+  model: string;
+  out?: string;
+  run?: boolean;
+  json?: boolean;
+  allowTool?: string[];
+  grace?: string;
+  leaseTtl?: string;
+}
+
+/**
+ * `deputy plan`: a model writes a plan for an objective from the tools module's tools (or only those named with
+ * `--allow-tool`), validated with one correction round; the plan is printed or written (`--out`), and with
+ * `--run` run. A plan still invalid after the correction is one line per issue and exit 2: nothing is written
+ * or run.
+ */
+export function registerPlan(program: Command, ctx: CliContext): void {
+  withGraceFlag(
+    withRunFlags(
+      program
+        .command("plan")
+        .description("ask a model to write a plan for an objective (validated; one correction round)")
+        .requiredOption("--objective <text>", "what the plan must achieve")
+        .requiredOption(
+          "--model <spec>",
+          "the model that writes it: scripted=FILE or openai=URL[,model=NAME]",
+        ),
+    ),
+  )
+    .option(
+      "--allow-tool <name>",
+      "a tool the plan may use (repeat; default: every tool of --tools)",
+      (v: string, prev: string[] = []) => [...prev, v],
+    )
+    .option("--out <file>", "write the plan to this file (default: print it)")
+    .option("--run", "run the plan once it is valid")
+    .option("--store <location>", "with --run: the run store (as for `deputy run`)")
+    .option("--no-store", "with --run: keep the run in memory only")
+    .option("--lease-ttl <seconds>", "with --run: lease length (as for `deputy run`)")
+    .option("--json", "print JSON on stdout: the plan and usage, or with --run the manifest")
+    .action(async (flags: PlanFlags) => {
+      const grace = graceSeconds(flags.grace);
+      const lease = leaseFrom(flags);
+      if (!flags.tools)
+        throw new InvalidOptionError("--tools", "a tools module (the tools a plan may use)", undefined);
+      const { model, label } = await modelFromSpec(flags.model);
+      const { options, close } = await setupRun(flags);
+      try {
+        const all = new ToolRegistry(options.tools as ConstructorParameters<typeof ToolRegistry>[0]);
+        const allowedNames = flags.allowTool ?? all.names();
+        const unknown = allowedNames.filter((n) => !all.has(n));
+        if (unknown.length)
+          throw new InvalidOptionError(
+            "--allow-tool",
+            `a tool of ${flags.tools} (${all.names().join(", ")})`,
+            unknown[0],
+          );
+        const tools = new ToolRegistry(all.list().filter((t) => allowedNames.includes(t.name)));
+        // The allowlist is the boundary for the run too, and agents (with tools of their own) stay out of it.
+        const wiring = { ...options, tools, agents: undefined };
+        const { host, nodeTypes } = createHost(wiring);
+        const result = await authorPlan({ objective: flags.objective, tools, model, host, nodeTypes });
+        reportAuthoring(ctx, result, flags);
+        if (!result.ok) {
+          ctx.setExitCode(EXIT.invalid);
+          return;
+        }
+        if (flags.out) writePlan(flags.out, result.plan);
+        if (!flags.run) {
+          if (!flags.json && !flags.out) ctx.stdout(JSON.stringify(result.plan, null, 2) + "\n");
+          return;
+        }
+        const store = openStore(flags.store);
+        const progress = ctx.isTTY && !flags.json ? createProgress(ctx.rawStderr) : undefined;
+        try {
+          const manifest = await withGracefulStop(ctx, grace, (stops) =>
+            runPlan(result.plan, {
+              ...wiring,
+              store,
+              lease,
+              stop: stops.stop,
+              signal: stops.signal,
+              // What `deputy resume` needs, and where the plan came from: the objective and the model.
+              meta: {
+                ...options.meta,
+                ...(flags.out ? { plan: resolve(flags.out) } : {}),
+                authored: { objective: flags.objective, model: label },
+              },
+              ...(progress ? { onEvent: progress.onEvent } : {}),
+            }),
+          );
+          progress?.done();
+          printRunResult(ctx, manifest, flags.json, storeHint(flags.store));
+        } finally {
+          await store.close();
+        }
+      } finally {
+        await close();
+      }
+    });
+}
+
+/** The outcome of authoring: issues one per line (stderr), or a line about the plan; JSON with `--json`. */
+function reportAuthoring(ctx: CliContext, result: AuthorPlanResult, flags: PlanFlags): void {
+  const usage = `${result.usage.calls} call${result.usage.calls === 1 ? "" : "s"}, ${result.usage.totalTokens} tokens`;
+  if (!result.ok) {
+    if (flags.json)
+      ctx.stdout(
+        JSON.stringify({ status: "invalid", issues: result.issues, usage: result.usage }, null, 2) + "\n",
+      );
+    else
+      ctx.stderr(
+        renderIssues(result.issues) +
+          `deputy: the model's plan is still invalid after one correction (${usage}); nothing was written or run\n`,
+      );
+    return;
+  }
+  if (flags.json && !flags.run)
+    ctx.stdout(
+      JSON.stringify(
+        { status: "ok", plan: result.plan, warnings: result.warnings, usage: result.usage },
+        null,
+        2,
+      ) + "\n",
+    );
+  if (!flags.json) {
+    if (result.warnings.length) ctx.stderr(renderIssues(result.warnings));
+    const nodes = Array.isArray(result.plan.nodes) ? result.plan.nodes.length : 0;
+    ctx.stderr(
+      `deputy: plan "${String(result.plan.name)}" (${nodes} node${nodes === 1 ? "" : "s"}) is valid (${usage})${flags.out ? `; written to ${flags.out}` : ""}\n`,
+    );
+  }
+}
+
+function writePlan(path: string, plan: Record<string, unknown>): void {
+  try {
+    writeFileSync(path, JSON.stringify(plan, null, 2) + "\n");
+  } catch (cause) {
+    throw new InputFileError(
+      "PLAN_INVALID_FILE",
+      `Cannot write the plan to ${path}: ${(cause as Error).message}`,
+      { cause },
+    );
+  }
+}
