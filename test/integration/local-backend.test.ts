@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { DEFAULT_DECLINE_THRESHOLD, LocalDelegate } from "../../src/delegate/backends/local-delegate.js";
+import { LocalDelegate } from "../../src/delegate/backends/local-delegate.js";
 import {
   ANSWER_TOKENS,
   answerConfidence,
@@ -139,8 +139,7 @@ describe("LocalDelegate on the tiny model", () => {
     // The onTokens hook decodes with llama.cpp's own grammar sampling and re-reads the raw probabilities in one
     // batch afterwards; the default reads them from each step and picks the likeliest token the grammar allows.
     const reread = new LocalDelegate({ model, tokenProbability: true, _internal: { onTokens: () => {} } });
-    // The decline threshold (on by default) changes greedy's choice on purpose; this compares the readings alone.
-    const during = new LocalDelegate({ model, tokenProbability: true, declineThreshold: false });
+    const during = new LocalDelegate({ model, tokenProbability: true });
     try {
       for (const c of buildSuiteCases(12, 5)) {
         const [a, b] = [
@@ -167,12 +166,13 @@ describe("LocalDelegate on the tiny model", () => {
 
   it("declines when the decline's probability at the choice point reaches declineThreshold", async () => {
     // The same requests at three thresholds: 0 declines whenever the decline is a candidate at all, 1 only
-    // where it is certain, and the default declines exactly when the share it read reaches the default.
+    // where it is certain, and 0.1 exactly when the share it read reaches 0.1 (else the call stands).
+    const AT = 0.1;
     const share = { always: [] as (number | undefined)[], byDefault: [] as (number | undefined)[] };
     const hook = (key: keyof typeof share) => ({ onDeclineProbability: (p?: number) => share[key].push(p) });
     const always = new LocalDelegate({ model, declineThreshold: 0, _internal: hook("always") });
     const never = new LocalDelegate({ model, declineThreshold: 1 });
-    const byDefault = new LocalDelegate({ model, _internal: hook("byDefault") });
+    const byDefault = new LocalDelegate({ model, declineThreshold: AT, _internal: hook("byDefault") });
     let declined = 0;
     try {
       for (const c of buildSuiteCases(6, 3)) {
@@ -190,7 +190,7 @@ describe("LocalDelegate on the tiny model", () => {
         if (p === undefined) continue; // neither choice among the 40 likeliest tokens: greedy decided
         expect(p).toBeGreaterThanOrEqual(0);
         expect(p).toBeLessThanOrEqual(1);
-        if (p >= DEFAULT_DECLINE_THRESHOLD) expect(tuned).toMatchObject({ name: null, arguments: {} });
+        if (p >= AT) expect(tuned).toMatchObject({ name: null, arguments: {} });
         else if (!(plain instanceof Error)) expect(tuned.name).toBe(plain.name);
       }
       // The random model rarely puts `n` among its 40 likeliest bytes, but the share was read on some answers.

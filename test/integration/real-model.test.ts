@@ -111,8 +111,7 @@ describe("Qwen2.5-Coder-0.5B-Instruct through LocalDelegate (real weights)", () 
       // The hook delegate above decodes with llama.cpp's grammar sampling and re-reads the raw probabilities in a
       // second batch; the default reads them while it decodes. Same calls; scores equal up to the rounding of a
       // batch against single-token decodes (≤ 0.05; median 0.001 on BFCL).
-      // declineThreshold off: the hook delegate cannot apply it, and this compares the two readings alone.
-      const plain = new LocalDelegate({ model, ...settings, declineThreshold: false });
+      const plain = new LocalDelegate({ model, ...settings });
       try {
         for (const c of pick([...RIGHT, ...WRONG])) {
           const r = records.get(c.sample.id)!;

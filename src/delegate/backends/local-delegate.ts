@@ -73,12 +73,11 @@ export interface LocalDelegateOptions {
   tokenProbability?: boolean;
   /**
    * Decline when the model's own probability of declining, at the answer's choice point (`null` against a tool
-   * name, after `{"name":`), is at least this — even when a tool name is likelier. Small models shown
-   * "answer with a call" give the decline a real but minority share on questions no tool fits, and almost
-   * none on questions one fits (measured on BFCL irrelevance, docs/quality.md "Declining"); `false` takes the
-   * likeliest token, as plain greedy decoding does. Read from the decoding step itself (no extra evaluation);
-   * applies with greedy decoding (`temperature` 0), else the likeliest token decides. Default
-   * {@link DEFAULT_DECLINE_THRESHOLD}.
+   * name, after `{"name":`), is at least this — even when a tool name is likelier. Under the grammar a small
+   * model gives the decline a real but minority share, larger on questions no tool fits; where the two overlap
+   * depends on the model, so the threshold is measured per model (docs/quality.md, "Declining": about 0.05 for
+   * Qwen2.5-Coder-1.5B; no value keeps the 0.5B's calls). Read from the decoding step itself, at no extra
+   * evaluation; applies with greedy decoding (`temperature` 0). Default `false`: the likeliest token decides.
    */
   declineThreshold?: number | false;
   /** @internal Test hooks. */
@@ -90,9 +89,6 @@ export interface LocalDelegateOptions {
     onTokens?: (tokens: { piece: string; grammar: number; raw?: number }[]) => void;
   };
 }
-
-/** {@link LocalDelegateOptions.declineThreshold}'s default, chosen on BFCL (docs/quality.md, "Declining"). */
-export const DEFAULT_DECLINE_THRESHOLD = 0.1;
 
 interface State {
   m: NodeLlamaCpp;
@@ -175,7 +171,7 @@ export class LocalDelegate implements ToolCallDelegate {
       confidence: options.confidence ?? true,
       confidenceMethod: options.confidenceMethod ?? "answer",
       tokenProbability: options.tokenProbability ?? false,
-      declineThreshold: decline === false ? undefined : (decline ?? DEFAULT_DECLINE_THRESHOLD),
+      declineThreshold: decline === false ? undefined : decline,
       seed: options.seed,
       modelsDirectory: options.modelsDirectory,
       _internal: options._internal,
