@@ -59,6 +59,8 @@ const TODAY = [
   "Use only the tool names listed here and only the argument keys each tool's parameters declare. Never invent a name, a key or a value.",
   "Take argument values from the task and the facts.",
 ].join("\n");
+// The first wording of the decline line, as probed; tool-call-prompt.ts's DECLINE_LINE adds "from the task and
+// its facts" to the parenthesis.
 const NONE_LINE = JSON.stringify({
   name: null,
   description:
