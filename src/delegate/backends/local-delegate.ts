@@ -75,7 +75,7 @@ export interface LocalDelegateOptions {
    * Decline when the model's own probability of declining, at the answer's choice point (`null` against a tool
    * name, after `{"name":`), is at least this — even when a tool name is likelier. Under the grammar a small
    * model gives the decline a real but minority share, larger on questions no tool fits; where the two overlap
-   * depends on the model, so the threshold is measured per model (docs/quality.md, "Declining": about 0.05 for
+   * depends on the model, so the threshold is measured per model (docs/quality.md, "Declining": 0.05–0.1 for
    * Qwen2.5-Coder-1.5B; no value keeps the 0.5B's calls). Read from the decoding step itself, at no extra
    * evaluation; applies with greedy decoding (`temperature` 0). Default `false`: the likeliest token decides.
    */
