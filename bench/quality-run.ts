@@ -28,6 +28,10 @@ const { values } = parseArgs({
     url: { type: "string" },
     // Record each generated token's text and probabilities (local only), for fitting confidence methods.
     tokens: { type: "boolean", default: false },
+    // LocalDelegate's declineThreshold: a number, or "off" (plain greedy). At 1 the decline probability is
+    // recorded and greedy decides, so one run gives every threshold <= 0.5 offline (quality-decline.ts).
+    "decline-threshold": { type: "string" },
+    threads: { type: "string", default: "1" },
   },
 });
 if (!values.backend || !values.model || !values.out) {
@@ -70,19 +74,26 @@ const url = values.url ?? server?.baseUrl ?? "";
 process.once("SIGTERM", () => void server?.stop().finally(() => process.exit(143)));
 const common = { maxTools: 5, maxInputChars: 4000 };
 let lastTokens: { piece: string; grammar: number; raw?: number }[] | undefined;
+let lastDecline: number | undefined;
+const declineFlag = values["decline-threshold"];
+const declineThreshold =
+  declineFlag === undefined
+    ? {}
+    : { declineThreshold: declineFlag === "off" ? (false as const) : Number(declineFlag) };
 const delegate: ToolCallDelegate =
   values.backend === "local"
     ? new LocalDelegate({
         model: values.model,
-        threads: 1,
+        threads: Number(values.threads),
         seed: 1,
         tokenProbability: true,
         ...common,
+        ...declineThreshold,
         // With the tokens recorded, `confidence` is the choice confidence and the answer confidence is computed
         // from the tokens (bench/confidence-methods.ts compares them).
         ...(values.tokens
           ? { confidenceMethod: "choice" as const, _internal: { onTokens: (t) => (lastTokens = t) } }
-          : {}),
+          : { _internal: { onDeclineProbability: (p) => (lastDecline = p) } }),
       })
     : values.backend === "llama-server"
       ? new LlamaServerDelegate({ baseUrl: url, timeoutMs: 900_000, ...common })
@@ -90,8 +101,14 @@ const delegate: ToolCallDelegate =
 try {
   for (const c of cases) {
     lastTokens = undefined;
+    lastDecline = undefined;
     const record = await evaluateCase(delegate, c);
-    appendFileSync(out, JSON.stringify(values.tokens ? { ...record, tokens: lastTokens } : record) + "\n");
+    const extra = values.tokens
+      ? { tokens: lastTokens }
+      : lastDecline !== undefined
+        ? { declineProbability: lastDecline }
+        : {};
+    appendFileSync(out, JSON.stringify({ ...record, ...extra }) + "\n");
     console.error(`${record.id}\t${record.outcome}\t${record.correct}\t${record.latencyMs.toFixed(0)} ms`);
   }
 } finally {

@@ -21,6 +21,8 @@ describe("buildPrompt", () => {
     });
     expect(system).toContain('{"name":"ignore_alert","description":"Ignore a noisy alert"');
     expect(system).toContain('{"name": null}');
+    // The decline is listed last, in the same shape as a tool, so the model weighs it like one.
+    expect(system.split("\n").at(-1)).toMatch(/^\{"name":null,"description":"None of the other tools/);
     expect(system).not.toContain("disk full");
     expect(user).toBe('Task: Triage: disk full\nFacts: {"env":"prod","severity":"high"}');
   });

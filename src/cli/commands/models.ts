@@ -36,7 +36,9 @@ export function registerModels(program: Command, ctx: CliContext): void {
     .action((flags: { catalogue?: boolean }) => {
       if (flags.catalogue) {
         for (const m of MODEL_CATALOGUE) {
-          ctx.stdout(`${m.name}\t${m.size}\t${m.license}\t${m.uri}\n`);
+          // The last column says where the model can be fetched without a model hub, when it can.
+          const pip = m.pip ? `\tpip: bash scripts/models.sh ${m.pip}` : "";
+          ctx.stdout(`${m.name}\t${m.size}\t${m.license}\t${m.uri}${pip}\n`);
         }
       } else {
         const cached = listCachedModels();

@@ -71,8 +71,19 @@ export interface LocalDelegateOptions {
    * else one extra batch per proposal), for comparing scores in evaluations. Default false.
    */
   tokenProbability?: boolean;
+  /**
+   * Decline when the model's own probability of declining, at the answer's choice point (`null` against a tool
+   * name, after `{"name":`), is at least this — even when a tool name is likelier. Under the grammar a small
+   * model gives the decline a real but minority share, larger on questions no tool fits; where the two overlap
+   * depends on the model, so the threshold is measured per model (docs/quality.md, "Declining": 0.05–0.1 for
+   * Qwen2.5-Coder-1.5B; no value keeps the 0.5B's calls). Read from the decoding step itself, at no extra
+   * evaluation; applies with greedy decoding (`temperature` 0). Default `false`: the likeliest token decides.
+   */
+  declineThreshold?: number | false;
   /** @internal Test hooks. */
   _internal?: {
+    /** The decline's probability at the choice point (undefined when it was not read). */
+    onDeclineProbability?: (probability: number | undefined) => void;
     onChoiceDistribution?: (distribution: Map<string | null, number>) => void;
     /** Per generated token: its text, its probability under the grammar, and (with tokenProbability) its raw one. */
     onTokens?: (tokens: { piece: string; grammar: number; raw?: number }[]) => void;
@@ -106,8 +117,12 @@ export class LocalDelegate implements ToolCallDelegate {
   readonly name: string;
   readonly maxTools: number;
   readonly maxInputChars: number;
-  readonly #options: Required<Omit<LocalDelegateOptions, "seed" | "modelsDirectory" | "_internal" | "name">> &
-    Pick<LocalDelegateOptions, "seed" | "modelsDirectory" | "_internal">;
+  readonly #options: Required<
+    Omit<LocalDelegateOptions, "seed" | "modelsDirectory" | "_internal" | "name" | "declineThreshold">
+  > & { declineThreshold: number | undefined } & Pick<
+      LocalDelegateOptions,
+      "seed" | "modelsDirectory" | "_internal"
+    >;
   #state: Promise<State> | undefined;
   #closed: Promise<void> | undefined;
 
@@ -129,6 +144,14 @@ export class LocalDelegate implements ToolCallDelegate {
     if (options.confidenceMethod !== undefined && !CONFIDENCE_METHODS.includes(options.confidenceMethod)) {
       throw new InvalidOptionError("confidenceMethod", '"answer" or "choice"', options.confidenceMethod);
     }
+    const decline = options.declineThreshold;
+    if (
+      decline !== undefined &&
+      decline !== false &&
+      !(typeof decline === "number" && decline >= 0 && decline <= 1)
+    ) {
+      throw new InvalidOptionError("declineThreshold", "a number from 0 to 1, or false", decline);
+    }
     if (options.temperature !== undefined && !(options.temperature >= 0)) {
       throw new InvalidOptionError("temperature", "a number >= 0", options.temperature);
     }
@@ -148,6 +171,7 @@ export class LocalDelegate implements ToolCallDelegate {
       confidence: options.confidence ?? true,
       confidenceMethod: options.confidenceMethod ?? "answer",
       tokenProbability: options.tokenProbability ?? false,
+      declineThreshold: decline === false ? undefined : decline,
       seed: options.seed,
       modelsDirectory: options.modelsDirectory,
       _internal: options._internal,
@@ -203,24 +227,30 @@ export class LocalDelegate implements ToolCallDelegate {
       const wantRaw = this.#options.tokenProbability || answerMethod;
       // The raw probabilities come from the generation itself (greedy), else from one re-read batch after it;
       // the onTokens hook reads probabilities under the grammar instead, and the raw ones by the re-read.
+      // The decline threshold is read during greedy decoding too, so it asks for the same reading.
+      const declineThreshold = this.#options.declineThreshold;
       const reading: ProbabilityReading = this.#options._internal?.onTokens
         ? "grammar"
-        : wantRaw && rawProbabilitySupported(state.model, this.#options.temperature)
+        : (wantRaw || declineThreshold !== undefined) &&
+            rawProbabilitySupported(state.model, this.#options.temperature)
           ? "raw"
           : "none";
-      const { text, generated, reused, grammarProbabilities, rawProbabilities } = await generateAnswer({
-        m: state.m,
-        model: state.model,
-        sequence,
-        promptTokens,
-        grammar,
-        reading,
-        temperature: this.#options.temperature,
-        seed: this.#options.seed,
-        maxOutputTokens: this.#options.maxOutputTokens,
-        name: this.name,
-        signal,
-      });
+      const { text, generated, reused, grammarProbabilities, rawProbabilities, declineProbability } =
+        await generateAnswer({
+          m: state.m,
+          model: state.model,
+          sequence,
+          promptTokens,
+          grammar,
+          reading,
+          temperature: this.#options.temperature,
+          seed: this.#options.seed,
+          maxOutputTokens: this.#options.maxOutputTokens,
+          ...(declineThreshold !== undefined ? { declineThreshold } : {}),
+          name: this.name,
+          signal,
+        });
+      this.#options._internal?.onDeclineProbability?.(declineProbability);
       const parsed = parseProposal(this.name, text);
       const pieces = generated.map((t) => state.model.detokenize([t]));
       // The re-read: of every token for the mean, else of the value tokens only.

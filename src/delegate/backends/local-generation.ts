@@ -8,6 +8,7 @@ import type {
 import { DelegateBackendError } from "../../errors/index.js";
 import type { NodeLlamaCpp } from "./node-llama-cpp-loader.js";
 import { abortError } from "./abort-error.js";
+import { atChoice, declineChoice, pastChoice } from "./decline-choice.js";
 
 /**
  * How {@link generateAnswer} reads probabilities while it decodes:
@@ -31,6 +32,11 @@ export interface GeneratedAnswer {
   grammarProbabilities: number[];
   /** Per generated token, with `"raw"`: as `rawGeneratedProbabilities` defines it (top 40, else 0). */
   rawProbabilities: number[];
+  /**
+   * With `"raw"`: the model's probability of declining at the answer's choice point (`null` against a tool
+   * name, among the allowed tokens of the top 40; decline-choice.ts), when the answer reached one.
+   */
+  declineProbability?: number;
 }
 
 /** What {@link generateAnswer} needs. */
@@ -44,6 +50,11 @@ export interface GenerateOptions {
   temperature: number;
   seed: number | undefined;
   maxOutputTokens: number;
+  /**
+   * With `"raw"`: decline (write `null`) at the choice point when the model's probability of declining there is
+   * at least this, even if a tool name is likelier. Unset: the likeliest allowed token, as llama.cpp would.
+   */
+  declineThreshold?: number;
   /** Backend name for errors. */
   name: string;
   signal: AbortSignal | undefined;
@@ -99,6 +110,7 @@ export async function generateAnswer(options: GenerateOptions): Promise<Generate
     reused,
     grammarProbabilities: answer.grammar,
     rawProbabilities: answer.raw,
+    ...(answer.declineProbability !== undefined ? { declineProbability: answer.declineProbability } : {}),
   };
 }
 
@@ -107,6 +119,9 @@ class Answer {
   readonly generated: Token[] = [];
   readonly grammar: number[] = [];
   readonly raw: number[] = [];
+  /** The decline's probability at the choice point; `chosen` once the answer is past it. */
+  declineProbability: number | undefined;
+  chosen = false;
   constructor(readonly options: GenerateOptions) {}
 
   /** Adds a token; true when the answer is complete (or was ended by an end-of-generation token). */
@@ -175,9 +190,10 @@ async function decodeRaw(
     try {
       let step = await steps.next();
       while (!step.done) {
-        const best = likeliestAllowed(step.value.probabilities, (t) =>
-          checks.canBeNextTokenForGrammarEvaluationState(native, t),
-        );
+        const allowed = (t: Token) => checks.canBeNextTokenForGrammarEvaluationState(native, t);
+        let best = likeliestAllowed(step.value.probabilities, allowed);
+        if (best !== undefined && !answer.chosen)
+          best = choose(options, answer, step.value.probabilities, allowed, best);
         if (best === undefined) {
           refused = true;
           break;
@@ -204,6 +220,39 @@ async function decodeRaw(
     if (token === undefined || answer.add(token, { raw: 0 })) return;
     input = [token];
   }
+}
+
+/**
+ * Before and at the answer's choice point: records the decline's probability there, and declines when it
+ * reaches `declineThreshold` (the likeliest declining token instead of `best`).
+ */
+function choose(
+  options: GenerateOptions,
+  answer: Answer,
+  probabilities: ReadonlyMap<Token, number> | undefined,
+  allowed: (token: Token) => boolean,
+  best: { token: Token; probability: number },
+): { token: Token; probability: number } {
+  const { model, declineThreshold } = options;
+  const text = model.detokenize(answer.generated);
+  if (pastChoice(text)) {
+    answer.chosen = true;
+    return best;
+  }
+  const pieceOf = (t: number) => model.detokenize([t as Token]);
+  if (declineThreshold !== undefined && !atChoice(text)) {
+    // A model copying compact JSON writes the colon and the tool name's quote as one token (`":"`), which would
+    // take the choice before the decline is weighed: write up to the colon first, so the next step is the choice.
+    return likeliestAllowed(probabilities, (t) => allowed(t) && !pastChoice(text + pieceOf(t))) ?? best;
+  }
+  const choice = declineChoice(text, probabilities ?? [], pieceOf, (t) => allowed(t as Token));
+  if (choice === undefined) return best;
+  answer.declineProbability = choice.probability;
+  const token = choice.declineToken as Token | undefined;
+  if (declineThreshold !== undefined && token !== undefined && choice.probability >= declineThreshold) {
+    return { token, probability: probabilities?.get(token) ?? 0 };
+  }
+  return best;
 }
 
 /** The likeliest token of a distribution that `allowed` accepts. */

@@ -9,6 +9,11 @@ export interface CatalogueModel {
   license: string;
   /** What it is good at, in a few words. */
   goodAt: string;
+  /**
+   * The `scripts/models.sh` name when the model is also published as chunk packages on the Python package index
+   * (the only source of real weights on machines without a model hub; fetched, checked and cached by the script).
+   */
+  pip?: string;
 }
 
 /**
@@ -28,7 +33,16 @@ export const MODEL_CATALOGUE: readonly CatalogueModel[] = [
     uri: "hf:Qwen/Qwen2.5-Coder-0.5B-Instruct-GGUF/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
     size: "0.49 GB",
     license: "Apache-2.0",
-    goodAt: "the model measured in docs/quality.md (also fetched from pip by scripts/models.sh)",
+    goodAt: "the model measured in docs/quality.md",
+    pip: "qwen2.5-coder-0.5b-instruct",
+  },
+  {
+    name: "qwen2.5-coder-1.5b-instruct",
+    uri: "hf:Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+    size: "1.12 GB",
+    license: "Apache-2.0",
+    goodAt: "the larger model measured in docs/quality.md: more exact values than the 0.5B",
+    pip: "qwen2.5-coder-1.5b-instruct",
   },
   {
     name: "qwen3-0.6b",

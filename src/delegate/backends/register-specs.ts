@@ -28,7 +28,7 @@ const COMMON = { maxTools: "maxTools", maxInputChars: "maxInputChars" };
 
 /**
  * Registers the llama.cpp backends for `--delegate`:
- * - `local=MODEL.gguf[,pool=N,threads=N,contextSize=N,confidence=false|answer|choice,calibration=FILE,maxTools=N,maxInputChars=N,name=NAME]` —
+ * - `local=MODEL.gguf[,pool=N,threads=N,contextSize=N,confidence=false|answer|choice,decline=P|false,calibration=FILE,maxTools=N,maxInputChars=N,name=NAME]` —
  *   {@link LocalDelegate}; with `calibration=FILE` (from `deputy calibrate`) its confidence is calibrated
  * - `llama-server=URL[,model=NAME,timeoutMs=N,confidence=false|answer|choice,calibration=FILE,maxTools=N,maxInputChars=N,name=NAME]` —
  *   {@link LlamaServerDelegate}
@@ -48,6 +48,10 @@ export function registerBackendSpecs(): void {
         model: main,
         ...(calibration ? { tokenProbability: true, ...calibratedMethod(calibration) } : {}),
         ...confidenceOption(options, spec),
+        // decline=P: LocalDelegate's declineThreshold (decline=false: the likeliest token decides).
+        ...(options.decline === undefined
+          ? {}
+          : { declineThreshold: options.decline === "false" ? false : Number(options.decline) }),
         ...(options.name ? { name: options.name } : {}),
         ...numbers(options, spec, {
           ...COMMON,
@@ -58,7 +62,7 @@ export function registerBackendSpecs(): void {
       });
       return calibration ? new CalibratedDelegate(delegate, calibration) : delegate;
     },
-    "local=MODEL.gguf[,pool=N,threads=N,contextSize=N,confidence=answer|choice|false,calibration=FILE]",
+    "local=MODEL.gguf[,pool=N,threads=N,contextSize=N,confidence=answer|choice|false,decline=P|false,calibration=FILE]",
   );
   registerDelegateSpec(
     "llama-server",
