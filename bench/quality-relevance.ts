@@ -9,7 +9,7 @@
 import { appendFileSync, existsSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { getLlama, type LlamaContextSequence, type Token } from "node-llama-cpp";
-import { buildPrompt } from "../src/tools/tool-call-prompt.js";
+import { buildPrompt } from "../src/runtime/tool-call-prompt.js";
 import { bfclQuestion, bfclToToolSpec } from "../src/eval/bfcl.js";
 import { bfclCases, loadBfclSuite, type BfclCase } from "../src/eval/bfcl-suite.js";
 

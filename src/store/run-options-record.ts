@@ -28,6 +28,8 @@ export interface RunOptionsRecord {
   inputs?: Record<string, unknown>;
   /** Its units ran on workers (`deputy/distributed`); a resume dispatches them there again. */
   distributed?: boolean;
+  /** For a plan a model wrote (`deputy plan --run`): the objective it was given and the model that wrote it. */
+  authored?: { objective: string; model: string };
   /** Facts the starter asked to keep that deputy itself does not read (see {@link RunStartFacts}). */
   extra?: Record<string, unknown>;
 }
@@ -60,6 +62,7 @@ const KNOWN = new Set<string>([
   "allowDelegateSideEffects",
   "inputs",
   "distributed",
+  "authored",
   "extra",
 ]);
 
@@ -82,6 +85,9 @@ export function readRunOptions(stored: unknown): RunOptionsRecord {
   const inputs = getOwn(stored, "inputs");
   if (isPlainObject(inputs)) record.inputs = inputs;
   const extra: Record<string, unknown> = {};
+  const authored = getOwn(stored, "authored");
+  if (isPlainObject(authored) && typeof authored.objective === "string" && typeof authored.model === "string")
+    record.authored = { objective: authored.objective, model: authored.model };
   const given = getOwn(stored, "extra");
   if (isPlainObject(given)) Object.assign(extra, given);
   // Before versions, the CLI's and a library caller's facts shared one flat object.
