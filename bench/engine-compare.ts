@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { chainPlan as chainOf, fanPlan as fanPlanOf } from "./engine-plans.js";
 
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
 const WARMUP = Number(process.env.WARMUP ?? 3);
@@ -60,28 +61,8 @@ const builds = [
 const dir = mkdtempSync(join(tmpdir(), "deputy-bench-compare-"));
 let dbCount = 0;
 
-const chainPlan = {
-  name: "chain",
-  nodes: Array.from({ length: CHAIN }, (_, i) => ({
-    id: `n${i}`,
-    tool: "noop",
-    store_as: `n${i}`,
-    ...(i > 0 ? { depends_on: [`n${i - 1}`] } : {}),
-  })),
-};
-const fanPlan = (c: number) => ({
-  name: "fan",
-  nodes: [
-    { id: "src", tool: "list", store_as: "src" },
-    {
-      id: "each",
-      tool: "noop",
-      depends_on: ["src"],
-      store_as: "r_{index}",
-      for_each: { source: "{artifacts.src}", max_items: ITEMS, max_concurrency: c },
-    },
-  ],
-});
+const chainPlan = chainOf(CHAIN);
+const fanPlan = (c: number) => fanPlanOf(c, ITEMS);
 
 async function once(b: Build, plan: unknown, durable: boolean): Promise<{ ms: number; cpuMs: number }> {
   const store = durable ? b.sqlite(join(dir, `runs-${dbCount++}.db`)) : b.memory();

@@ -10,12 +10,14 @@ import { join } from "node:path";
 import { runPlan } from "../dist/index.js";
 import { MemoryRunStore, SqliteRunStore, type RunStore } from "../dist/plan/index.js";
 import { defineTool } from "../dist/tools/index.js";
+import { chainPlan, fanPlan as fanPlanOf } from "./engine-plans.js";
 import { DRIVERS, driverCommits, type DriverName } from "./sqlite-drivers.js";
 
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
 const WARMUP = Number(process.env.WARMUP ?? 3);
 const ITEMS = Number(process.env.ITEMS ?? 10_000);
 const CHAIN = Number(process.env.CHAIN ?? 1_000);
+const fanPlan = (concurrency: number) => fanPlanOf(concurrency, ITEMS);
 
 const noop = defineTool({
   name: "noop",
@@ -33,35 +35,6 @@ const list = defineTool({
 const dir = mkdtempSync(join(tmpdir(), "deputy-bench-"));
 let dbCount = 0;
 const sqlite = () => new SqliteRunStore(join(dir, `runs-${dbCount++}.db`));
-
-function chainPlan(n: number) {
-  return {
-    name: "chain",
-    nodes: Array.from({ length: n }, (_, i) => ({
-      id: `n${i}`,
-      tool: "noop",
-      store_as: `n${i}`,
-      ...(i > 0 ? { depends_on: [`n${i - 1}`] } : {}),
-    })),
-    metadata: { checkpoint: true },
-  };
-}
-
-function fanPlan(concurrency: number) {
-  return {
-    name: "fan",
-    nodes: [
-      { id: "src", tool: "list", store_as: "src" },
-      {
-        id: "each",
-        tool: "noop",
-        depends_on: ["src"],
-        store_as: "r_{index}",
-        for_each: { source: "{artifacts.src}", max_items: ITEMS, max_concurrency: concurrency },
-      },
-    ],
-  };
-}
 
 /** Wall time, peak heap growth, and CPU time (user + system: on a shared machine, less noisy than wall time). */
 async function time(fn: () => Promise<unknown>): Promise<{ ms: number; heapMb: number; cpuMs: number }> {

@@ -3,7 +3,7 @@
 // (user + system: on this shared 2-core machine the wall time mostly measures the other processes), and how
 // many modules it loads, counted by a
 // load hook (scripts/import-probe.mjs) in one more process, since the hook itself costs time. The packages
-// column names the npm packages among them, so a regression ("deputy/plan loads pg again") reads at a glance.
+// column names the npm packages among them, so a regression ("deputy-js/plan loads pg again") reads at a glance.
 // Run `npm run bench:imports` (it builds dist/ first); ENTRIES=plan,agents picks subpaths ("." is the root).
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";

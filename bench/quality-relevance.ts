@@ -141,7 +141,6 @@ function nullShare(p: Map<Token, number>): number {
   return pNull / (pNull + pString || 1);
 }
 
-
 for (const c of cases) {
   const tools = c.sample.function.map(bfclToToolSpec);
   const instruction = bfclQuestion(c.sample);

@@ -3,30 +3,30 @@
  *
  * A short tour of the everyday names (each part also has a subpath of its own):
  *
- * - **Plans** (`deputy/plan`): a plan is a JSON DAG of `tool`, `delegate` and `agent` nodes. {@link runPlan}
+ * - **Plans** (`deputy-js/plan`): a plan is a JSON DAG of `tool`, `delegate` and `agent` nodes. {@link runPlan}
  *   validates and runs one (every issue listed at once, as a {@link PlanValidationError}), checkpointing every
  *   node and item to a {@link RunStore} ({@link SqliteRunStore}, {@link MemoryRunStore}); {@link resumeRun}
  *   continues after a crash or an escalation; {@link RunManifest} says what happened.
- * - **Tools** (`deputy/tools`): {@link defineTool} with a zod or JSON Schema input; `delegateSafe` marks what a
+ * - **Tools** (`deputy-js/tools`): {@link defineTool} with a zod or JSON Schema input; `delegateSafe` marks what a
  *   delegate may call without the side-effect double key.
- * - **Delegates** (`deputy/delegate`): a small model proposes one grammar-constrained tool call, and the
+ * - **Delegates** (`deputy-js/delegate`): a small model proposes one grammar-constrained tool call, and the
  *   accept gate decides whether it runs. Backends: {@link LocalDelegate} (in-process llama.cpp),
  *   {@link LlamaServerDelegate}, {@link OpenAICompatibleDelegate}, {@link ScriptedDelegate},
  *   {@link DistilledDelegate}. A rejected proposal can escalate: a person decides with
  *   {@link resolveEscalation}, then the run resumes.
- * - **Traces** (`deputy/traces`): one record per proposal hop, to a {@link JsonlTraceSink} (redacted, capped,
+ * - **Traces** (`deputy-js/traces`): one record per proposal hop, to a {@link JsonlTraceSink} (redacted, capped,
  *   rotated); {@link readTraces}, {@link traceStats}, {@link tracesToChat}.
- * - **Agents** (`deputy/agents`): {@link defineAgent}, with contracts ({@link delegation}) that others call
+ * - **Agents** (`deputy-js/agents`): {@link defineAgent}, with contracts ({@link delegation}) that others call
  *   through {@link delegateTo} — or through {@link delegateToPlan}, a plan as a tool — under budgets, with
  *   ledgers and `node:diagnostics_channel` events.
  * - **Diagnostics**: every `node:diagnostics_channel` channel is listed in {@link DIAGNOSTICS_CHANNELS} with its
  *   payload ({@link DiagnosticsEvents}, typed listeners with {@link onDiagnostics}); {@link enableOpenTelemetry}
  *   turns runs, nodes, proposals and delegated calls into OpenTelemetry spans.
- * - **Learned delegates** (`deputy/distill`): a delegate trained on a node's accepted calls.
- * - **Evaluation** (`deputy/eval`): {@link evaluateBackend} scores a backend on BFCL-format cases; scores,
- *   calibration and threshold choice are `deputy/confidence`.
- * - **Errors** (`deputy/errors`, the classes also here): every class has a stable `code` and an `isInstance`
- *   that works across copies; `deputy/errors` also has each class's code union.
+ * - **Learned delegates** (`deputy-js/distill`): a delegate trained on a node's accepted calls.
+ * - **Evaluation** (`deputy-js/eval`): {@link evaluateBackend} scores a backend on BFCL-format cases; scores,
+ *   calibration and threshold choice are `deputy-js/confidence`.
+ * - **Errors** (`deputy-js/errors`, the classes also here): every class has a stable `code` and an `isInstance`
+ *   that works across copies; `deputy-js/errors` also has each class's code union.
  *
  * @example
  * import { defineTool, runPlan, SqliteRunStore } from "deputy-js";

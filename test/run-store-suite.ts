@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { RunMutation, RunRecord, RunStore } from "../src/plan/index.js";
+import { PROTO_NAMES } from "./prototype-names.js";
 
 function record(runId: string, createdAt: string): RunRecord {
   return {
@@ -18,25 +19,6 @@ function record(runId: string, createdAt: string): RunRecord {
     },
   };
 }
-
-// Names that live on Object.prototype (and on functions, arrays and strings): what `in` and `obj[key]` find on an
-// ordinary object, and what `obj["__proto__"] = v` turns into a prototype change. The same list as
-// src/plan/prototype-safety.test.ts; here every store must keep them as data.
-const PROTO_NAMES = [
-  "constructor",
-  "toString",
-  "hasOwnProperty",
-  "valueOf",
-  "isPrototypeOf",
-  "propertyIsEnumerable",
-  "toLocaleString",
-  "__proto__",
-  "__defineGetter__",
-  "__lookupGetter__",
-  "prototype",
-  "length",
-  "name",
-];
 
 /** A store to test, and (for durable stores) how to open another one over the same data. */
 export interface StoreUnderTest {

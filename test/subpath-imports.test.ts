@@ -72,7 +72,8 @@ describe("what importing a subpath loads", () => {
   it("deputy/agents loads a provider SDK once a backend names its provider, and only that one", () => {
     const file = program(
       "openai.mjs",
-      "dist/agents/index.js",
+      // resolveBackend is no public name (rooms of issue 22): the module that deputy/agents resolves with.
+      "dist/agents/backend.js",
       `deputy.resolveBackend({ provider: "openai", model: "gpt-test", apiKey: "sk-test" });`,
     );
     const loaded = packagesLoadedBy(file);

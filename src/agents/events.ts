@@ -87,8 +87,8 @@ const delegateChannel = channel(DELEGATION_CHANNEL);
 const refusedChannel = channel(DELEGATION_REFUSED_CHANNEL);
 
 // Events carry arguments a model wrote and error messages a provider wrote: every one passes deputy's redactor,
-// imported from runtime/ (not installed by an entry point), so a program that imports only `deputy/agents` or
-// `deputy/plan` publishes the same redacted events as one that imports the root.
+// imported from runtime/ (not installed by an entry point), so a program that imports only `deputy-js/agents` or
+// `deputy-js/plan` publishes the same redacted events as one that imports the root.
 function scrubbed<T>(event: T): T {
   return redactRecord(event) as T;
 }

@@ -1,5 +1,5 @@
 /**
- * `deputy/agents` — agent-to-agent delegation. A sub-agent declares what it does as a contract
+ * `deputy-js/agents` — agent-to-agent delegation. A sub-agent declares what it does as a contract
  * ({@link delegation}); a parent hands work to it as a tool ({@link delegateTo}), under budgets, with ledgers,
  * on a backend chosen at the call site, observable through `node:diagnostics_channel` events. The tool loop is
  * owned step by step on top of the AI SDK provider specification (v4, and v3 instances of AI SDK 6), so any
@@ -48,7 +48,6 @@ export {
   type DelegationStatus,
   type DelegationRefusedEvent,
 } from "./events.js";
-export type { OpenTelemetryBridgeOptions } from "../events/otel-bridge.js";
 export { runAgentAction, type AgentActionOutcome } from "./run-agent-action.js";
 export type { InvalidResult } from "./result.js";
 export type { Usage } from "./usage.js";

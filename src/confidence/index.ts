@@ -1,5 +1,5 @@
 /**
- * `deputy/confidence` — how far a delegate's confidence can be trusted, shared by the delegate backends,
+ * `deputy-js/confidence` — how far a delegate's confidence can be trusted, shared by the delegate backends,
  * `deputy distill` and `deputy eval`/`calibrate`: the answer confidence read during decoding
  * ({@link answerConfidence}), the scores that judge a confidence against outcomes ({@link auroc},
  * {@link expectedCalibrationError}, {@link riskCoverage}, {@link wilsonInterval}), the calibrator that turns raw

@@ -6,7 +6,7 @@
  * {@link LlamaServerDelegate} and {@link OpenAICompatibleDelegate} (over HTTP, on {@link HttpDelegate}),
  * {@link CalibratedDelegate} (a per-model calibration over any of them), and {@link ScriptedDelegate} (replays
  * proposals deterministically). Importing this module registers their `--delegate` kinds. Traces are
- * `deputy/traces`; learned delegates are `deputy/distill`; scores and calibration are `deputy/confidence`.
+ * `deputy-js/traces`; learned delegates are `deputy-js/distill`; scores and calibration are `deputy-js/confidence`.
  *
  * @packageDocumentation
  */

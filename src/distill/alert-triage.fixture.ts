@@ -9,15 +9,9 @@ export const ALERT_TRIAGE_DATA = {
   train: fileURLToPath(new URL("../../examples/alert-triage/data/train.jsonl", import.meta.url)),
   heldOut: fileURLToPath(new URL("../../examples/alert-triage/data/heldout.jsonl", import.meta.url)),
   styled: fileURLToPath(new URL("../../examples/alert-triage/data/styled.jsonl", import.meta.url)),
-  escalations: fileURLToPath(
-    new URL("../../examples/alert-triage/data/escalations.jsonl", import.meta.url),
-  ),
-  handwritten: fileURLToPath(
-    new URL("../../examples/alert-triage/data/handwritten.jsonl", import.meta.url),
-  ),
-  development: fileURLToPath(
-    new URL("../../examples/alert-triage/data/development.jsonl", import.meta.url),
-  ),
+  escalations: fileURLToPath(new URL("../../examples/alert-triage/data/escalations.jsonl", import.meta.url)),
+  handwritten: fileURLToPath(new URL("../../examples/alert-triage/data/handwritten.jsonl", import.meta.url)),
+  development: fileURLToPath(new URL("../../examples/alert-triage/data/development.jsonl", import.meta.url)),
   holdout2: fileURLToPath(new URL("../../examples/alert-triage/data/holdout2.jsonl", import.meta.url)),
   holdout3: fileURLToPath(new URL("../../examples/alert-triage/data/holdout3.jsonl", import.meta.url)),
   holdout4: fileURLToPath(new URL("../../examples/alert-triage/data/holdout4.jsonl", import.meta.url)),

@@ -1,10 +1,10 @@
 /**
- * `deputy/distill` — learned delegates: a small discriminative model learned from one node's accepted calls
+ * `deputy-js/distill` — learned delegates: a small discriminative model learned from one node's accepted calls
  * (traces of a larger model, an `escalate_to` agent or a person) that proposes in microseconds with a calibrated
  * confidence. {@link trainDistilled} trains one from {@link examplesFromTraces} (with a sentence encoder:
  * {@link trainDistilledWithEncoder} and {@link GgufTextEncoder}); {@link measureModel} measures it on examples it
  * never saw; {@link DistilledDelegate} serves it; the model file format is {@link DistilledModelData}. The
- * calibrator and the threshold chooser it uses are `deputy/confidence`'s. Importing this module registers
+ * calibrator and the threshold chooser it uses are `deputy-js/confidence`'s. Importing this module registers
  * `--delegate distilled=MODEL.json`. See `docs/distill.md`.
  *
  * @packageDocumentation

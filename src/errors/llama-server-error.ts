@@ -6,7 +6,7 @@ const marker = Symbol.for("deputy.error.LlamaServerError");
 export type LlamaServerErrorCode =
   "LLAMA_SERVER_NOT_FOUND" | "LLAMA_SERVER_EXITED" | "LLAMA_SERVER_UNHEALTHY";
 
-/** A llama-server process (started by `deputy/testing`) is not installed, exited while starting, or never became healthy. */
+/** A llama-server process (started by `deputy-js/testing`) is not installed, exited while starting, or never became healthy. */
 export class LlamaServerError extends DeputyError<LlamaServerErrorCode> {
   constructor(code: LlamaServerErrorCode, message: string, options?: { cause?: unknown }) {
     super(code, message, options);

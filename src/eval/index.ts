@@ -1,5 +1,5 @@
 /**
- * `deputy/eval` — measure a delegate backend before trusting it: BFCL-format cases
+ * `deputy-js/eval` — measure a delegate backend before trusting it: BFCL-format cases
  * ({@link loadBfclSuite}), scored by BFCL's AST-match rules ({@link bfclAstMatch}) in
  * {@link evaluateBackend} (what `deputy eval` prints).
  *

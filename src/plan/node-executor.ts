@@ -84,7 +84,7 @@ export interface PreparedNode {
 }
 
 /**
- * Runs units somewhere else (on workers, `deputy/distributed`) instead of in this process. The engine still
+ * Runs units somewhere else (on workers, `deputy-js/distributed`) instead of in this process. The engine still
  * schedules — each concurrency slot waits on one dispatched unit, so `max_concurrency` and
  * `max_parallel_tasks` hold — and still commits every outcome.
  */

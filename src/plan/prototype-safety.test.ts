@@ -9,23 +9,8 @@ import { MemoryRunStore } from "../store/memory-run-store.js";
 import { SqliteRunStore } from "../store/sqlite-run-store.js";
 import { validatePlan } from "./validate-plan.js";
 import { createHost } from "../index.js";
+import { PROTO_NAMES } from "../../test/prototype-names.js";
 
-// Names that live on Object.prototype (and on functions, arrays and strings) — what `in` and `obj[key]` find.
-const PROTO_NAMES = [
-  "constructor",
-  "toString",
-  "hasOwnProperty",
-  "valueOf",
-  "isPrototypeOf",
-  "propertyIsEnumerable",
-  "toLocaleString",
-  "__proto__",
-  "__defineGetter__",
-  "__lookupGetter__",
-  "prototype",
-  "length",
-  "name",
-];
 const key = fc.oneof(fc.constantFrom(...PROTO_NAMES), fc.stringMatching(/^[A-Za-z0-9_-]{1,12}$/));
 
 const calls: unknown[] = [];

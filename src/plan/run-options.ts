@@ -47,7 +47,7 @@ export interface EngineOptions {
   runId?: string;
   /**
    * Runs the plan's units on workers instead of in this process (`new JobDispatcher(postgresStore)` from
-   * `deputy/distributed`). The run is marked distributed, so a worker takes it over if this process dies.
+   * `deputy-js/distributed`). The run is marked distributed, so a worker takes it over if this process dies.
    */
   distributed?: UnitDispatcher;
   /** How this process owns the run: owner id, lease length, wait or refuse when owned. See {@link LeaseOptions}. */

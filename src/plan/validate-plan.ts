@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { PlanIssue } from "../errors/plan-validation-error.js";
+import { InvalidOptionError } from "../errors/invalid-option-error.js";
 import { PlanValidationError } from "../errors/plan-validation-error.js";
 import { jsonDepth, MAX_JSON_DEPTH } from "../schema/json-value.js";
 import { didYouMean } from "../tools/did-you-mean.js";
@@ -36,6 +37,14 @@ export interface ValidationReport {
  * `store_as` rules, and each node type's own checks (a tool node's tool and arguments, …).
  */
 export function validatePlan(input: unknown, options: ValidateOptions): ValidationReport {
+  // JavaScript callers of the engine's own entries (startRun, continueRun) pass what they pass: a missing table
+  // (the `executors` of earlier versions) is a clear error, not a TypeError deep in the loop.
+  if (!Array.isArray((options.nodeTypes as { names?: unknown } | undefined)?.names))
+    throw new InvalidOptionError(
+      "nodeTypes",
+      "a NodeTypeTable of the plan's node types (the root entry's createHost makes one)",
+      options.nodeTypes,
+    );
   const issues: PlanIssue[] = [];
   // Measured first and iteratively: the checks below recurse, and a plan nested thousands deep must be an
   // issue, not a stack overflow.

@@ -72,7 +72,7 @@ export function isSecretKey(key: string): boolean {
 /**
  * A redactor built once from options; apply it to many values. It lives below every part that emits what a model
  * or a provider wrote (traces, the run store, delegation events, CLI output), so each of them imports it directly
- * and no entry point has to install it: `Redactor` in `deputy/traces` extends it with trace records.
+ * and no entry point has to install it: `Redactor` in `deputy-js/traces` extends it with trace records.
  */
 export class ValueRedactor {
   readonly #secretKeys: boolean;

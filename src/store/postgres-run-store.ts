@@ -25,9 +25,9 @@ export interface PostgresRunStoreOptions {
   maxConnections?: number;
 }
 
-// pg (and its 30-odd modules) loads when a PostgresRunStore is made, not when deputy/plan is imported: most
+// pg (and its 30-odd modules) loads when a PostgresRunStore is made, not when deputy-js/plan is imported: most
 // programs never open one (issue 22). `require` keeps the constructor synchronous; pg is CommonJS, and its ES
-// entry wraps this same module, so the pool is the class deputy/distributed's `import pg` sees.
+// entry wraps this same module, so the pool is the class deputy-js/distributed's `import pg` sees.
 const load = createRequire(import.meta.url);
 
 interface Pending extends RunWrite {

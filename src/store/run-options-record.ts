@@ -26,7 +26,7 @@ export interface RunOptionsRecord {
   allowDelegateSideEffects?: boolean;
   /** Values of the plan's declared `inputs`. */
   inputs?: Record<string, unknown>;
-  /** Its units ran on workers (`deputy/distributed`); a resume dispatches them there again. */
+  /** Its units ran on workers (`deputy-js/distributed`); a resume dispatches them there again. */
   distributed?: boolean;
   /** For a plan a model wrote (`deputy plan --run`): the objective it was given and the model that wrote it. */
   authored?: { objective: string; model: string };

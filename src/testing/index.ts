@@ -1,8 +1,8 @@
 /**
- * `deputy/testing`: real stand-ins for tests — a seeded random-weight GGUF model that llama.cpp loads
+ * `deputy-js/testing`: real stand-ins for tests — a seeded random-weight GGUF model that llama.cpp loads
  * ({@link writeTinyModel}), a llama-server process on a free loopback port ({@link startLlamaServer}), and the
  * real models `scripts/models.sh` caches ({@link findRealModel}). The mock language model for agents is
- * `deputy/agents`' `mockModel`.
+ * `deputy-js/agents`' `mockModel`.
  *
  * @packageDocumentation
  */

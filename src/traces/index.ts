@@ -1,5 +1,5 @@
 /**
- * `deputy/traces` — one {@link DelegateTrace} per proposal hop, written to a {@link TraceSink}:
+ * `deputy-js/traces` — one {@link DelegateTrace} per proposal hop, written to a {@link TraceSink}:
  * {@link JsonlTraceSink} (redacted, capped, rotated; never throws into a run) or {@link MemoryTraceSink};
  * read back ({@link readTraces}), summarised ({@link traceStats}) and exported to fine-tuning data
  * ({@link tracesToChat}).

@@ -11,7 +11,7 @@ import { setOwn } from "../runtime/own.js";
 import type { DelegateTrace } from "./trace.js";
 
 // The value redactor lives in runtime/ so that agents/ and plan/ use it without importing traces/ (see
-// docs/architecture.md); these names stay where readers of deputy/traces find them.
+// docs/architecture.md); these names stay where readers of deputy-js/traces find them.
 export { REDACTED, isSecretKey, redactRecord, redactText, type RedactOptions, type RedactRule };
 
 /** A redactor built once from options; apply it to many values and traces. */

@@ -11,10 +11,10 @@ const SECRET = "sk_live_51HxQ2bC3dE4fG5hI6jK7lM8n";
 const AGENTS_ONLY = `
 import { subscribe } from "node:diagnostics_channel";
 import { z } from "zod";
-import { defineAgent, delegateTo, delegation, mockModel, DELEGATE_CHANNEL, DELEGATE_START_CHANNEL } from "./dist/agents/index.js";
+import { defineAgent, delegateTo, delegation, mockModel, DELEGATION_CHANNEL, DELEGATION_START_CHANNEL } from "./dist/agents/index.js";
 const seen = [];
-subscribe(DELEGATE_START_CHANNEL, (m) => seen.push(m));
-subscribe(DELEGATE_CHANNEL, (m) => seen.push(m));
+subscribe(DELEGATION_START_CHANNEL, (m) => seen.push(m));
+subscribe(DELEGATION_CHANNEL, (m) => seen.push(m));
 const sub = defineAgent({
   name: "Sub",
   backend: mockModel({ replies: ["done"] }),
@@ -33,12 +33,12 @@ process.stdout.write(JSON.stringify({ seen }));
 
 // The engine alone: what a run records (a tool's error here) passes the same redactor without the root entry.
 const PLAN_ONLY = `
-import { startRun, toolNodeExecutor } from "./dist/plan/index.js";
+import { NodeTypeTable, startRun, toolNodeType } from "./dist/plan/index.js";
 import { ToolRegistry } from "./dist/tools/index.js";
 const tools = new ToolRegistry([{ name: "charge", description: "fails", input: { type: "object" }, run: () => { throw new Error("card declined for ${SECRET}"); } }]);
 const manifest = await startRun(
   { name: "p", nodes: [{ id: "a", tool: "charge", store_as: "a" }] },
-  { host: { tools, agents: { find: () => undefined, names: () => [] }, escalation: undefined, budget: undefined }, executors: { tool: toolNodeExecutor } },
+  { host: { tools, agents: { find: () => undefined, names: () => [] }, escalation: undefined, budget: undefined }, nodeTypes: new NodeTypeTable([toolNodeType]) },
 );
 process.stdout.write(JSON.stringify(manifest));
 `;
