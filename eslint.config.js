@@ -23,6 +23,7 @@ const top = [
   "traces",
   "agents",
   "eval",
+  "authoring",
   "events",
   "testing",
   ...composers,
@@ -105,6 +106,12 @@ const zones = [
     message: "traces/ sit below delegate/: the proposal shape and the prompt they read live in tools/.",
   },
   { target: src("eval"), from: src("plan", "agents", "events", ...composers) },
+  {
+    target: src("authoring"),
+    from: src("delegate", "distill", "traces", "agents", "eval", "events", "testing", ...composers),
+    message:
+      "authoring/ writes plans for the engine: it builds on plan/ and tools/, not on the node types' parts.",
+  },
   {
     target: src("testing"),
     from: src(
