@@ -6,12 +6,13 @@
  *
  *   node --import tsx bench/quality-relevance.ts --model FILE.gguf --out probes.jsonl [--limit 20] [--threads 1]
  */
-import { appendFileSync, existsSync, readFileSync } from "node:fs";
+import { appendFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { getLlama, type LlamaContextSequence, type Token } from "node-llama-cpp";
 import { buildPrompt } from "../src/runtime/tool-call-prompt.js";
 import { bfclQuestion, bfclToToolSpec } from "../src/eval/bfcl.js";
-import { bfclCases, loadBfclSuite, type BfclCase } from "../src/eval/bfcl-suite.js";
+import { bfclCases, loadBfclSuite } from "../src/eval/bfcl-suite.js";
+import { interleave, recordedIds } from "./quality-cases.js";
 
 const { values } = parseArgs({
   options: {
@@ -28,28 +29,7 @@ if (!values.model || !values.out) {
   process.exit(2);
 }
 const out = values.out;
-const done = new Set(
-  existsSync(out)
-    ? readFileSync(out, "utf8")
-        .split("\n")
-        .filter(Boolean)
-        .map((l) => (JSON.parse(l) as { id: string }).id)
-    : [],
-);
-
-/** Round-robin over categories, so a run cut short still covers each. */
-function interleave(cases: BfclCase[]): BfclCase[] {
-  const groups = new Map<string, BfclCase[]>();
-  for (const c of cases) groups.set(c.category, [...(groups.get(c.category) ?? []), c]);
-  const list: BfclCase[] = [];
-  for (let i = 0; list.length < cases.length; i++) {
-    for (const g of groups.values()) {
-      const c = g[i];
-      if (c) list.push(c);
-    }
-  }
-  return list;
-}
+const done = recordedIds(out);
 
 /** deputy's rules today (tool-call-prompt.ts) and candidate rewrites, each followed by the same tool lines. */
 const TODAY = [

@@ -8,13 +8,14 @@
  *
  * Deterministic settings: greedy, one thread, fixed seed. Categories are interleaved so a partial run covers all.
  */
-import { appendFileSync, existsSync, readFileSync } from "node:fs";
+import { appendFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import type { ToolCallDelegate } from "../src/delegate/protocol.js";
 import { LlamaServerDelegate } from "../src/delegate/backends/llama-server-delegate.js";
 import { LocalDelegate } from "../src/delegate/backends/local-delegate.js";
 import { FreeFormToolCallBaseline } from "../src/eval/free-form-baseline.js";
-import { bfclCases, loadBfclSuite, type BfclCase } from "../src/eval/bfcl-suite.js";
+import { bfclCases, loadBfclSuite } from "../src/eval/bfcl-suite.js";
+import { interleave, recordedIds } from "./quality-cases.js";
 import { evaluateCase } from "../src/eval/evaluate-case.js";
 import { startLlamaServer } from "../src/testing/llama-server.js";
 
@@ -39,28 +40,7 @@ if (!values.backend || !values.model || !values.out) {
   process.exit(2);
 }
 const out = values.out;
-const done = new Set(
-  existsSync(out)
-    ? readFileSync(out, "utf8")
-        .split("\n")
-        .filter(Boolean)
-        .map((l) => (JSON.parse(l) as { id: string }).id)
-    : [],
-);
-
-/** Round-robin over categories, so a run cut short still covers each. */
-function interleave(cases: BfclCase[]): BfclCase[] {
-  const groups = new Map<string, BfclCase[]>();
-  for (const c of cases) groups.set(c.category, [...(groups.get(c.category) ?? []), c]);
-  const out: BfclCase[] = [];
-  for (let i = 0; out.length < cases.length; i++) {
-    for (const g of groups.values()) {
-      const c = g[i];
-      if (c) out.push(c);
-    }
-  }
-  return out;
-}
+const done = recordedIds(out);
 
 const cases = interleave(bfclCases(loadBfclSuite(values.suite!, { limit: Number(values.limit) }))).filter(
   (c) => !done.has(c.sample.id),
