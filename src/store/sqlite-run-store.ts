@@ -226,18 +226,9 @@ export class SqliteRunStore implements RunStore {
   }
 
   async load(runId: string): Promise<StoredRun | undefined> {
-    this.#assertOpen();
-    const row = this.#stmts.getRun.get(runId) as Record<string, string> | undefined;
-    if (!row) return undefined;
-    // Keys are data (`store_as: "{item.id}"`): null-prototype maps, so no key is found that was not stored.
-    const artifacts = dataMap<unknown>();
-    for (const a of this.#stmts.artifacts.iterate(runId) as Iterable<{ key: string; value: string }>) {
-      setOwn(artifacts, a.key, JSON.parse(a.value));
-    }
-    const nodes = dataMap<NodeRecord>();
-    for (const n of this.#stmts.nodes.iterate(runId) as Iterable<{ node_id: string; record: string }>) {
-      setOwn(nodes, n.node_id, JSON.parse(n.record) as NodeRecord);
-    }
+    const summary = this.#readSummary(runId);
+    if (!summary) return undefined;
+    const { run, artifacts, nodes } = summary;
     const items: StoredRun["items"] = dataMap();
     const rows = this.#stmts.items.iterate(runId) as Iterable<{
       node_id: string;
@@ -252,13 +243,19 @@ export class SqliteRunStore implements RunStore {
       if (i.key !== null && i.value !== null && !Object.hasOwn(artifacts, i.key))
         setOwn(artifacts, i.key, JSON.parse(i.value));
     }
-    return { run: toRunRecord(row), artifacts, nodes, items };
+    return { run, artifacts, nodes, items };
   }
 
   async loadSummary(runId: string): Promise<RunSummary | undefined> {
+    return this.#readSummary(runId);
+  }
+
+  /** The run's record, artifacts and node records: what `load` and `loadSummary` both read. */
+  #readSummary(runId: string): RunSummary | undefined {
     this.#assertOpen();
     const row = this.#stmts.getRun.get(runId) as Record<string, string> | undefined;
     if (!row) return undefined;
+    // Keys are data (`store_as: "{item.id}"`): null-prototype maps, so no key is found that was not stored.
     const artifacts = dataMap<unknown>();
     for (const a of this.#stmts.artifacts.iterate(runId) as Iterable<{ key: string; value: string }>) {
       setOwn(artifacts, a.key, JSON.parse(a.value));
