@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { PlanIssue } from "../errors/plan-validation-error.js";
 import type { ValidationContext } from "../plan/node-executor.js";
-import type { NodeType } from "../plan/node-type.js";
+import type { DefinedNodeType } from "../plan/node-type.js";
 import { didYouMean } from "../tools/did-you-mean.js";
 import { agentNodeExecutor } from "./agent-node-executor.js";
 import { agentNodeFields, type AgentNode } from "./agent-node.js";
@@ -28,7 +28,7 @@ export const agentDetailsSchema = z.strictObject({
  * and delegations); the answer is stored like any artifact, and what every attempt spent is summed per node in
  * the manifest. It reads the host's agents and, inside a delegated call, its budget scope.
  */
-export const agentNodeType: NodeType<AgentNode> = {
+export const agentNodeType: DefinedNodeType<"agent", typeof agentNodeFields> = {
   name: "agent",
   fields: agentNodeFields,
   templated: (node) => [["input", node.input]],

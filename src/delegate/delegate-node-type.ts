@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { PlanIssue } from "../errors/plan-validation-error.js";
 import { compileGuard } from "../runtime/cel-guard.js";
 import type { ValidationContext } from "../plan/node-executor.js";
-import type { NodeType } from "../plan/node-type.js";
+import type { DefinedNodeType } from "../plan/node-type.js";
 import { compileSchema } from "../schema/validator.js";
 import type { Tool } from "../tools/define-tool.js";
 import { didYouMean } from "../tools/did-you-mean.js";
@@ -51,7 +51,7 @@ export const delegateDetailsSchema = z.looseObject({
  * accept gate judges it, and only an accepted call runs. It reads the host's delegate backends, trace sink,
  * side-effect key, escalation handler and agents (`escalate_to`).
  */
-export const delegateNodeType: NodeType<DelegateNode> = {
+export const delegateNodeType: DefinedNodeType<"delegate", typeof delegateNodeFields> = {
   name: "delegate",
   fields: delegateNodeFields,
   templated: (node) => [

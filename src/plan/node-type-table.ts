@@ -30,17 +30,18 @@ export function nodeSchemaOf(type: NodeType<any>): z.ZodType {
 /**
  * The node types a run (or a validation) knows, by name, each with the executor it runs with: the engine's
  * only view of node types. Built by the composition root (`createHost`); invalid registrations fail at once.
+ * `T` is the types it holds, as their TypeScript types: `validatePlan` types a plan written in TypeScript by it.
  */
-export class NodeTypeTable implements Iterable<NodeType<any>> {
+export class NodeTypeTable<T extends NodeType<any> = NodeType<any>> implements Iterable<T> {
   /** The registered names, in registration order. */
   readonly names: readonly string[];
   /** The name of the type a node without `type` has, if one is registered as `implicit`. */
   readonly implicit: string | undefined;
   // A Map, not a record: `type: "constructor"` must find nothing.
-  readonly #types = new Map<string, NodeType<any>>();
+  readonly #types = new Map<string, T>();
   readonly #executors = new Map<string, NodeExecutor<any>>();
 
-  constructor(types: Iterable<NodeType<any>>, executors: ExecutorTable = {}) {
+  constructor(types: Iterable<T>, executors: ExecutorTable = {}) {
     let implicit: string | undefined;
     for (const type of types) {
       checkType(type);
@@ -82,7 +83,7 @@ export class NodeTypeTable implements Iterable<NodeType<any>> {
   }
 
   /** The type registered as `name` (own names only). */
-  get(name: string): NodeType<any> | undefined {
+  get(name: string): T | undefined {
     return this.#types.get(name);
   }
 
@@ -98,7 +99,7 @@ export class NodeTypeTable implements Iterable<NodeType<any>> {
     return `${quoted.slice(0, -1).join(", ")} or ${quoted.at(-1)}`;
   }
 
-  [Symbol.iterator](): Iterator<NodeType<any>> {
+  [Symbol.iterator](): Iterator<T> {
     return this.#types.values();
   }
 }

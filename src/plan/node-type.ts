@@ -58,17 +58,35 @@ export interface NodeType<N extends BaseNode = BaseNode> {
 }
 
 /** What {@link defineNodeType} takes: a {@link NodeType} whose node is typed from its `fields`. */
-export interface NodeTypeSpec<Name extends string, Fields extends z.ZodRawShape> extends Omit<
-  NodeType<NodeOf<Name, Fields>>,
-  "name" | "fields"
-> {
+export interface NodeTypeSpec<
+  Name extends string,
+  Fields extends z.ZodRawShape,
+  Implicit extends boolean = false,
+> extends Omit<NodeType<NodeOf<Name, Fields>>, "name" | "fields" | "implicit"> {
   name: Name;
   fields: Fields;
+  implicit?: Implicit;
+}
+
+/**
+ * What {@link defineNodeType} gives: a {@link NodeType} that keeps its name, its fields' schema and whether it is
+ * implicit in its type, so a plan written in TypeScript can be typed from it (`PlanInput`, the `plan()` builder)
+ * without a second description of the same fields.
+ */
+export interface DefinedNodeType<
+  Name extends string,
+  Fields extends z.ZodRawShape,
+  Implicit extends boolean = false,
+> extends Omit<NodeType<NodeOf<Name, Fields>>, "name" | "fields" | "implicit"> {
+  readonly name: Name;
+  readonly fields: Fields;
+  readonly implicit?: Implicit;
 }
 
 /**
  * Defines a node type whose nodes are typed from their fields' schema: `execute(node)` sees `node.seconds` as a
- * number when `fields` says `seconds: z.number()`.
+ * number when `fields` says `seconds: z.number()`, and a plan's author writes `seconds` as a number (see
+ * `PlanInput` and `plan()` in the root entry).
  *
  * @example
  * const waitNodeType = defineNodeType({
@@ -83,9 +101,11 @@ export interface NodeTypeSpec<Name extends string, Fields extends z.ZodRawShape>
  * });
  * await runPlan(plan, { tools, nodeTypes: [waitNodeType] });
  */
-export function defineNodeType<const Name extends string, Fields extends z.ZodRawShape>(
-  spec: NodeTypeSpec<Name, Fields>,
-): NodeType<NodeOf<Name, Fields>> {
-  // (The spec is the node type: `name` and `fields` are only typed more narrowly.)
-  return spec as unknown as NodeType<NodeOf<Name, Fields>>;
+export function defineNodeType<
+  const Name extends string,
+  Fields extends z.ZodRawShape,
+  const Implicit extends boolean = false,
+>(spec: NodeTypeSpec<Name, Fields, Implicit>): DefinedNodeType<Name, Fields, Implicit> {
+  // (The spec is the node type: `name`, `fields` and `implicit` are only typed more narrowly.)
+  return spec as unknown as DefinedNodeType<Name, Fields, Implicit>;
 }
