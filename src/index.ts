@@ -53,6 +53,8 @@ import { AgentDefinitionError } from "./errors/agent-definition-error.js";
 import { agentResolver } from "./plan/host-capabilities.js";
 import type { ExecutionHost } from "./plan/node-executor.js";
 import type { NodeType } from "./plan/node-type.js";
+import { PlanBuilder, type PlanBuilderOf } from "./plan/plan-builder.js";
+import type { NodeInputOf, PlanHeaderInput, PlanInputOf, UntypedPlan } from "./plan/plan-input.js";
 import { NodeTypeTable, type ExecutorTable } from "./plan/node-type-table.js";
 import type { RunManifest } from "./plan/run-manifest.js";
 import type { EngineOptions } from "./plan/run-options.js";
@@ -68,11 +70,31 @@ import type { TraceSink } from "./traces/trace.js";
 /** The built-in node types: `tool` (the implicit one), `delegate` and `agent`. */
 export const builtInNodeTypes: readonly NodeType<any>[] = [toolNodeType, delegateNodeType, agentNodeType];
 
+/** The built-in node types, as their TypeScript types (what {@link PlanInput} is typed from). */
+export type BuiltInNodeType = typeof toolNodeType | typeof delegateNodeType | typeof agentNodeType;
+
 /** A node of one of the built-in types, discriminated by `type`. */
 export type PlanNode = ToolNode | DelegateNode | AgentNode;
 
+/**
+ * A plan as its author writes it in TypeScript: what a plan file holds, every default optional, its nodes a
+ * union discriminated by `type` (`tool` — the implicit one —, `delegate`, `agent`, and the types `Extra` made
+ * with {@link defineNodeType}: `PlanInput<typeof waitNodeType>`). Derived from the schemas that parse plans, so it
+ * cannot drift from them. {@link runPlan} and {@link validatePlan} take it; `ExecutionPlan` is the parsed plan.
+ *
+ * @example
+ * const plan = {
+ *   name: "greet",
+ *   nodes: [{ id: "hello", tool: "say", args: { text: "hi" }, store_as: "said" }],
+ * } satisfies PlanInput;
+ */
+export type PlanInput<Extra extends NodeType<any> = never> = PlanInputOf<BuiltInNodeType | Extra>;
+
+/** One node of a {@link PlanInput}: a union discriminated by `type`. */
+export type PlanNodeInput<Extra extends NodeType<any> = never> = NodeInputOf<BuiltInNodeType | Extra>;
+
 /** What a run is wired with: the tools, delegate backends, agents and policies its nodes use. */
-export interface HostOptions {
+export interface HostOptions<Extra extends NodeType<any> = NodeType<any>> {
   /**
    * The tools the plan may call: a registry, a list of tools/definitions, or a record by name (an AI SDK
    * `ToolSet` fits; its tools are not delegate-safe unless made with `fromAiSdkTools(set, { delegateSafe })`).
@@ -90,7 +112,7 @@ export interface HostOptions {
    * Node types besides the built-in ones (`tool`, `delegate`, `agent`): a plan may then use their names as
    * `type`. A name already registered is an error. Default: none. See {@link defineNodeType}.
    */
-  nodeTypes?: readonly NodeType<any>[];
+  nodeTypes?: readonly Extra[];
   /** Executors by node type name, replacing a registered type's own (a test double, an instrumented one). */
   executors?: ExecutorTable;
   /**
@@ -101,7 +123,8 @@ export interface HostOptions {
 }
 
 /** Options of {@link runPlan}: what the run is wired with, plus how it goes. */
-export interface RunOptions extends HostOptions, Omit<EngineOptions, "host" | "nodeTypes"> {}
+export interface RunOptions<Extra extends NodeType<any> = NodeType<any>>
+  extends HostOptions<Extra>, Omit<EngineOptions, "host" | "nodeTypes"> {}
 
 /** Options of {@link resumeRun}: those of a run, plus the store it is in and the plan to check against it. */
 export interface ResumeOptions extends Omit<RunOptions, "runId" | "artifacts" | "store"> {
@@ -114,7 +137,9 @@ export interface ResumeOptions extends Omit<RunOptions, "runId" | "artifacts" | 
  * Builds the host and node type table a run (or a validation) uses: the composition of the built-in parts,
  * plus the caller's node types and executors.
  */
-export function createHost(options: HostOptions): { host: ExecutionHost; nodeTypes: NodeTypeTable } {
+export function createHost<Extra extends NodeType<any> = never>(
+  options: HostOptions<Extra>,
+): { host: ExecutionHost; nodeTypes: NodeTypeTable<BuiltInNodeType | Extra> } {
   const tools = options.tools instanceof ToolRegistry ? options.tools : new ToolRegistry(options.tools);
   return {
     host: {
@@ -127,7 +152,9 @@ export function createHost(options: HostOptions): { host: ExecutionHost; nodeTyp
       budget: undefined,
     },
     nodeTypes: new NodeTypeTable(
-      options.nodeTypes ? [...builtInNodeTypes, ...options.nodeTypes] : builtInNodeTypes,
+      (options.nodeTypes ? [...builtInNodeTypes, ...options.nodeTypes] : builtInNodeTypes) as readonly (
+        BuiltInNodeType | Extra
+      )[],
       options.executors,
     ),
   };
@@ -138,6 +165,10 @@ export function createHost(options: HostOptions): { host: ExecutionHost; nodeTyp
  * Resolves with the run's manifest whatever the run's status; rejects only when the plan is invalid
  * (`PlanValidationError`, listing every issue) or the store fails.
  *
+ * A plan written in TypeScript (an object, or {@link plan}`(…).build()`) is a {@link PlanInput}: a misspelt field
+ * is a compile error. A plan only known at run time — `JSON.parse` of a file (`any`), a value typed `unknown` —
+ * is taken as it is and validated like any other (see `docs/library.md`, "Typed plans").
+ *
  * @example
  * const manifest = await runPlan(JSON.parse(await readFile("plan.json", "utf8")), {
  *   tools: [fetchAlerts, fileTicket],
@@ -145,6 +176,12 @@ export function createHost(options: HostOptions): { host: ExecutionHost; nodeTyp
  * });
  * if (manifest.status === "escalated") console.log(manifest.nodes.triage.escalations);
  */
+export function runPlan<Extra extends NodeType<any> = never>(
+  plan: NoInfer<PlanInput<Extra>>,
+  options: RunOptions<Extra>,
+): Promise<RunManifest>;
+/** A plan only known at run time: `unknown` or `any` (a parsed file, a model's answer), validated as any other. */
+export function runPlan<const P>(plan: UntypedPlan<P>, options: RunOptions): Promise<RunManifest>;
 export function runPlan(input: unknown, options: RunOptions): Promise<RunManifest> {
   return startRun(input, { redact: redactRecord, ...options, ...createHost(options) });
 }
@@ -156,6 +193,43 @@ export function runPlan(input: unknown, options: RunOptions): Promise<RunManifes
  */
 export function resumeRun(runId: string, options: ResumeOptions): Promise<RunManifest> {
   return continueRun(runId, { redact: redactRecord, ...options, ...createHost(options) });
+}
+
+/** Options of {@link plan}: the plan's fields besides `name` and `nodes`, and node types besides the built-in ones. */
+export interface PlanBuilderOptions<Extra extends NodeType<any> = never> extends Omit<
+  PlanHeaderInput,
+  "name"
+> {
+  /** Node types of your own (as `runPlan` takes them): each gets a method named after it. Default: none. */
+  nodeTypes?: readonly Extra[];
+}
+
+/**
+ * Writes a plan in TypeScript: one method per node type (`tool`, `delegate`, `agent`, and those in
+ * `nodeTypes`), each taking the node's id and its fields, typed from the node type's schema — a misspelt field is
+ * a compile error. `build()` gives exactly the JSON a plan file holds (the CLI reads it as it is); the plan is
+ * validated where it runs, with the same issues as that file. Each call returns a new builder.
+ *
+ * @example
+ * const triage = plan("alert-triage", { metadata: { max_parallel_tasks: 4 } })
+ *   .tool("fetch_alerts", { tool: "fetch_alerts", args: { file: "alerts.json" }, store_as: "alerts" })
+ *   .delegate("triage", {
+ *     depends_on: ["fetch_alerts"],
+ *     for_each: { source: "{artifacts.alerts}", select: "alerts[]" },
+ *     instruction: "Pick an action for this alert: {item.summary}",
+ *     tools: ["file_jira_ticket", "ignore_alert"],
+ *     store_as: "triage_{index}",
+ *   })
+ *   .build();
+ * await runPlan(triage, { tools, delegates: [backend] });
+ */
+export function plan<Extra extends NodeType<any> = never>(
+  name: string,
+  options: PlanBuilderOptions<Extra> = {},
+): PlanBuilderOf<BuiltInNodeType | Extra> {
+  const { nodeTypes = [], ...header } = options ?? {};
+  const types = [...builtInNodeTypes, ...(Array.isArray(nodeTypes) ? nodeTypes : [])];
+  return PlanBuilder.create(types as readonly (BuiltInNodeType | Extra)[], name, header);
 }
 
 /** Options of {@link delegateToPlan}: the plan's wiring (as for {@link runPlan}) and how callers see it. */
@@ -220,7 +294,21 @@ export { MemoryRunStore } from "./store/memory-run-store.js";
 export { SqliteRunStore, type SqliteRunStoreOptions } from "./store/sqlite-run-store.js";
 export { parsePlan, validatePlan, type ValidationReport } from "./plan/validate-plan.js";
 export type { ExecutionPlan } from "./plan/plan-schema.js";
-export { defineNodeType, type NodeOf, type NodeType, type TemplatedField } from "./plan/node-type.js";
+export type {
+  BaseNodeInput,
+  NodeInputOf,
+  PlanInputOf,
+  PlanMetadataInput,
+  UntypedPlan,
+} from "./plan/plan-input.js";
+export { PlanBuilder, type NodeFieldsOf, type PlanBuilderOf } from "./plan/plan-builder.js";
+export {
+  defineNodeType,
+  type DefinedNodeType,
+  type NodeOf,
+  type NodeType,
+  type TemplatedField,
+} from "./plan/node-type.js";
 export { NodeTypeTable, type ExecutorTable } from "./plan/node-type-table.js";
 export { planJsonSchema } from "./plan/plan-json-schema.js";
 export type { RunManifest, NodeManifest } from "./plan/run-manifest.js";

@@ -21,12 +21,22 @@ export type {
 export type { BaseNode, ExecutionPlan, ForEach, PlanMetadata, RetryPolicy } from "./plan-schema.js";
 export {
   defineNodeType,
+  type DefinedNodeType,
   type NodeOf,
   type NodeType,
   type NodeTypeSpec,
   type TemplatedField,
 } from "./node-type.js";
 export { NodeTypeTable } from "./node-type-table.js";
+export type {
+  BaseNodeInput,
+  NodeInputOf,
+  PlanHeaderInput,
+  PlanInputOf,
+  PlanMetadataInput,
+  UntypedPlan,
+} from "./plan-input.js";
+export { PlanBuilder, type NodeFieldsOf, type NodeMethods, type PlanBuilderOf } from "./plan-builder.js";
 export { planJsonSchema } from "./plan-json-schema.js";
 export { toolNodeType } from "./tool-node-type.js";
 export type { ToolNode } from "./tool-node.js";

@@ -67,10 +67,9 @@ describe("a registered node type", () => {
     expect(m.artifacts).toMatchObject({ seed: "FIRST", again: "FIRST AGAIN" });
     expect(m.nodes.again!.type).toBe("stamp");
     const { host, nodeTypes } = createHost({ tools: [], nodeTypes: [stamp] });
-    const report = validatePlan(
-      { name: "p", nodes: [{ id: "a", type: "stump", store_as: "a" }] },
-      { host, nodeTypes },
-    );
+    // Read at run time (a misspelt type in TypeScript is a compile error): `unknown`, as a parsed file is.
+    const misspelt: unknown = { name: "p", nodes: [{ id: "a", type: "stump", store_as: "a" }] };
+    const report = validatePlan(misspelt, { host, nodeTypes });
     expect(report.issues[0]!.message).toBe(
       'type must be "tool", "delegate", "agent" or "stamp", got "stump"',
     );

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
-import { resumeRun, runPlan } from "../index.js";
+import { resumeRun, runPlan, type PlanInput } from "../index.js";
 import { defineTool } from "../tools/define-tool.js";
 import { MemoryRunStore } from "../store/memory-run-store.js";
 import { SqliteRunStore } from "../store/sqlite-run-store.js";
@@ -54,7 +54,7 @@ function plan(ids: string[], field: string) {
         store_as: "peek",
       },
     ],
-  };
+  } satisfies PlanInput;
 }
 
 afterEach(() => {
@@ -140,17 +140,16 @@ describe("data never reaches the prototype (generated ids and paths)", () => {
 
   it('store_as "__proto__" and node type "constructor" are plan issues with the node id', () => {
     const { host, nodeTypes } = createHost({ tools: [mutate, list] });
-    const report = validatePlan(
-      {
-        name: "p",
-        nodes: [
-          { id: "a", tool: "list", args: {}, store_as: "__proto__" },
-          { id: "b", type: "constructor", store_as: "b" },
-          { id: "c", type: "toString", store_as: "c" },
-        ],
-      },
-      { host, nodeTypes },
-    );
+    // As read from a file (in TypeScript, the unknown types are compile errors).
+    const read: unknown = {
+      name: "p",
+      nodes: [
+        { id: "a", tool: "list", args: {}, store_as: "__proto__" },
+        { id: "b", type: "constructor", store_as: "b" },
+        { id: "c", type: "toString", store_as: "c" },
+      ],
+    };
+    const report = validatePlan(read, { host, nodeTypes });
     expect(report.ok).toBe(false);
     expect(report.issues.map((i) => [i.nodeId, i.code])).toEqual(
       expect.arrayContaining([

@@ -7,6 +7,7 @@ import { didYouMean } from "../tools/did-you-mean.js";
 import { compileGuard } from "../runtime/cel-guard.js";
 import type { ExecutionHost, ValidationContext } from "./node-executor.js";
 import type { NodeType } from "./node-type.js";
+import type { PlanInputOf, UntypedPlan } from "./plan-input.js";
 import { nodeSchemaOf, type NodeTypeTable } from "./node-type-table.js";
 import { planHeaderSchema, type BaseNode, type ExecutionPlan } from "./plan-schema.js";
 import { unknownFieldHint } from "./unknown-field-hint.js";
@@ -14,11 +15,11 @@ import { parseSelectPath } from "../runtime/select-path.js";
 import { checkTemplates, storeAsProducers } from "./check-references.js";
 import { planIssue as issue } from "./plan-issue.js";
 
-/** What validation needs besides the plan. */
-export interface ValidateOptions {
+/** What validation needs besides the plan; `T`: the node types' TypeScript types (see {@link NodeTypeTable}). */
+export interface ValidateOptions<T extends NodeType<any> = NodeType<any>> {
   host: ExecutionHost;
   /** The node types the plan may use (the root entry's `createHost` registers the built-in ones). */
-  nodeTypes: NodeTypeTable;
+  nodeTypes: NodeTypeTable<T>;
   /** Artifact keys that exist before the run starts (initial artifacts). */
   knownArtifacts?: Iterable<string>;
 }
@@ -35,7 +36,17 @@ export interface ValidationReport {
  * its registered type's schema, unknown fields included), duplicate ids, unknown or missing dependencies,
  * cycles, host capabilities, CEL, select paths, templates (the engine's fields and the type's templated ones),
  * `store_as` rules, and each node type's own checks (a tool node's tool and arguments, …).
+ *
+ * A plan written in TypeScript is typed by the table's node types (a typo in a field is a compile error); one
+ * only known at run time (`unknown`, `any`: a parsed file, a model's answer) is taken as it is, see
+ * {@link UntypedPlan}.
  */
+export function validatePlan<T extends NodeType<any>>(
+  plan: NoInfer<PlanInputOf<T>>,
+  options: ValidateOptions<T>,
+): ValidationReport;
+/** A plan only known at run time: `unknown` or `any`, e.g. `JSON.parse` of a plan file. */
+export function validatePlan<const P>(plan: UntypedPlan<P>, options: ValidateOptions): ValidationReport;
 export function validatePlan(input: unknown, options: ValidateOptions): ValidationReport {
   // JavaScript callers of the engine's own entries (startRun, continueRun) pass what they pass: a missing table
   // (the `executors` of earlier versions) is a clear error, not a TypeError deep in the loop.
