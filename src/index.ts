@@ -233,8 +233,8 @@ export function plan<Extra extends NodeType<any> = never>(
 }
 
 /** Options of {@link delegateToPlan}: the plan's wiring (as for {@link runPlan}) and how callers see it. */
-export interface DelegateToPlanOptions
-  extends HostOptions, Omit<PlanDelegationOptions, "host" | "nodeTypes"> {}
+export interface DelegateToPlanOptions<Extra extends NodeType<any> = NodeType<any>>
+  extends HostOptions<Extra>, Omit<PlanDelegationOptions, "host" | "nodeTypes"> {}
 
 /**
  * Lets an agent delegate to an execution plan: the calling model sees one tool whose parameters are the plan's
@@ -258,6 +258,15 @@ export interface DelegateToPlanOptions
  *   actions: { run: ({ ask }: { ask: string }) => ask },
  * });
  */
+export function delegateToPlan<Extra extends NodeType<any> = never>(
+  plan: NoInfer<PlanInput<Extra>>,
+  options: DelegateToPlanOptions<Extra>,
+): DelegateToPlanSpec;
+/** A plan only known at run time: `unknown` or `any` (a parsed file), validated now as any other. */
+export function delegateToPlan<const P>(
+  plan: UntypedPlan<P>,
+  options: DelegateToPlanOptions,
+): DelegateToPlanSpec;
 export function delegateToPlan(plan: unknown, options: DelegateToPlanOptions): DelegateToPlanSpec {
   if (typeof options !== "object" || options === null || options.tools === undefined) {
     const name = (plan as { name?: unknown } | null)?.name;

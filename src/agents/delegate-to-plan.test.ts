@@ -183,6 +183,7 @@ describe("delegateToPlan: the tool", () => {
     expect(() => delegateToPlan(triagePlan, {} as DelegateToPlanOptions)).toThrow(
       /needs options with `tools`/,
     );
+    // @ts-expect-error a file name is no plan (a compile error; JavaScript callers get this error)
     expect(() => delegateToPlan("plan.json", runOptions)).toThrow(/expects an execution plan/);
     expect(define(triagePlan, { budget: { max_calls: 1 } as Budget })).toThrow(/did you mean `maxCalls`/);
     expect(() =>

@@ -6,6 +6,7 @@ import { z } from "zod";
 import {
   createHost,
   defineNodeType,
+  delegateToPlan,
   defineTool,
   plan,
   runPlan,
@@ -78,6 +79,12 @@ function typeChecks() {
     { name: "p", nodes: [{ id: "a", type: "wait", seconds: 1, store_as: "a" }] },
     { tools: [echo] },
   );
+
+  // delegateToPlan takes a plan as runPlan does.
+  const asTool = { name: "run_written", tools: [echo] };
+  // @ts-expect-error a misspelt field in a plan handed to delegateToPlan (returns)
+  delegateToPlan({ name: "p", return: "a", nodes: [{ id: "a", tool: "echo", store_as: "a" }] }, asTool);
+  void (() => delegateToPlan(written, asTool));
 
   // Plans only known at run time are taken as they are (and validated when they run).
   const parsed: unknown = JSON.parse("{}");

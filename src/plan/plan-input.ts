@@ -66,7 +66,7 @@ type UntypedNode<N> = unknown extends N
 
 /**
  * A plan whose type says nothing checkable: accepted where its type is `unknown` or `any` (a parsed file, a
- * model's answer), a record of unknown fields, or a plan whose nodes are untyped (`object[]`, records, or a
+ * model's answer), `object`, a record of unknown fields, or a plan whose nodes are untyped (`object[]`, records, or a
  * `type` widened to `string`, as in a plan built in a variable without `satisfies PlanInput`). Any other value must
  * be a plan input. So the entries that take a typed plan also take JSON read at run time, which they validate
  * anyway, while a misspelt field in a plan written in TypeScript stays a compile error (an overload taking
@@ -74,10 +74,12 @@ type UntypedNode<N> = unknown extends N
  */
 export type UntypedPlan<P> = unknown extends P
   ? P
-  : string extends keyof P
+  : object extends P
     ? P
-    : P extends { readonly nodes: readonly (infer N)[] }
-      ? true extends UntypedNode<N>
-        ? P
-        : never
-      : never;
+    : string extends keyof P
+      ? P
+      : P extends { readonly nodes: readonly (infer N)[] }
+        ? true extends UntypedNode<N>
+          ? P
+          : never
+        : never;
