@@ -59,6 +59,7 @@ export const delegateNodeType: NodeType<DelegateNode> = {
     ["facts", node.facts],
   ],
   validate: (node, ctx) => validateDelegateNode(node, ctx),
+  tools: (node) => node.tools,
   executor: delegateNodeExecutor,
   capabilities: ["delegates", "traceSink", "allowDelegateSideEffects", "escalation", "agents"],
   details: delegateDetailsSchema,
