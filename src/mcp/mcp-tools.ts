@@ -254,8 +254,10 @@ class Connection {
     readonly settings: Settings,
   ) {}
 
-  /** The stdio server's process id, kept from the start (the transport forgets it once the process ends). */
-  pid: number | undefined;
+  /** The stdio server's process id (kept once the process ends). */
+  get pid(): number | undefined {
+    return this.transport instanceof ReapedStdioTransport ? this.transport.spawned : undefined;
+  }
 
   get trusted(): boolean {
     return this.server.trusted === true;
@@ -296,12 +298,24 @@ class Connection {
   }
 }
 
+/** The SDK's stdio transport, its child listed for killing at exit from the moment it is spawned. */
+class ReapedStdioTransport extends StdioClientTransport {
+  /** The child's pid, kept after it ends (the SDK's `pid` forgets it). */
+  spawned: number | undefined;
+
+  override async start(): Promise<void> {
+    await super.start();
+    this.spawned = this.pid ?? undefined;
+    if (this.spawned !== undefined) reapOnExit(this.spawned);
+  }
+}
+
 async function connect(server: McpServerOptions, settings: Settings): Promise<Connection> {
   const where = label(server);
   const client = new Client({ name: "deputy", version: deputyVersion() }, { capabilities: {} });
   const transport =
     "command" in server
-      ? new StdioClientTransport({
+      ? new ReapedStdioTransport({
           command: server.command,
           ...(server.args ? { args: server.args } : {}),
           ...(server.env ? { env: server.env } : {}),
@@ -324,10 +338,6 @@ async function connect(server: McpServerOptions, settings: Settings): Promise<Co
   client.onerror = () => {};
   try {
     await client.connect(transport, { timeout: settings.connectTimeoutMs });
-    if (transport instanceof StdioClientTransport && transport.pid !== null) {
-      connection.pid = transport.pid;
-      reapOnExit(transport.pid);
-    }
     connection.definitions = await listTools(connection);
   } catch (cause) {
     await connection.close();
