@@ -5,7 +5,10 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { McpSourceError } from "../errors/mcp-source-error.js";
+import { compileSchema } from "../schema/validator.js";
 import { McpAnswerError, readCallAnswer, readToolPage } from "./mcp-answers.js";
+import { mcpToolAsTool } from "./mcp-tools.js";
 
 const json = fc.jsonValue({ maxDepth: 4 });
 /** A value that is sometimes of the right shape, often not: what a careless or hostile server sends. */
@@ -161,5 +164,59 @@ describe("reading a tools/call answer", () => {
     expect(
       readCallAnswer({ content: [{ type: "text", text: "no such\nfile" }], isError: true }, 1000),
     ).toEqual({ ok: false, reason: "tool_error", message: "no such file" });
+  });
+});
+
+/** Tools that pass the reader, with names and property schemas that deputy may or may not accept. */
+const listedTool = fc.record({
+  name: fc.oneof(fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_.-]{0,20}$/), fc.string({ minLength: 1 })),
+  description: fc.option(fc.string(), { nil: undefined }),
+  inputSchema: fc.record({
+    type: fc.constant("object"),
+    properties: fc.dictionary(
+      fc.string(),
+      fc.oneof(fc.record({ type: fc.constantFrom("string", "number", "boolean", "frobnicate") }), json),
+      { maxKeys: 3 },
+    ),
+  }),
+  annotations: fc.record({ readOnlyHint: maybe(fc.boolean()) }, { requiredKeys: [] }),
+});
+
+describe("an MCP tool list as deputy tools", () => {
+  const run = () => Promise.resolve(null);
+  it("gives tools whose schemas compile and whose hints decide only for a trusted server, or one clear error", () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          toolList,
+          fc.array(listedTool, { maxLength: 3 }).map((tools) => ({ tools })),
+        ),
+        fc.boolean(),
+        (answer, trusted) => {
+          let page;
+          try {
+            page = readToolPage(answer);
+          } catch {
+            return; // the reader's refusal, checked above
+          }
+          for (const d of page.tools) {
+            const as = { name: "t", server: '"srv"', prefix: "srv", trusted };
+            let tool;
+            try {
+              tool = mcpToolAsTool(d, as, run);
+            } catch (error) {
+              expect(McpSourceError.isInstance(error), String(error)).toBe(true);
+              expect(error).toMatchObject({ code: "MCP_TOOLS_INVALID", tool: d.name });
+              expect((error as Error).message).not.toMatch(/\n/);
+              continue;
+            }
+            expect(() => compileSchema(tool.parameters)).not.toThrow();
+            expect(tool.description.trim()).not.toBe("");
+            expect(tool.delegateSafe).toBe(trusted && d.annotations.readOnlyHint === true);
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });

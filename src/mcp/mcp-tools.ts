@@ -450,23 +450,40 @@ function prefixOf(c: Connection, index: number): string {
 }
 
 function toDeputyTool(c: Connection, d: McpToolDefinition, name: string, settings: Settings): Tool {
+  return mcpToolAsTool(d, { name, server: c.label, prefix: c.prefix, trusted: c.trusted }, (args, ctx) =>
+    callTool(c, d.name, name, args, ctx, settings),
+  );
+}
+
+/**
+ * One MCP tool definition as a deputy tool named `as.name`: its description (else its title, else a phrase
+ * naming it), its input schema compiled as deputy compiles every tool's (one that does not compile is
+ * `MCP_TOOLS_INVALID`), its hints kept, and delegate-safe only for `readOnlyHint: true` from a trusted server.
+ *
+ * @internal
+ */
+export function mcpToolAsTool(
+  d: McpToolDefinition,
+  as: { name: string; server: string; prefix: string; trusted: boolean },
+  run: (args: unknown, ctx: ToolContext) => Promise<unknown>,
+): Tool {
   const annotations = { ...d.annotations } as Record<string, string | boolean>;
   try {
     return toTool({
-      name,
+      name: as.name,
       // deputy needs a description (delegates read it); an MCP tool may have only a title, or nothing.
-      description: d.description ?? d.title ?? d.annotations.title ?? `${d.name} (a tool of ${c.prefix})`,
+      description: d.description ?? d.title ?? d.annotations.title ?? `${d.name} (a tool of ${as.prefix})`,
       input: d.inputSchema,
       // The one place an annotation decides anything, and only for a server the host vouched for.
-      delegateSafe: c.trusted && d.annotations.readOnlyHint === true,
+      delegateSafe: as.trusted && d.annotations.readOnlyHint === true,
       ...(Object.keys(annotations).length ? { annotations } : {}),
-      run: (args: unknown, ctx: ToolContext) => callTool(c, d.name, name, args, ctx, settings),
+      run,
     });
   } catch (cause) {
     throw new McpSourceError(
       "MCP_TOOLS_INVALID",
-      c.label,
-      `MCP server ${c.label}: tool "${d.name}" cannot be used: ${oneLine(cause)}`,
+      as.server,
+      `MCP server ${as.server}: tool "${d.name}" cannot be used: ${oneLine(cause)}`,
       { tool: d.name, cause },
     );
   }

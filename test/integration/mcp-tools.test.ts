@@ -9,7 +9,9 @@ import { createServer } from "node:net";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { MockLanguageModelV4 } from "ai/test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { defineAgent } from "../../src/agents/define-agent.js";
 import { McpSourceError } from "../../src/errors/mcp-source-error.js";
 import { runPlan, ScriptedDelegate } from "../../src/index.js";
 import { mcpTools, type McpTools } from "../../src/mcp/mcp-tools.js";
@@ -79,6 +81,43 @@ describe("the everything server over stdio", () => {
     expect(manifest.status).toBe("completed");
     expect(manifest.artifacts).toMatchObject({ echo: "Echo: hi", sum: "The sum of 2 and 3 is 5." });
     expect(manifest.artifacts.weather).toMatchObject({ temperature: expect.any(Number) });
+  });
+});
+
+describe("MCP tools in an agent", () => {
+  it("are offered to its model with the server's schema, and its calls go to the server", async () => {
+    await using everything = await mcpTools({ command: node, args: [EVERYTHING, "stdio"] });
+    const usage = {
+      inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
+      outputTokens: { total: 5, text: 5, reasoning: 0 },
+    };
+    const model = new MockLanguageModelV4({
+      doGenerate: [
+        {
+          content: [{ type: "tool-call", toolCallId: "1", toolName: "get-sum", input: '{"a":40,"b":2}' }],
+          finishReason: { unified: "tool-calls", raw: undefined },
+          usage,
+          warnings: [],
+        },
+        {
+          content: [{ type: "text", text: "42" }],
+          finishReason: { unified: "stop", raw: undefined },
+          usage,
+          warnings: [],
+        },
+      ],
+    });
+    const agent = defineAgent({
+      name: "Adder",
+      backend: model,
+      tools: everything,
+      actions: { ask: ({ q }: { q: string }) => q },
+    });
+    const result = await agent.run("ask", { q: "40 + 2?" });
+    expect(result.text).toBe("42");
+    expect(result.steps[0]!.toolResults[0]!.output).toBe("The sum of 40 and 2 is 42.");
+    const offered = model.doGenerateCalls[0]!.tools!.find((t) => t.name === "get-sum");
+    expect(offered).toMatchObject({ inputSchema: { type: "object", required: ["a", "b"] } });
   });
 });
 
