@@ -7,7 +7,7 @@ import { once } from "node:events";
 import { createServer } from "node:net";
 import { join, resolve } from "node:path";
 import { runPlan } from "../dist/index.js";
-import { mcpTools } from "../dist/mcp/index.js";
+import { mcpTools, type McpServerOptions } from "../dist/mcp/index.js";
 import { defineTool } from "../dist/tools/index.js";
 
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
@@ -77,10 +77,11 @@ const url = `http://127.0.0.1:${port}/mcp`;
 
 const timings: Record<string, number[]> = { stdioOpen: [], stdioClose: [], httpOpen: [], httpClose: [] };
 for (let i = 0; i < ROUNDS; i++) {
-  for (const [kind, server] of [
+  const servers: [string, McpServerOptions][] = [
     ["stdio", { command: process.execPath, args: [EVERYTHING, "stdio"] }],
     ["http", { url }],
-  ] as const) {
+  ];
+  for (const [kind, server] of servers) {
     const t0 = performance.now();
     const tools = await mcpTools(server);
     const t1 = performance.now();
