@@ -70,7 +70,8 @@ export interface McpToolsOptions {
   /** How long starting and the handshake may take, per server. Default 30 000 ms. */
   connectTimeoutMs?: number;
   /**
-   * How long one tool call may take when its node sets no `timeout` (the MCP SDK's own default). Default
+   * The longest one tool call may take, whatever its node's `timeout` (which aborts it sooner): a bound for
+   * nodes without one, as the MCP SDK's own default. Raise it for a node whose `timeout` is longer. Default
    * 60 000 ms.
    */
   callTimeoutMs?: number;
