@@ -195,6 +195,44 @@ describe("--tools mcp:stdio:…", () => {
   });
 });
 
+describe("a resume without --tools", () => {
+  it("loads every recorded source again, tools module and MCP server", async () => {
+    const ws = workspace({
+      name: "recorded",
+      nodes: [
+        { id: "say", tool: "echo", args: { text: "hi" }, store_as: "said" },
+        { id: "gate", tool: "gate", depends_on: ["say"], args: {}, store_as: "gated" },
+      ],
+    });
+    const open = join(ws.dir, "open");
+    const module = join(ws.dir, "tools.mjs");
+    writeFileSync(
+      module,
+      `import { existsSync } from "node:fs";
+export const tools = [{ name: "gate", description: "open once the file exists", input: { type: "object" },
+  run: () => { if (!existsSync(${JSON.stringify(open)})) throw new Error("closed"); return "open"; } }];`,
+    );
+    const spec = `mcp:stdio:${node} ${HOSTILE}`;
+    const first = await cli([
+      "run",
+      ws.plan,
+      "--tools",
+      module,
+      "--tools",
+      spec,
+      "--store",
+      ws.store,
+      "--json",
+    ]);
+    expect(first.code).toBe(1);
+    const { runId } = JSON.parse(first.stdout) as { runId: string };
+    writeFileSync(open, "");
+    const resumed = await cli(["resume", runId, "--store", ws.store, "--json"]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(JSON.parse(resumed.stdout).artifacts).toMatchObject({ said: "hi", gated: "open" });
+  });
+});
+
 /** Starts `deputy run` on a plan that calls `hang`, waits until the server is up, then sends `signals`. */
 async function runAndSignal(signals: NodeJS.Signals[], args: string[] = []) {
   const ws = workspace({ name: "hang", nodes: [{ id: "h", tool: "hang", args: {}, store_as: "h" }] });
