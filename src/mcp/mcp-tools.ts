@@ -242,18 +242,85 @@ const STDERR_TAIL = 2000;
 class Connection {
   closed = false;
   #closing: Promise<void> | undefined;
+  #reviving: Promise<void> | undefined;
+  #restarts = 0;
   #stderr = "";
   definitions: McpToolDefinition[] = [];
   prefix = "";
   readonly names = new Map<string, string>();
+  client!: Client;
+  transport!: Transport;
 
   constructor(
     readonly server: McpServerOptions,
     readonly label: string,
-    readonly client: Client,
-    readonly transport: Transport,
     readonly settings: Settings,
   ) {}
+
+  /** Starts (or reaches) the server, does the handshake and lists its tools. */
+  async open(): Promise<McpToolDefinition[]> {
+    const server = this.server;
+    const client = new Client({ name: "deputy", version: deputyVersion() }, { capabilities: {} });
+    const transport =
+      "command" in server
+        ? new ReapedStdioTransport({
+            command: server.command,
+            ...(server.args ? { args: server.args } : {}),
+            ...(server.env ? { env: server.env } : {}),
+            ...(server.cwd ? { cwd: server.cwd } : {}),
+            // Piped, never inherited: an untrusted server's output must not reach the terminal as it is.
+            stderr: "pipe",
+          })
+        : new StreamableHTTPClientTransport(new URL(String(server.url)), {
+            ...(server.headers ? { requestInit: { headers: server.headers } } : {}),
+          });
+    this.client = client;
+    this.transport = transport;
+    this.closed = false;
+    if (transport instanceof StdioClientTransport) transport.stderr?.on("data", (c) => this.keepStderr(c));
+    client.onclose = () => {
+      if (this.client !== client) return;
+      this.closed = true;
+      // It ended (or was stopped): its pid is no longer ours to kill at exit.
+      if (this.pid !== undefined) forgetChild(this.pid);
+    };
+    // Errors of the transport after the handshake (a line that is not JSON) reach the call that waits, if any.
+    client.onerror = () => {};
+    await client.connect(transport, { timeout: this.settings.connectTimeoutMs });
+    return listTools(this);
+  }
+
+  /**
+   * Starts a stdio server again after it died, so that a node's retry can succeed: at most
+   * {@link MAX_RESTARTS} times per connection (a server that keeps dying is not restarted for ever), never after
+   * `close()`, never for HTTP (the server is not ours to start), and only to serve the same tools: a restarted
+   * server that lists other definitions stays down, since the plan was validated against the first ones.
+   */
+  revive(): Promise<void> {
+    this.#reviving ??= (async () => {
+      try {
+        if (this.#closing !== undefined || !("command" in this.server))
+          throw new Error(`the server is gone${this.lastWords()}`);
+        if (this.#restarts >= MAX_RESTARTS)
+          throw new Error(`the server is gone, restarted ${MAX_RESTARTS} times already${this.lastWords()}`);
+        this.#restarts++;
+        let listed: McpToolDefinition[];
+        try {
+          listed = await this.open();
+        } catch (cause) {
+          await this.client.close().catch(() => {});
+          throw new Error(`the server is gone and did not start again: ${oneLine(cause)}${this.lastWords()}`);
+        }
+        if (JSON.stringify(listed) !== JSON.stringify(this.definitions)) {
+          await this.client.close().catch(() => {});
+          throw new Error("the server was started again and lists other tools than it did; it stays down");
+        }
+      } finally {
+        this.#reviving = undefined;
+      }
+    })();
+    return this.#reviving;
+  }
 
   /** The stdio server's process id (kept once the process ends). */
   get pid(): number | undefined {
@@ -288,11 +355,13 @@ class Connection {
 
   close(): Promise<void> {
     this.#closing ??= (async () => {
+      // A restart under way finishes first, so the process it starts is the one stopped here.
+      await this.#reviving?.catch(() => {});
       const pid = this.pid;
       this.closed = true;
       if (this.transport instanceof StreamableHTTPClientTransport)
         await this.transport.terminateSession().catch(() => {});
-      await this.client.close().catch(() => {});
+      await this.client?.close().catch(() => {});
       if (pid !== undefined) forgetChild(pid);
     })();
     return this.#closing;
@@ -311,35 +380,14 @@ class ReapedStdioTransport extends StdioClientTransport {
   }
 }
 
+/** How often a dead stdio server is started again for the calls that follow (see `Connection.revive`). */
+const MAX_RESTARTS = 3;
+
 async function connect(server: McpServerOptions, settings: Settings): Promise<Connection> {
   const where = label(server);
-  const client = new Client({ name: "deputy", version: deputyVersion() }, { capabilities: {} });
-  const transport =
-    "command" in server
-      ? new ReapedStdioTransport({
-          command: server.command,
-          ...(server.args ? { args: server.args } : {}),
-          ...(server.env ? { env: server.env } : {}),
-          ...(server.cwd ? { cwd: server.cwd } : {}),
-          // Piped, never inherited: an untrusted server's output must not reach the terminal as it is.
-          stderr: "pipe",
-        })
-      : new StreamableHTTPClientTransport(new URL(String(server.url)), {
-          ...(server.headers ? { requestInit: { headers: server.headers } } : {}),
-        });
-  const connection = new Connection(server, where, client, transport, settings);
-  if (transport instanceof StdioClientTransport)
-    transport.stderr?.on("data", (c) => connection.keepStderr(c));
-  client.onclose = () => {
-    connection.closed = true;
-    // It ended (or was stopped): its pid is no longer ours to kill at exit.
-    if (connection.pid !== undefined) forgetChild(connection.pid);
-  };
-  // Errors of the transport after the handshake (a line that is not JSON) reach the call that waits, if any.
-  client.onerror = () => {};
+  const connection = new Connection(server, where, settings);
   try {
-    await client.connect(transport, { timeout: settings.connectTimeoutMs });
-    connection.definitions = await listTools(connection);
+    connection.definitions = await connection.open();
   } catch (cause) {
     await connection.close();
     if (McpSourceError.isInstance(cause)) throw cause;
@@ -500,7 +548,13 @@ async function callTool(
 ): Promise<unknown> {
   const failed = (code: "TOOL_FAILED" | "TOOL_RESULT_TOO_LARGE", why: string, cause?: unknown) =>
     new ToolError(code, name, `MCP tool "${mcpName}" of ${c.label}: ${why}`, cause ? { cause } : undefined);
-  if (c.closed) throw failed("TOOL_FAILED", `the server is gone${c.lastWords()}`);
+  if (c.closed) {
+    try {
+      await c.revive();
+    } catch (cause) {
+      throw failed("TOOL_FAILED", oneLine(cause), cause);
+    }
+  }
   let answer: unknown;
   try {
     answer = await c.client.request(

@@ -222,15 +222,27 @@ describe("a hostile server", () => {
     );
   });
 
-  it("that dies mid-call fails the call and every later one, quickly, with its last words", async () => {
+  it("that dies mid-call fails the call with its last words, and is started again for the retry", async () => {
+    await using tools = await mcpTools(hostile("--state-file", join(dir, "died-once")));
+    const first = tools.servers[0]!.pid!;
+    const retried = await runPlan(toolPlan("die_once", {}, { retry: { max_attempts: 2 } }), { tools });
+    expect(retried.status).toBe("completed");
+    expect(retried.artifacts.out).toBe("survived");
+    expect(retried.nodes.call!.attempts).toBe(2);
+    expect(alive(first)).toBe(false);
+    expect(tools.servers[0]!.pid).not.toBe(first);
+  });
+
+  it("that keeps dying is started again at most 3 times, then every call fails at once", async () => {
     await using tools = await mcpTools(hostile());
-    const pid = tools.servers[0]!.pid!;
-    const died = await runPlan(toolPlan("die", {}, { retry: { max_attempts: 2 } }), { tools });
+    const died = await runPlan(toolPlan("die", {}, { retry: { max_attempts: 5 } }), { tools });
     expect(died.nodes.call!.errors[0]).toMatchObject({ code: "TOOL_FAILED" });
-    expect(died.nodes.call!.errors[0]!.message).toMatch(/dying now/);
+    expect(died.nodes.call!.errors[0]!.message).toMatch(
+      /restarted 3 times already \(its stderr: dying now\)/,
+    );
     const later = await runPlan(toolPlan("echo", { text: "x" }), { tools });
     expect(later.nodes.call!.errors[0]!.message).toMatch(/the server is gone/);
-    expect(alive(pid)).toBe(false);
+    expect(tools.servers[0]!.pid).toBeUndefined(); // none running
   });
 
   it("that never answers is cut off by the node's timeout", async () => {
