@@ -242,7 +242,7 @@ const STDERR_TAIL = 2000;
 class Connection {
   closed = false;
   #closing: Promise<void> | undefined;
-  #reviving: Promise<void> | undefined;
+  #reviving: Promise<string | undefined> | undefined;
   #restarts = 0;
   #stderr = "";
   definitions: McpToolDefinition[] = [];
@@ -296,30 +296,30 @@ class Connection {
    * `close()`, never for HTTP (the server is not ours to start), and only to serve the same tools: a restarted
    * server that lists other definitions stays down, since the plan was validated against the first ones.
    */
-  revive(): Promise<void> {
-    this.#reviving ??= (async () => {
-      try {
-        if (this.#closing !== undefined || !("command" in this.server))
-          throw new Error(`the server is gone${this.lastWords()}`);
-        if (this.#restarts >= MAX_RESTARTS)
-          throw new Error(`the server is gone, restarted ${MAX_RESTARTS} times already${this.lastWords()}`);
-        this.#restarts++;
-        let listed: McpToolDefinition[];
-        try {
-          listed = await this.open();
-        } catch (cause) {
-          await this.client.close().catch(() => {});
-          throw new Error(`the server is gone and did not start again: ${oneLine(cause)}${this.lastWords()}`);
-        }
-        if (JSON.stringify(listed) !== JSON.stringify(this.definitions)) {
-          await this.client.close().catch(() => {});
-          throw new Error("the server was started again and lists other tools than it did; it stays down");
-        }
-      } finally {
-        this.#reviving = undefined;
-      }
-    })();
+  revive(): Promise<string | undefined> {
+    this.#reviving ??= this.#restart().finally(() => (this.#reviving = undefined));
     return this.#reviving;
+  }
+
+  /** Resolves to why the server could not be started again, or `undefined` once it runs. */
+  async #restart(): Promise<string | undefined> {
+    if (this.#closing !== undefined || !("command" in this.server))
+      return `the server is gone${this.lastWords()}`;
+    if (this.#restarts >= MAX_RESTARTS)
+      return `the server is gone, restarted ${MAX_RESTARTS} times already${this.lastWords()}`;
+    this.#restarts++;
+    let listed: McpToolDefinition[];
+    try {
+      listed = await this.open();
+    } catch (cause) {
+      await this.client.close().catch(() => {});
+      return `the server is gone and did not start again: ${oneLine(cause)}${this.lastWords()}`;
+    }
+    if (JSON.stringify(listed) !== JSON.stringify(this.definitions)) {
+      await this.client.close().catch(() => {});
+      return "the server was started again and lists other tools than it did; it stays down";
+    }
+    return undefined;
   }
 
   /** The stdio server's process id (kept once the process ends). */
@@ -549,11 +549,8 @@ async function callTool(
   const failed = (code: "TOOL_FAILED" | "TOOL_RESULT_TOO_LARGE", why: string, cause?: unknown) =>
     new ToolError(code, name, `MCP tool "${mcpName}" of ${c.label}: ${why}`, cause ? { cause } : undefined);
   if (c.closed) {
-    try {
-      await c.revive();
-    } catch (cause) {
-      throw failed("TOOL_FAILED", oneLine(cause), cause);
-    }
+    const down = await c.revive();
+    if (down !== undefined) throw failed("TOOL_FAILED", down);
   }
   let answer: unknown;
   try {
