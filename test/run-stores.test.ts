@@ -72,6 +72,10 @@ describe("the options record a run is started with", () => {
       tools: "/abs/tools.mjs",
       inputs: { q: "billing" },
       extra: { team: "ops" },
+      // The definition of the tool the plan calls, as it was validated against it (a resume compares).
+      toolDefinitions: {
+        echo: { description: expect.any(String), input: expect.any(String), annotations: expect.any(String) },
+      },
     });
     await again.close();
   });

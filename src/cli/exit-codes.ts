@@ -4,6 +4,7 @@ import {
   ExpressionError,
   InputFileError,
   InvalidOptionError,
+  McpSourceError,
   ModelFetchError,
   PlanValidationError,
   RunError,
@@ -28,6 +29,7 @@ export const EXIT = {
 const RUN_ERROR_EXIT: Record<RunErrorCode, number> = {
   RUN_NOT_FOUND: EXIT.invalid,
   PLAN_FINGERPRINT_CHANGED: EXIT.invalid,
+  TOOLS_CHANGED: EXIT.invalid,
   RESOLUTION_INVALID: EXIT.invalid,
   RUN_EXISTS: EXIT.failed,
   STORE_CLOSED: EXIT.failed,
@@ -56,6 +58,7 @@ export function exitCodeOf(error: unknown): number {
     DistilledModelError.isInstance(error) ||
     ModelFetchError.isInstance(error) || // a model that cannot be fetched: unknown, or no network
     ExpressionError.isInstance(error) ||
+    McpSourceError.isInstance(error) || // a --tools mcp:… server that cannot be started, reached or used
     ToolError.isInstance(error) // thrown while setting up: an unknown or duplicate tool, arguments that do not fit
   ) {
     return EXIT.invalid;

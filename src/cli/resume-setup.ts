@@ -82,7 +82,9 @@ export async function claimResume(
     async resume(o: ResumeSetupOptions = {}) {
       try {
         const { options: runOptions, close } = await setupRun({
-          tools: o.tools ?? (meta.tools as string | undefined),
+          tools: o.tools ?? meta.toolSources ?? meta.tools,
+          // Where its stdio MCP servers started, so they find the same files from any directory.
+          ...(meta.cwd ? { cwd: meta.cwd } : {}),
           delegate: o.delegate ?? (meta.delegates as string[] | undefined),
           traces: o.traces ?? (meta.traces as string | undefined),
           allowDelegateSideEffects:

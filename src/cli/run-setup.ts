@@ -13,13 +13,15 @@ import type { RunOptions } from "../index.js";
 import { InvalidOptionError } from "../errors/invalid-option-error.js";
 import type { RunStore } from "../store/run-store.js";
 import { PostgresRunStore, redactUrl, type PostgresRunStoreOptions } from "../store/postgres-run-store.js";
-import { loadToolsModule } from "../tools/load-tools-module.js";
+import { isMcpSpec } from "../mcp/mcp-source-spec.js";
+import { loadToolSources } from "./load-tool-sources.js";
 import { openStoreFile } from "./open-store-file.js";
 import { checkTracePath } from "../traces/check-trace-path.js";
 
 /** The flags shared by `run`, `resume` and `validate`. */
 export interface RunFlags {
-  tools?: string;
+  /** `--tools`, repeatable: tools modules and MCP servers (see {@link loadToolSources}). */
+  tools?: string | readonly string[];
   store?: string | false;
   delegate?: string[];
   traces?: string;
@@ -120,25 +122,37 @@ export function openStore(
   return isPostgresUrl(location) ? new PostgresRunStore(location) : openStoreFile(location, options);
 }
 
-/** Loads the tools module and builds the delegate chain: the run options without the store. */
+/** `--tools` as a list (commander gives a list; the console and a resume may give one value). */
+export function toolSourcesOf(tools: RunFlags["tools"]): string[] {
+  if (tools === undefined) return [];
+  return typeof tools === "string" ? [tools] : [...tools];
+}
+
+/**
+ * Loads the tools (modules and MCP servers) and builds the delegate chain: the run options without the store.
+ * `close()` stops what was started (MCP servers, delegates, the trace sink). `cwd`: where stdio MCP servers
+ * start (a resume passes the run's). Default: this process's.
+ */
 export async function setupRun(
-  flags: RunFlags,
+  flags: RunFlags & { cwd?: string },
 ): Promise<{ options: Omit<RunOptions, "store">; close(): Promise<void> }> {
   const delegates: ToolCallDelegate[] = [];
   const options: Omit<RunOptions, "store"> = { tools: [] };
+  let closeTools = async () => {};
   const close = async () => {
-    await Promise.allSettled(delegates.map((d) => d.close()));
+    await Promise.allSettled([closeTools(), ...delegates.map((d) => d.close())]);
     await options.traceSink?.close?.();
   };
+  const sources = toolSourcesOf(flags.tools);
+  let recorded: string[] = [];
   try {
-    if (flags.tools) {
-      const mod = await loadToolsModule(flags.tools);
-      options.tools = mod.tools;
-      if (mod.exports.agents && typeof mod.exports.agents === "object") {
-        options.agents = mod.exports.agents as Record<string, unknown>;
-      }
-      // Node types of the user's own (`defineNodeType`), registered beside the built-in ones.
-      if (Array.isArray(mod.exports.nodeTypes)) options.nodeTypes = mod.exports.nodeTypes as NodeType<any>[];
+    if (sources.length) {
+      const loaded = await loadToolSources(sources, flags.cwd ? { cwd: flags.cwd } : {});
+      closeTools = loaded.close;
+      options.tools = loaded.tools;
+      recorded = loaded.recorded;
+      if (loaded.agents) options.agents = loaded.agents;
+      if (loaded.nodeTypes) options.nodeTypes = loaded.nodeTypes as NodeType<any>[];
     }
     for (const spec of flags.delegate ?? []) delegates.push(await createDelegateFromSpec(spec));
     options.delegates = delegates;
@@ -148,8 +162,14 @@ export async function setupRun(
     }
     options.allowDelegateSideEffects = flags.allowDelegateSideEffects === true;
     // What `deputy resume` needs to rebuild the same run; specs name files and URLs, never secrets.
+    const modules = recorded.filter((r) => !isMcpSpec(r));
     options.meta = {
-      ...(flags.tools ? { tools: resolve(flags.tools) } : {}),
+      // `tools` keeps naming the first module, as readers before MCP sources (the console, resolve) expect.
+      ...(modules.length ? { tools: modules[0] } : {}),
+      ...(recorded.length > 1 || recorded.some(isMcpSpec) ? { toolSources: recorded } : {}),
+      ...(recorded.some((r) => r.startsWith("mcp") && r.includes(":stdio:"))
+        ? { cwd: flags.cwd ?? process.cwd() }
+        : {}),
       ...(flags.delegate?.length ? { delegates: flags.delegate.map(absoluteSpec) } : {}),
       ...(flags.traces ? { traces: resolve(flags.traces) } : {}),
       ...(flags.allowDelegateSideEffects ? { allowDelegateSideEffects: true } : {}),

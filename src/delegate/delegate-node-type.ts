@@ -59,6 +59,7 @@ export const delegateNodeType: DefinedNodeType<"delegate", typeof delegateNodeFi
     ["facts", node.facts],
   ],
   validate: (node, ctx) => validateDelegateNode(node, ctx),
+  tools: (node) => node.tools,
   executor: delegateNodeExecutor,
   capabilities: ["delegates", "traceSink", "allowDelegateSideEffects", "escalation", "agents"],
   details: delegateDetailsSchema,

@@ -26,6 +26,7 @@ function samples(): InstanceType<typeof DeputyError>[] {
     new errors.InvalidOptionError("x", "a number", "y"),
     new errors.InvalidResultError("t", { missing: [], issues: [], content: "", message: "bad" }),
     new errors.LlamaServerError("LLAMA_SERVER_EXITED", "gone"),
+    new errors.McpSourceError("MCP_CONNECT_FAILED", "srv", "gone", { tool: "t" }),
     new errors.NodeError("ITEM_FAILED", "failed"),
     new errors.PlanAuthoringError("MODEL_FAILED", "down"),
     new errors.PlanValidationError([{ code: "cycle", message: "a → a", severity: "error" }]),

@@ -20,6 +20,7 @@ export { InputFileError, type InputFileErrorCode } from "./input-file-error.js";
 export { InvalidOptionError, type InvalidOptionErrorCode } from "./invalid-option-error.js";
 export { InvalidResultError, type InvalidResultErrorCode } from "./invalid-result-error.js";
 export { LlamaServerError, type LlamaServerErrorCode } from "./llama-server-error.js";
+export { McpSourceError, type McpSourceErrorCode } from "./mcp-source-error.js";
 export { ModelFetchError, type ModelFetchErrorCode } from "./model-fetch-error.js";
 export { NodeError, type NodeErrorCode } from "./node-error.js";
 export { PlanAuthoringError, type PlanAuthoringErrorCode } from "./plan-authoring-error.js";

@@ -3,9 +3,16 @@ import { DeputyError, isMarked, markError } from "./deputy-error.js";
 const marker = Symbol.for("deputy.error.ToolError");
 
 /** The codes of {@link ToolError}. */
-export type ToolErrorCode = "TOOL_NOT_FOUND" | "TOOL_ARGS_INVALID" | "TOOL_DUPLICATE";
+export type ToolErrorCode =
+  | "TOOL_NOT_FOUND"
+  | "TOOL_ARGS_INVALID"
+  | "TOOL_DUPLICATE"
+  /** The tool ran and reported a failure (an MCP `isError` result, a JSON-RPC error, a server gone). */
+  | "TOOL_FAILED"
+  /** Its result is larger than the bound its source sets (an MCP server's `maxResultBytes`). */
+  | "TOOL_RESULT_TOO_LARGE";
 
-/** A tool could not be called: unknown name, arguments that fail its schema, a timeout. */
+/** A tool could not be called or failed: unknown name, arguments that fail its schema, its own error. */
 export class ToolError extends DeputyError<ToolErrorCode> {
   readonly tool: string;
   readonly issues: string[] | undefined;

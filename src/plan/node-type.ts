@@ -35,6 +35,12 @@ export interface NodeType<N extends BaseNode = BaseNode> {
    * read must be stored by a node they depend on. Default: none.
    */
   templated?(node: N): readonly TemplatedField[];
+  /**
+   * The registered tools a node of this type calls, by name (a tool node's `tool`, a delegate node's `tools`):
+   * their definitions are kept with the run, and a resume whose tools define one of them otherwise is refused.
+   * Default: none.
+   */
+  tools?(node: N): readonly string[];
   /** The type's own checks (tools exist, a backend is configured, …), reported with every other issue. */
   validate?(node: N, ctx: ValidationContext): PlanIssue[];
   /** Runs the type's nodes (and, prepared, their for_each items). */

@@ -5,6 +5,7 @@ import { deadline } from "../runtime/deadline.js";
 import { redactRecord } from "../runtime/redact-value.js";
 import type { EngineContext } from "./engine-context.js";
 import { planFingerprint } from "./fingerprint.js";
+import { checkToolDefinitions, toolDefinitionsOf } from "./tool-definitions.js";
 import { MemoryRunStore } from "../store/memory-run-store.js";
 import type { UnitDispatcher } from "./node-executor.js";
 import { acquireRunLease, type HeldLease } from "../store/run-lease.js";
@@ -45,6 +46,7 @@ export async function startRun(input: unknown, options: EngineOptions): Promise<
     options: runOptionsRecord(options.meta, {
       inputs: options.inputs,
       distributed: options.distributed !== undefined,
+      toolDefinitions: toolDefinitionsOf(plan, host, nodeTypes),
     }),
   };
   await store.createRun(run);
@@ -133,6 +135,7 @@ async function continueOwned(
     nodeTypes,
     knownArtifacts: Object.keys(stored.artifacts),
   });
+  checkToolDefinitions(runId, stored.run.options.toolDefinitions, toolDefinitionsOf(plan, host, nodeTypes));
   const retry: NodeStatus[] = ["error", "blocked", "pending", "running"];
   for (const [id, record] of Object.entries(stored.nodes))
     if (retry.includes(record.status)) delete stored.nodes[id];

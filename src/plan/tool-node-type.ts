@@ -18,6 +18,7 @@ export const toolNodeType = defineNodeType({
   implicit: true,
   fields: toolNodeFields,
   templated: (node) => [["args", node.args]],
+  tools: (node) => [node.tool],
   validate: (node, { host }) => checkToolNode(node, host),
   executor: toolNodeExecutor,
   details: z.strictObject({ attempts: z.int().min(1).optional() }),

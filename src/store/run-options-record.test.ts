@@ -43,4 +43,26 @@ describe("the run options record", () => {
     const stored = JSON.parse('{"__proto__": {"tools": "/evil.mjs"}}') as unknown;
     expect(readRunOptions(stored)).toEqual({ version: 1 });
   });
+
+  it("keeps the tool sources, the run's directory and the engine's tool definitions", () => {
+    const digest = { description: "a".repeat(16), input: "b".repeat(16), annotations: "c".repeat(16) };
+    const facts = {
+      tools: "/t.mjs",
+      toolSources: ["/t.mjs", "mcp:stdio:node fs.js /data"],
+      cwd: "/work",
+      // Only the engine says what the plan was validated against.
+      toolDefinitions: { forged: digest },
+    } as unknown as Parameters<typeof runOptionsRecord>[0];
+    expect(runOptionsRecord(facts, { toolDefinitions: { read_file: digest } })).toEqual({
+      version: 1,
+      tools: "/t.mjs",
+      toolSources: ["/t.mjs", "mcp:stdio:node fs.js /data"],
+      cwd: "/work",
+      toolDefinitions: { read_file: digest },
+    });
+    expect(readRunOptions({ version: 1, toolDefinitions: { x: { ...digest, input: 3 } } })).toEqual({
+      version: 1,
+    });
+    expect(readRunOptions({ version: 1, toolSources: ["a", 2] })).toEqual({ version: 1 });
+  });
 });

@@ -14,8 +14,20 @@ export const RUN_OPTIONS_VERSION = 1;
  */
 export interface RunOptionsRecord {
   version: typeof RUN_OPTIONS_VERSION;
-  /** The tools module the run was started with (`--tools`). */
+  /** The (first) tools module the run was started with (`--tools`). */
   tools?: string;
+  /**
+   * Every `--tools` value, in order, when there is more than one or an MCP server among them: tools modules as
+   * absolute paths, MCP servers as written (`mcp:stdio:…`, `mcp+https://…`, a URL's password left out).
+   */
+  toolSources?: string[];
+  /** The directory the run was started in, where its stdio MCP servers start again on a resume. */
+  cwd?: string;
+  /**
+   * The definitions of the tools the plan uses, as it was validated against them, by tool name: a digest of each
+   * part a resume compares (see {@link ToolDefinitionDigest}). Set by the engine.
+   */
+  toolDefinitions?: Record<string, ToolDefinitionDigest>;
   /** The delegate backend specs (`--delegate`), in chain order. */
   delegates?: string[];
   /** The JSONL trace file its proposal hops went to (`--traces`). */
@@ -35,29 +47,50 @@ export interface RunOptionsRecord {
 }
 
 /**
- * What a starter asks the engine to keep with a run (`EngineOptions.meta`; the CLI gives its flags): the record
- * less what the engine sets itself (`version`, `inputs`, `distributed`).
+ * A tool's definition, part by part, as short digests (sha256, 16 hex digits): a resume names the parts that
+ * changed. `description` covers the description and the delegate description; `input` the input schema;
+ * `annotations` the source's hints (MCP's `readOnlyHint`, …) and `delegateSafe`.
  */
-export type RunStartFacts = Omit<RunOptionsRecord, "version" | "inputs" | "distributed">;
+export interface ToolDefinitionDigest {
+  description: string;
+  input: string;
+  annotations: string;
+}
+
+/**
+ * What a starter asks the engine to keep with a run (`EngineOptions.meta`; the CLI gives its flags): the record
+ * less what the engine sets itself (`version`, `inputs`, `distributed`, `toolDefinitions`).
+ */
+export type RunStartFacts = Omit<RunOptionsRecord, "version" | "inputs" | "distributed" | "toolDefinitions">;
 
 /** The record a run is created with: the one place one is written (the engine's `startRun` calls it). */
 export function runOptionsRecord(
   facts: RunStartFacts | undefined,
-  engine: { inputs?: Record<string, unknown> | undefined; distributed?: boolean | undefined },
+  engine: {
+    inputs?: Record<string, unknown> | undefined;
+    distributed?: boolean | undefined;
+    toolDefinitions?: Record<string, ToolDefinitionDigest> | undefined;
+  },
 ): RunOptionsRecord {
   // Read field by field, so a caller's untyped object (JavaScript, a spread of something wider) cannot put
   // anything in the record that readers would not expect.
+  const { toolDefinitions: _set_by_the_engine, ...given } = (facts ?? {}) as RunOptionsRecord;
   return readRunOptions({
-    ...facts,
+    ...given,
     ...(engine.inputs ? { inputs: engine.inputs } : {}),
     ...(engine.distributed ? { distributed: true } : {}),
+    ...(engine.toolDefinitions && Object.keys(engine.toolDefinitions).length
+      ? { toolDefinitions: engine.toolDefinitions }
+      : {}),
   });
 }
 
-const STRINGS = ["tools", "traces", "plan"] as const;
+const STRINGS = ["tools", "traces", "plan", "cwd"] as const;
 const KNOWN = new Set<string>([
   "version",
   ...STRINGS,
+  "toolSources",
+  "toolDefinitions",
   "delegates",
   "allowDelegateSideEffects",
   "inputs",
@@ -80,6 +113,11 @@ export function readRunOptions(stored: unknown): RunOptionsRecord {
   }
   const delegates = getOwn(stored, "delegates");
   if (Array.isArray(delegates) && delegates.every((d) => typeof d === "string")) record.delegates = delegates;
+  const sources = getOwn(stored, "toolSources");
+  if (Array.isArray(sources) && sources.length > 0 && sources.every((d) => typeof d === "string"))
+    record.toolSources = sources;
+  const definitions = readToolDefinitions(getOwn(stored, "toolDefinitions"));
+  if (definitions) record.toolDefinitions = definitions;
   if (getOwn(stored, "allowDelegateSideEffects") === true) record.allowDelegateSideEffects = true;
   if (getOwn(stored, "distributed") === true) record.distributed = true;
   const inputs = getOwn(stored, "inputs");
@@ -96,6 +134,27 @@ export function readRunOptions(stored: unknown): RunOptionsRecord {
       if (!KNOWN.has(key) && key !== "__proto__") extra[key] = (stored as Record<string, unknown>)[key];
   if (Object.keys(extra).length > 0) record.extra = extra;
   return record;
+}
+
+/** The digests, each of the three strings; a record with any entry of another shape is left out whole. */
+function readToolDefinitions(value: unknown): Record<string, ToolDefinitionDigest> | undefined {
+  if (!isPlainObject(value)) return undefined;
+  const digests: Record<string, ToolDefinitionDigest> = Object.create(null) as Record<
+    string,
+    ToolDefinitionDigest
+  >;
+  for (const [name, digest] of Object.entries(value)) {
+    const parts = [getOwn(digest, "description"), getOwn(digest, "input"), getOwn(digest, "annotations")];
+    if (!parts.every((p) => typeof p === "string")) return undefined;
+    const [description, input, annotations] = parts as string[];
+    Object.defineProperty(digests, name, {
+      value: { description, input, annotations },
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return Object.keys(digests).length ? { ...digests } : undefined;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -37,6 +37,12 @@ export interface ToolDefinition<Input extends SchemaInput = SchemaInput, Output 
   delegateSafe?: boolean;
   /** Argument names whose values are never written to traces (also `"x-sensitive": true` in the schema). */
   sensitive?: string[];
+  /**
+   * Hints about the tool's behaviour as its source gave them (an MCP server's `readOnlyHint`, …): kept with the
+   * tool's definition (a resume refuses a tool whose hints changed) and decided by nothing; `delegateSafe`
+   * decides. Default: none.
+   */
+  annotations?: Readonly<Record<string, string | boolean>>;
   run(args: Input extends z.ZodType ? z.output<Input> : any, ctx: ToolContext): Output | Promise<Output>;
 }
 
@@ -48,6 +54,8 @@ export interface Tool {
   readonly parameters: JsonSchema;
   readonly delegateSafe: boolean;
   readonly sensitive: readonly string[];
+  /** See {@link ToolDefinition.annotations}; `undefined` when the tool has none. */
+  readonly annotations?: Readonly<Record<string, string | boolean>>;
   run(args: any, ctx: ToolContext): unknown;
 }
 
@@ -112,6 +120,7 @@ export function toTool(value: unknown): Tool {
     parameters,
     delegateSafe: def.delegateSafe === true,
     sensitive: [...sensitive],
+    ...(def.annotations ? { annotations: Object.freeze({ ...def.annotations }) } : {}),
     run: def.run.bind(def),
   });
 }

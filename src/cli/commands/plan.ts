@@ -59,8 +59,12 @@ export function registerPlan(program: Command, ctx: CliContext): void {
     .action(async (flags: PlanFlags) => {
       const grace = graceSeconds(flags.grace);
       const lease = leaseFrom(flags);
-      if (!flags.tools)
-        throw new InvalidOptionError("--tools", "a tools module (the tools a plan may use)", undefined);
+      if (!flags.tools?.length)
+        throw new InvalidOptionError(
+          "--tools",
+          "a tools module or an MCP server (the tools a plan may use)",
+          undefined,
+        );
       const { model, label } = await modelFromSpec(flags.model);
       const { options, close } = await setupRun(flags);
       try {
@@ -70,7 +74,7 @@ export function registerPlan(program: Command, ctx: CliContext): void {
         if (unknown.length)
           throw new InvalidOptionError(
             "--allow-tool",
-            `a tool of ${flags.tools} (${all.names().join(", ")})`,
+            `a tool of --tools (${all.names().join(", ")})`,
             unknown[0],
           );
         const tools = new ToolRegistry(all.list().filter((t) => allowedNames.includes(t.name)));

@@ -31,7 +31,11 @@ import {
 /** Options every command that loads tools and delegates shares. */
 export function withRunFlags(cmd: Command): Command {
   return cmd
-    .option("--tools <module>", "ES module (.js, .mjs or .ts) exporting the tools (and agents)")
+    .option(
+      "--tools <source>",
+      'tools: an ES module (.js, .mjs or .ts) exporting them (and agents), or an MCP server, "mcp:stdio:COMMAND ARGS…" or mcp+https://HOST/PATH (mcp+trusted… to trust its read-only hints); repeat for more',
+      (v: string, prev: string[] = []) => [...prev, v],
+    )
     .option(
       "--delegate <spec>",
       "delegate backend, KIND=VALUE (e.g. scripted=FILE, local=MODEL.gguf, llama-server=URL); repeat to build a chain",
