@@ -84,22 +84,25 @@ export function registerMcpServe(program: Command, ctx: CliContext): void {
           });
           const names = served.tools.map((t) => t.name).join(", ");
           const stopped = stopSignals(ctx, grace);
-          if (port !== undefined) {
-            const http = await servePlansHttp(served, { port });
-            ctx.stderr(`deputy mcp: serving ${served.tools.length} plan(s) (${names}) at ${http.url}\n`);
-            await stopped.first;
-            await served.close({ graceMs: grace * 1000 });
-            await http.close();
-          } else {
-            const stdio = servePlansStdio(served, {
-              onError: (e) => ctx.stderr(`deputy mcp: ${e.message}\n`),
-            });
-            ctx.stderr(`deputy mcp: serving ${served.tools.length} plan(s) (${names}) over stdio\n`);
-            await Promise.race([stopped.first, stdio.ended]);
-            await served.close({ graceMs: grace * 1000 });
-            await stdio.close();
+          try {
+            if (port !== undefined) {
+              const http = await servePlansHttp(served, { port });
+              ctx.stderr(`deputy mcp: serving ${served.tools.length} plan(s) (${names}) at ${http.url}\n`);
+              await stopped.first;
+              await served.close({ graceMs: grace * 1000 });
+              await http.close();
+            } else {
+              const stdio = servePlansStdio(served, {
+                onError: (e) => ctx.stderr(`deputy mcp: ${e.message}\n`),
+              });
+              ctx.stderr(`deputy mcp: serving ${served.tools.length} plan(s) (${names}) over stdio\n`);
+              await Promise.race([stopped.first, stdio.ended]);
+              await served.close({ graceMs: grace * 1000 });
+              await stdio.close();
+            }
+          } finally {
+            stopped.dispose();
           }
-          stopped.dispose();
         } finally {
           await store.close();
         }
