@@ -5,6 +5,7 @@
  * `deputy_run_status`; and nothing secret in any answer.
  */
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { InMemoryTransport } from "@modelcontextprotocol/server";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveEscalation } from "../delegate/escalation/resolve-escalation.js";
@@ -18,6 +19,7 @@ import { RUN_STATUS_TOOL, servePlans, type PlanServer } from "./serve-plans.js";
 const SECRET = "sk-live-0123456789abcdefSECRET";
 process.env.DEPUTY_TEST_MCP_API_KEY = SECRET;
 
+let started = false;
 const tools = [
   defineTool({
     name: "find_user",
@@ -35,6 +37,16 @@ const tools = [
     input: { type: "object", properties: {} },
     run: () => {
       throw new Error(`upstream refused key ${process.env.DEPUTY_TEST_MCP_API_KEY}`);
+    },
+  }),
+  defineTool({
+    name: "wait",
+    description: "Waits a while",
+    input: { type: "object", properties: { ms: { type: "number" } } },
+    run: async ({ ms }: { ms: number }) => {
+      started = true;
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      return { waited: ms };
     },
   }),
   defineTool({
@@ -84,6 +96,16 @@ const classify = {
   ],
 };
 
+const twoSteps = {
+  name: "two_steps",
+  objective: "A slow step, then a quick one.",
+  returns: "second",
+  nodes: [
+    { id: "first", tool: "wait", args: { ms: 800 }, store_as: "first" },
+    { id: "second", tool: "wait", depends_on: ["first"], args: { ms: 1 }, store_as: "second" },
+  ],
+};
+
 const store = new MemoryRunStore();
 let plans: PlanServer;
 let http: RunningPlanServer;
@@ -91,7 +113,7 @@ let client: Client;
 
 beforeAll(async () => {
   plans = servePlans({
-    plans: [lookup, broken, classify],
+    plans: [lookup, broken, classify, twoSteps],
     tools,
     delegates: [
       new ScriptedDelegate({
@@ -126,6 +148,7 @@ describe("servePlans over Streamable HTTP", () => {
       "classify",
       "deputy_run_status",
       "lookup_user",
+      "two_steps",
     ]);
     const tool = listed.find((t) => t.name === "lookup_user")!;
     expect(tool.description).toMatch(/^Look up a user by email address\./);
@@ -223,6 +246,30 @@ describe("servePlans over Streamable HTTP", () => {
       status: "completed",
       result: { action: "reply", by: "person" },
     });
+  });
+
+  it("stops a run whose request the client cancels: the step in flight is committed, the run is resumable", async () => {
+    // In one session (stdio, or here a linked pair in memory): over stateless HTTP a cancellation reaches
+    // another server instance than the call's, so there it is not honoured (docs/tools.md).
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await plans.createServer().connect(serverSide);
+    const session = new Client({ name: "test", version: "1.0.0" });
+    await session.connect(clientSide);
+    const cancel = new AbortController();
+    const call = session
+      .callTool({ name: "two_steps", arguments: {} }, { signal: cancel.signal })
+      .catch((e) => e);
+    await expect.poll(() => started, { timeout: 10_000, interval: 20 }).toBe(true);
+    cancel.abort();
+    expect(await call).toBeInstanceOf(Error);
+    await expect.poll(() => plans.running, { timeout: 10_000, interval: 50 }).toBe(0);
+    const runs = await store.list({ limit: 1000 });
+    const run = runs.find((r) => r.planName === "two_steps")!;
+    expect(run.status).toBe("interrupted");
+    const stored = await store.load(run.runId);
+    expect(stored?.nodes.first?.status).toBe("ok");
+    expect(stored?.nodes.second).toBeUndefined();
+    await session.close();
   });
 
   it("reads through the status tool only runs of the plans it serves", async () => {

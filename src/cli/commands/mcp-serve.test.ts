@@ -24,6 +24,10 @@ export const tools = [
   { name: "find_user", description: "A user by email",
     input: { type: "object", properties: { email: { type: "string" } }, required: ["email"] },
     run: ({ email }) => { console.log("a tools module that logs"); return { email, name: email.split("@")[0] }; } },
+  { name: "slow", description: "Takes a while",
+    input: { type: "object", properties: { ms: { type: "number" } } },
+    run: async ({ ms }) => { (await import("node:fs")).writeFileSync(process.env.STARTED, "1");
+      await new Promise((r) => setTimeout(r, ms)); return { slept: ms }; } },
   { name: "ignore_ticket", description: "Ignore a ticket", delegateSafe: true,
     input: { type: "object", properties: { id: { type: "string" } }, required: ["id"] }, run: ({ id }) => ({ ignored: id }) },
 ];`;
@@ -52,6 +56,15 @@ const classify = {
     },
   ],
 };
+const twoSteps = {
+  name: "two_steps",
+  objective: "A slow step, then a quick one.",
+  returns: "second",
+  nodes: [
+    { id: "first", tool: "slow", args: { ms: 1500 }, store_as: "first" },
+    { id: "second", tool: "slow", depends_on: ["first"], args: { ms: 1 }, store_as: "second" },
+  ],
+};
 const PROPOSALS = JSON.stringify({
   node: "decide",
   proposal: { name: "ignore_ticket", arguments: { id: "T-1" }, confidence: 0.3 },
@@ -63,6 +76,7 @@ function workspace() {
   mkdirSync(plans);
   writeFileSync(join(plans, "lookup.json"), JSON.stringify(lookup));
   writeFileSync(join(plans, "classify.json"), JSON.stringify(classify));
+  writeFileSync(join(plans, "two_steps.json"), JSON.stringify(twoSteps));
   writeFileSync(join(dir, "tools.mjs"), TOOLS);
   writeFileSync(join(dir, "proposals.jsonl"), PROPOSALS + "\n");
   const store = join(dir, "runs.db");
@@ -79,7 +93,8 @@ function workspace() {
     "--store",
     store,
   ];
-  return { dir, plans, store, args };
+  const env = { ...process.env, STARTED: join(dir, "started") } as Record<string, string>;
+  return { dir, plans, store, args, env };
 }
 
 const textOf = (result: Awaited<ReturnType<Client["callTool"]>>) =>
@@ -107,7 +122,12 @@ describe("deputy mcp serve over stdio", () => {
     await client.connect(transport);
     const pid = transport.pid!;
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(["classify", "deputy_run_status", "lookup_user"]);
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      "classify",
+      "deputy_run_status",
+      "lookup_user",
+      "two_steps",
+    ]);
 
     // The tools module writes to console.log: over stdio that would corrupt the protocol, so it goes to stderr.
     const done = await client.callTool({ name: "lookup_user", arguments: { email: "ada@example.com" } });
@@ -159,6 +179,61 @@ describe("deputy mcp serve over stdio", () => {
     child.kill("SIGTERM");
     expect(await code).toBe(0);
     child.stdin.end();
+  });
+});
+
+describe("deputy mcp serve: a run in flight at SIGTERM, a store URL's password", () => {
+  it("finishes the step in flight, commits the run `interrupted` and exits 0; `deputy resume` completes it", async () => {
+    const ws = workspace();
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: ws.args,
+      cwd: ws.dir,
+      env: ws.env,
+      stderr: "pipe",
+    });
+    const client = new Client({ name: "test", version: "1.0.0" });
+    await client.connect(transport);
+    const pid = transport.pid!;
+    const call = client.callTool({ name: "two_steps", arguments: {} }).catch((e: Error) => e);
+    await expect.poll(() => existsSync(ws.env.STARTED!), { timeout: 20_000, interval: 50 }).toBe(true);
+    process.kill(pid, "SIGTERM");
+    await expect.poll(() => alive(pid), { timeout: 20_000, interval: 100 }).toBe(false);
+    await call;
+    const listed = JSON.parse(
+      (await run(process.execPath, [BIN, "runs", "--store", ws.store, "--json"], { cwd: ws.dir })).stdout,
+    ) as { runId: string; status: string }[];
+    expect(listed.map((r) => r.status)).toEqual(["interrupted"]);
+    const resumed = await run(
+      process.execPath,
+      [BIN, "resume", listed[0]!.runId, "--store", ws.store, "--json"],
+      {
+        cwd: ws.dir,
+        env: ws.env,
+      },
+    );
+    const manifest = JSON.parse(resumed.stdout);
+    expect(manifest.status).toBe("completed");
+    expect(manifest.nodes.first.attempts).toBe(1); // the step in flight at SIGTERM was committed, not run again
+    await client.close().catch(() => {});
+  });
+
+  it("names a postgres:// store without its password, in an answer too", async () => {
+    const ws = workspace();
+    const url = "postgres://deputy:pw-Secret-4711@127.0.0.1:9/nowhere";
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [...ws.args.slice(0, -1), url],
+      cwd: ws.dir,
+      stderr: "pipe",
+    });
+    const client = new Client({ name: "test", version: "1.0.0" });
+    await client.connect(transport);
+    const result = await client.callTool({ name: "lookup_user", arguments: { email: "ada@example.com" } });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/^Run \S+ of `lookup_user` could not run: /);
+    expect(textOf(result)).not.toContain("pw-Secret-4711");
+    await client.close();
   });
 });
 
