@@ -9,11 +9,11 @@ import { noImportCycle } from "./eslint-rules/no-import-cycle.js";
  * layers, low to high (docs/architecture.md has them as a table): errors; schema, tools, testing; runtime; store,
  * confidence, traces; plan (the engine checkpoints into a store; a store knows no plan); delegate and agents (node
  * types on plan's executor seam, never each other); distill (the learned delegate, on delegate); eval; and the
- * composition level (src/index.ts, cli/, distributed/, ui/, events/), which alone composes everything (tests may
+ * composition level (src/index.ts, cli/, distributed/, ui/, mcp/, events/), which alone composes everything (tests may
  * too).
  */
 const src = (...folders) => folders.map((f) => `./src/${f}`);
-const composers = ["cli", "distributed", "ui", "index.ts"];
+const composers = ["cli", "distributed", "ui", "mcp", "index.ts"];
 const top = [
   "store",
   "plan",

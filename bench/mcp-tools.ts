@@ -1,7 +1,7 @@
 // MCP tools benchmark: what a tool call costs through an MCP server against the same call in process, on the
 // reference "everything" server's `echo` (stdio and Streamable HTTP), in a plan's for_each (ITEMS items at
 // max_concurrency 1 and 8, in-memory store), plus the time to start and list a server and to close it. Medians of
-// ROUNDS rounds after one warm-up. Run: npm run bench:mcp (builds, then prints a table; nothing is asserted).
+// ROUNDS rounds after one warm-up. Run: npm run bench:mcp-tools (builds, then prints a table; nothing is asserted).
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { createServer } from "node:net";

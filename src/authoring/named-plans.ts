@@ -17,18 +17,7 @@ export interface NamedPlan {
  * the search (they are no plan of any name).
  */
 export function findNamedPlan(dir: string, name: string): NamedPlan {
-  let files: string[] = [];
-  let found = false;
-  try {
-    found = statSync(dir).isDirectory();
-    if (found)
-      files = readdirSync(dir)
-        .filter((f) => f.endsWith(".json"))
-        .sort();
-  } catch {
-    found = false;
-  }
-  if (!found) throw new InputFileError("PLAN_NOT_FOUND", `Plans folder not found: ${dir}`);
+  const files = planFiles(dir);
   const plans = files.flatMap((file) => {
     const path = join(dir, file);
     const plan = readJson(path);
@@ -52,6 +41,40 @@ export function findNamedPlan(dir: string, name: string): NamedPlan {
     );
   }
   return { path: match.path, plan: match.plan };
+}
+
+/**
+ * Every plan in `dir` (its `.json` files, not its subfolders), in file-name order, for serving them all
+ * (`deputy mcp serve`). Unlike {@link findNamedPlan}, a file that is not JSON is an error naming it — it was
+ * meant to be served — and so is a folder without plans.
+ */
+export function readPlanFolder(dir: string): NamedPlan[] {
+  const files = planFiles(dir);
+  if (files.length === 0)
+    throw new InputFileError("PLAN_NOT_FOUND", `No plans in ${dir} (a plan is a .json file there).`);
+  return files.map((file) => {
+    const path = join(dir, file);
+    const plan = readJson(path);
+    if (plan === undefined)
+      throw new InputFileError(
+        "PLAN_INVALID_JSON",
+        `${path} is not a JSON file (every .json file in ${dir} is served as a plan).`,
+      );
+    return { path, plan };
+  });
+}
+
+/** The `.json` files of a plans folder, sorted; a missing folder is `PLAN_NOT_FOUND`. */
+function planFiles(dir: string): string[] {
+  try {
+    if (statSync(dir).isDirectory())
+      return readdirSync(dir)
+        .filter((f) => f.endsWith(".json"))
+        .sort();
+  } catch {
+    // missing or unreadable: as not found, below
+  }
+  throw new InputFileError("PLAN_NOT_FOUND", `Plans folder not found: ${dir}`);
 }
 
 function readJson(path: string): unknown {

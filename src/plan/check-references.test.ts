@@ -56,6 +56,26 @@ describe("reference and store_as checks", () => {
     ]);
   });
 
+  it("accept a `returns` a node stores (or that is given), and name the one nothing stores", () => {
+    const nodes = [
+      { id: "a", tool: "src", store_as: "a" },
+      fan,
+      { id: "s", tool: "src", store_as: "summary" },
+    ];
+    expect(issuesOf(nodes, { returns: "summary" })).toEqual([]);
+    expect(issuesOf(nodes, { returns: "r_3" })).toEqual([]);
+    expect(issuesOf(nodes, { returns: "seed" })).toEqual([]);
+    const report = validatePlan({ name: "p", nodes, returns: "sumary" }, { host, nodeTypes });
+    expect(report.ok).toBe(false);
+    expect(report.issues).toEqual([
+      expect.objectContaining({
+        code: "unknown_returns",
+        path: "returns",
+        message: 'returns "sumary": no node stores "sumary" (did you mean "summary"?)',
+      }),
+    ]);
+  });
+
   it("require a per-item store_as under for_each and unique static keys", () => {
     expect(
       issuesOf([

@@ -187,6 +187,29 @@ function checkArtifactRef(
   }
 }
 
+/**
+ * The plan's `returns` (the artifact a caller of the plan gets: a delegation, an MCP tool) must name a key a node
+ * stores, or one known before the run, exactly like an `{artifacts.x}` reference.
+ */
+export function checkReturns(
+  returns: unknown,
+  producers: Producers,
+  known: Set<string>,
+  issues: PlanIssue[],
+) {
+  if (typeof returns !== "string" || returns === "" || known.has(returns)) return;
+  if (producers.byKey.has(returns) || producers.patterns.some((p) => p.pattern.test(returns))) return;
+  const hint = didYouMean(returns, producers.byKey.keys());
+  issues.push(
+    issue(
+      "unknown_returns",
+      `returns "${returns}": no node stores "${returns}"${hint ? ` (did you mean "${hint}"?)` : ""}`,
+      undefined,
+      "returns",
+    ),
+  );
+}
+
 function escape(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }

@@ -12,7 +12,7 @@ import { nodeSchemaOf, type NodeTypeTable } from "./node-type-table.js";
 import { planHeaderSchema, type BaseNode, type ExecutionPlan } from "./plan-schema.js";
 import { unknownFieldHint } from "./unknown-field-hint.js";
 import { parseSelectPath } from "../runtime/select-path.js";
-import { checkTemplates, storeAsProducers } from "./check-references.js";
+import { checkReturns, checkTemplates, storeAsProducers } from "./check-references.js";
 import { planIssue as issue } from "./plan-issue.js";
 
 /** What validation needs besides the plan; `T`: the node types' TypeScript types (see {@link NodeTypeTable}). */
@@ -102,6 +102,7 @@ export function validatePlan(input: unknown, options: ValidateOptions): Validati
   const byId = new Map(nodes.map((n) => [n.id, n]));
   const known = new Set(options.knownArtifacts ?? []);
   const inputs = isObject(input) && isObject(input.inputs);
+  if (isObject(input)) checkReturns(input.returns, producers, known, issues);
   const ctx: ValidationContext = { plan, host };
   for (const node of nodes) {
     const type = typeOf.get(node)!;
