@@ -1,8 +1,11 @@
-// Mastra (vNext workflows): steps made with createStep (zod input/output schemas), composed with
+// Mastra 1.x workflows: steps made with createStep (zod input/output schemas), composed with
 // createWorkflow(...).then(...) for the chain, .parallel([...]) layers for the DAG (Mastra has no per-edge
-// joins: a layer waits for the whole previous one) and .foreach(step, { concurrency }) for the fan-out.
-// Durable runs register the workflow on a Mastra instance with a LibSQLStore, which persists the workflow
-// snapshot as steps finish.
+// joins: a layer waits for the whole previous one) and .foreach(step, { concurrency }) for the fan-out (since
+// 1.x a queue of `concurrency` workers, a sliding window like deputy's; 0.x ran chunks of that size).
+// Every option is left at its 1.x default, as a user gets it: that includes `validateInputs: true` (each
+// step's input is parsed with its zod schema; 0.x defaulted to false), the counterpart of deputy's argument
+// check. Durable runs register the workflow on a Mastra instance with a LibSQLStore (1.x requires its `id`),
+// which upserts the whole workflow snapshot before and after each step and after each foreach item.
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -83,12 +86,12 @@ export async function runWorkload(w: Workload, dir: string): Promise<() => Outco
   if (w.durable) {
     const mastra = new Mastra({
       workflows: { [wf.id]: wf },
-      storage: new LibSQLStore({ url: `file:${join(dir, "mastra.db")}` }),
+      storage: new LibSQLStore({ id: "bench", url: `file:${join(dir, "mastra.db")}` }),
       logger: false,
     });
     wf = mastra.getWorkflow(wf.id);
   }
-  const run = await wf.createRunAsync();
+  const run = await wf.createRun();
   const input = w.kind === "chain" ? { v: 0 } : w.kind === "fan" ? { n: w.n } : {};
   const r = await run.start({ inputData: input });
   return () => {

@@ -254,8 +254,8 @@ table(
 );
 console.log(
   "\nNotes: concurrency knobs — deputy for_each max_concurrency (a sliding window); LangGraph maxConcurrency in the" +
-    " run config (bounds the tasks of the one superstep all Send branches run in); Mastra .foreach concurrency (runs" +
-    " the items in chunks of that size, each chunk waiting for its slowest item). Durable: deputy commits every item" +
+    " run config (bounds the tasks of the one superstep all Send branches run in); Mastra .foreach concurrency (since" +
+    " 1.x a queue with that many workers, a sliding window too; 0.x ran chunks of that size). Durable: deputy commits every item" +
     " (group commit per event-loop turn); LangGraph saves each task's writes and a checkpoint per superstep; Mastra" +
     " persists the whole workflow snapshot (every step's output so far) before each step and each foreach item.",
 );
