@@ -1,8 +1,11 @@
-// Mastra (vNext workflows): steps made with createStep (zod input/output schemas), composed with
+// Mastra 1.x workflows: steps made with createStep (zod input/output schemas), composed with
 // createWorkflow(...).then(...) for the chain, .parallel([...]) layers for the DAG (Mastra has no per-edge
-// joins: a layer waits for the whole previous one) and .foreach(step, { concurrency }) for the fan-out.
-// Durable runs register the workflow on a Mastra instance with a LibSQLStore, which persists the workflow
-// snapshot as steps finish.
+// joins: a layer waits for the whole previous one) and .foreach(step, { concurrency }) for the fan-out (since
+// 1.x a queue of `concurrency` workers, a sliding window like deputy's; 0.x ran chunks of that size).
+// Every option is left at its 1.x default, as a user gets it: that includes `validateInputs: true` (each
+// step's input is parsed with its zod schema; 0.x defaulted to false), the counterpart of deputy's argument
+// check. Durable runs register the workflow on a Mastra instance with a LibSQLStore (1.x requires its `id`),
+// which upserts the whole workflow snapshot before and after each step and after each foreach item.
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -20,10 +23,13 @@ const V = z.object({ v: z.number() });
 const Item = z.object({ i: z.number().int() });
 
 const stepId = (key: string) => `n${key.replace(".", "_")}`;
+// MASTRA_VALIDATE_INPUTS=0 turns 1.x's default input parsing off, as 0.x ran: what the check itself costs
+// (bench/RESULTS.md, "Peers at their current majors"). The table is measured with the default.
+const options = process.env.MASTRA_VALIDATE_INPUTS === "0" ? { options: { validateInputs: false } } : {};
 
 function build(w: Workload): any {
   if (w.kind === "chain") {
-    let wf: any = createWorkflow({ id: "chain", inputSchema: V, outputSchema: V });
+    let wf: any = createWorkflow({ id: "chain", inputSchema: V, outputSchema: V, ...options });
     for (let i = 0; i < w.n; i++)
       wf = wf.then(
         createStep({
@@ -37,7 +43,7 @@ function build(w: Workload): any {
   }
   if (w.kind === "dag") {
     const Layer = z.record(z.string(), V);
-    let wf: any = createWorkflow({ id: "dag", inputSchema: z.object({}), outputSchema: Layer });
+    let wf: any = createWorkflow({ id: "dag", inputSchema: z.object({}), outputSchema: Layer, ...options });
     for (let l = 0; l < w.depth!; l++) {
       const layer = Array.from({ length: w.width! }, (_, i) => {
         const [a, b] = parents(l, i, w.width!).map(stepId) as [string, string];
@@ -71,7 +77,12 @@ function build(w: Workload): any {
           }
         : async ({ inputData }) => ({ i: inputData.i }),
   });
-  return createWorkflow({ id: "fan", inputSchema: z.object({ n: z.number() }), outputSchema: z.array(Item) })
+  return createWorkflow({
+    id: "fan",
+    inputSchema: z.object({ n: z.number() }),
+    outputSchema: z.array(Item),
+    ...options,
+  })
     .then(src)
     .foreach(work, { concurrency: w.concurrency! })
     .commit();
@@ -83,12 +94,12 @@ export async function runWorkload(w: Workload, dir: string): Promise<() => Outco
   if (w.durable) {
     const mastra = new Mastra({
       workflows: { [wf.id]: wf },
-      storage: new LibSQLStore({ url: `file:${join(dir, "mastra.db")}` }),
+      storage: new LibSQLStore({ id: "bench", url: `file:${join(dir, "mastra.db")}` }),
       logger: false,
     });
     wf = mastra.getWorkflow(wf.id);
   }
-  const run = await wf.createRunAsync();
+  const run = await wf.createRun();
   const input = w.kind === "chain" ? { v: 0 } : w.kind === "fan" ? { n: w.n } : {};
   const r = await run.start({ inputData: input });
   return () => {

@@ -10,6 +10,7 @@
 //   ITEMS, CHAIN, WIDTH, GROWTH=1000,2000,4000   sizes     CPU_PROF=DIR   node --cpu-prof the deputy children into DIR/<workload>/
 //   (CPU_PROF_INTERVAL=100 µs between samples)
 //   RESULTS_JSON=FILE   also write every raw measurement there
+//   MASTRA_VALIDATE_INPUTS=0   Mastra without 1.x's default step-input parsing (an ablation, not the table's setting)
 //   BEFORE_DIST=DIR     also run an older build of deputy (its dist/ folder) as the engine "before", side by side
 import { spawn } from "node:child_process";
 import { cpSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
@@ -254,10 +255,10 @@ table(
 );
 console.log(
   "\nNotes: concurrency knobs — deputy for_each max_concurrency (a sliding window); LangGraph maxConcurrency in the" +
-    " run config (bounds the tasks of the one superstep all Send branches run in); Mastra .foreach concurrency (runs" +
-    " the items in chunks of that size, each chunk waiting for its slowest item). Durable: deputy commits every item" +
+    " run config (bounds the tasks of the one superstep all Send branches run in); Mastra .foreach concurrency (since" +
+    " 1.x a queue with that many workers, a sliding window too; 0.x ran chunks of that size). Durable: deputy commits every item" +
     " (group commit per event-loop turn); LangGraph saves each task's writes and a checkpoint per superstep; Mastra" +
-    " persists the whole workflow snapshot (every step's output so far) before each step and each foreach item.",
+    " persists the whole workflow snapshot (every step's output so far) before and after each step and after each foreach item.",
 );
 const failures = [...results].flatMap(([k, ms]) =>
   ms.filter((m) => !m.ok && !("timedOut" in m)).map((m) => `${k}: ${m.error?.split("\n")[0]}`),
