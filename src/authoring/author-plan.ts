@@ -173,7 +173,8 @@ function checkAnswer(
  * One request through the AI SDK's `generateText` with a JSON-schema response format. The output is taken as
  * the raw text (deputy reads and validates it itself, so a bad answer becomes issues rather than the SDK's
  * exception). `ai` is loaded here, on first use: it costs ~0.3–0.5 s to import and most commands never author.
- * Shared by authoring and repair (`formatName` names the response format: `execution_plan`, `plan_delta`).
+ * Shared by authoring and repair (`formatName` names the response format: `execution_plan`, `plan_delta`;
+ * `maxOutputTokens` caps the answer, so a model that runs away under a grammar ends instead of filling its context).
  */
 export async function askModel(
   model: LanguageModelV4 | LanguageModelV3,
@@ -183,6 +184,7 @@ export async function askModel(
   usage: AuthoringUsage,
   signal: AbortSignal | undefined,
   formatName = "execution_plan",
+  maxOutputTokens?: number,
 ): Promise<string> {
   const { generateText } = await import("ai");
   usage.calls += 1;
@@ -192,6 +194,7 @@ export async function askModel(
       system,
       messages,
       output: rawJsonOutput(schema, formatName),
+      ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
       ...(signal ? { abortSignal: signal } : {}),
     });
     usage.inputTokens += result.totalUsage.inputTokens ?? 0;

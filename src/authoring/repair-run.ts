@@ -37,6 +37,9 @@ import { toolCatalogue } from "./tool-catalogue.js";
 /** Default of {@link RepairRunOptions.maxRounds}: repairs per lineage (a run and the children made from it). */
 export const DEFAULT_MAX_REPAIR_ROUNDS = 2;
 
+/** Default of {@link RepairRunOptions.maxOutputTokens}. */
+const DEFAULT_MAX_DELTA_TOKENS = 4_096;
+
 /** Options of {@link repairRun}. */
 export interface RepairRunOptions {
   /** The model that writes the delta (an AI SDK model instance). Without one the repair is refused (`NO_MODEL`). */
@@ -58,6 +61,12 @@ export interface RepairRunOptions {
   host?: ExecutionHost;
   /** Longest answer read, in characters. Default 200,000. */
   maxAnswerChars?: number;
+  /**
+   * Most tokens the model may answer with, per call. Default 4,096: a delta replaces a few nodes, and a small
+   * model under a grammar can run on (an endless string) until its context is full — minutes on a CPU. A cut
+   * answer is not JSON, an issue like any other.
+   */
+  maxOutputTokens?: number;
   /** How the run is held while the model is asked (the run's lease: a second repair is refused meanwhile). */
   lease?: Pick<LeaseOptions, "ttlMs" | "owner">;
   signal?: AbortSignal;
@@ -151,7 +160,16 @@ export async function repairRun(
     };
     const ask = async () => {
       try {
-        return await askModel(options.model!, system, messages, schema, usage, options.signal, "plan_delta");
+        return await askModel(
+          options.model!,
+          system,
+          messages,
+          schema,
+          usage,
+          options.signal,
+          "plan_delta",
+          options.maxOutputTokens ?? DEFAULT_MAX_DELTA_TOKENS,
+        );
       } catch (error) {
         if (PlanAuthoringError.isInstance(error))
           await save({ status: "failed", usage, issues: [{ code: "model_failed", message: error.message }] });
