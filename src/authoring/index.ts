@@ -1,8 +1,9 @@
 /**
- * Plans written by a model, and plans run by name: {@link authorPlan} turns an objective into a validated plan
- * (the allowed tools are the boundary; one correction round); {@link findNamedPlan} and
- * {@link checkPlanInputs} run a folder's plans by name with their declared inputs. See
- * `docs/plan-authoring.md`.
+ * Plans written and repaired by a model, and plans run by name: {@link authorPlan} turns an objective into a
+ * validated plan (the allowed tools are the boundary; one correction round); {@link repairRun} asks for a plan
+ * delta that replaces a failed run's failed nodes, kept as a pending repair that {@link approveRepair} applies
+ * as a child run (or {@link rejectRepair} turns down); {@link findNamedPlan} and {@link checkPlanInputs} run a
+ * folder's plans by name with their declared inputs. See `docs/plan-authoring.md`.
  *
  * @packageDocumentation
  */
@@ -16,3 +17,27 @@ export { toolCatalogue, type CatalogueEntry } from "./tool-catalogue.js";
 export { modelFromSpec, type ModelFromSpec } from "./model-spec.js";
 export { findNamedPlan, type NamedPlan } from "./named-plans.js";
 export { checkPlanInputs, inputsFromFlags } from "./plan-inputs.js";
+export {
+  approveRepair,
+  DEFAULT_MAX_REPAIR_ROUNDS,
+  pendingRepairs,
+  rejectRepair,
+  repairRun,
+  type ApprovedRepair,
+  type ApproveRepairOptions,
+  type PendingRepair,
+  type RejectRepairOptions,
+  type RepairDecisionOptions,
+  type RepairRunOptions,
+  type RepairRunResult,
+} from "./repair-run.js";
+export {
+  checkRepairDelta,
+  DELTA_ISSUE_CODES,
+  REPAIRABLE_FIELDS,
+  type CheckedDelta,
+  type DeltaContext,
+  type DeltaIssueCode,
+} from "./repair-delta.js";
+export { renderRepairDiff } from "./repair-diff.js";
+export type { RepairChange, RepairRecord, RepairStatus } from "../store/run-state.js";

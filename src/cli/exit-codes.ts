@@ -7,6 +7,7 @@ import {
   McpSourceError,
   ModelFetchError,
   PlanValidationError,
+  RepairError,
   RunError,
   ToolError,
   type RunErrorCode,
@@ -47,7 +48,8 @@ const RUN_ERROR_EXIT: Record<RunErrorCode, number> = {
 
 /**
  * The exit code for an error that ended a command, by its class: bad input (an option, a plan, a file, a tool,
- * an expression, an agent or model definition, a model to fetch, a run id or resolution that does not fit) exits 2, anything else 1.
+ * an expression, an agent or model definition, a model to fetch, a run id or resolution that does not fit, a
+ * refused repair) exits 2, anything else 1.
  */
 export function exitCodeOf(error: unknown): number {
   if (
@@ -59,6 +61,7 @@ export function exitCodeOf(error: unknown): number {
     ModelFetchError.isInstance(error) || // a model that cannot be fetched: unknown, or no network
     ExpressionError.isInstance(error) ||
     McpSourceError.isInstance(error) || // a --tools mcp:… server that cannot be started, reached or used
+    RepairError.isInstance(error) || // a repair refused (wrong state, nothing eligible, rounds used up, …): nothing changed
     ToolError.isInstance(error) // thrown while setting up: an unknown or duplicate tool, arguments that do not fit
   ) {
     return EXIT.invalid;

@@ -19,6 +19,7 @@ import { registerUi } from "./commands/ui.js";
 import { registerCalibrate } from "./commands/calibrate.js";
 import { registerPlan } from "./commands/plan.js";
 import { registerMcpServe } from "./commands/mcp-serve.js";
+import { registerRepair } from "./commands/repair.js";
 
 // Each command lives in its own file under commands/ and is listed here once.
 const commands: RegisterCommand[] = [
@@ -36,6 +37,7 @@ const commands: RegisterCommand[] = [
   registerCalibrate,
   registerPlan,
   registerMcpServe,
+  registerRepair,
 ];
 
 /** Runs the `deputy` command line; resolves to the process exit code. */
