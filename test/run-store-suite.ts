@@ -390,5 +390,58 @@ export function runStoreSuite(name: string, make: () => StoreUnderTest | Promise
       expect(second.run.status).toBe("failed");
       await store.close();
     });
+
+    it("keeps a repaired run's lineage and its initial state (made in one step), and a run's repairs by id", async () => {
+      const { store, reopen } = await make();
+      await store.createRun(record("parent", "2026-01-01T00:00:00.000Z"));
+      const repair = {
+        id: "r1",
+        round: 1,
+        status: "asking" as const,
+        createdAt: "2026-01-01T00:00:02.000Z",
+        updatedAt: "2026-01-01T00:00:02.000Z",
+        eligible: ["a"],
+      };
+      await store.write("parent", [{ kind: "repair", repair }]);
+      await store.write("parent", [
+        { kind: "repair", repair: { ...repair, status: "pending", delta: { nodes: [{ id: "a" }] } } },
+        { kind: "repair", repair: { ...repair, id: "r2", round: 2 } },
+      ]);
+      await store.createRun(
+        { ...record("child", "2026-01-01T00:00:03.000Z"), parentRunId: "parent", rootRunId: "parent" },
+        [
+          { kind: "artifact", key: "kept", value: { v: 1 } },
+          { kind: "node", nodeId: "done", record: { status: "ok", storedKeys: ["kept"], attempts: 1 } },
+          { kind: "item", nodeId: "each", item: { index: 0, status: "ok", key: "e_0" }, value: "zero" },
+        ],
+      );
+      for (const s of [store, ...(reopen ? [reopen()] : [])]) {
+        const parent = (await s.load("parent"))!.run;
+        expect(parent.repairs!.map((r) => [r.id, r.status])).toEqual([
+          ["r1", "pending"],
+          ["r2", "asking"],
+        ]);
+        expect(parent.repairs![0]!.delta).toEqual({ nodes: [{ id: "a" }] });
+        expect(parent.parentRunId).toBeUndefined();
+        const child = (await s.load("child"))!;
+        expect(child.run).toMatchObject({ parentRunId: "parent", rootRunId: "parent" });
+        expect(child.run.repairs).toBeUndefined();
+        expect(child.artifacts).toEqual({ kept: { v: 1 }, e_0: "zero" });
+        expect(child.nodes.done!.status).toBe("ok");
+        expect(child.items.each![0]!.key).toBe("e_0");
+        const listed = await s.list();
+        expect(listed.find((r) => r.runId === "child")).toMatchObject({ parentRunId: "parent" });
+        expect(listed.find((r) => r.runId === "parent")!.repairs).toHaveLength(2);
+        if (s !== store) await s.close();
+      }
+      // A run id taken is refused with its initial state left out entirely.
+      await expect(
+        store.createRun(record("child", "2026-01-01T00:00:04.000Z"), [
+          { kind: "artifact", key: "intruder", value: 1 },
+        ]),
+      ).rejects.toMatchObject({ code: "RUN_EXISTS" });
+      expect((await store.load("child"))!.artifacts).not.toHaveProperty("intruder");
+      await store.close();
+    });
   });
 }

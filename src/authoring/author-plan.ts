@@ -173,14 +173,16 @@ function checkAnswer(
  * One request through the AI SDK's `generateText` with a JSON-schema response format. The output is taken as
  * the raw text (deputy reads and validates it itself, so a bad answer becomes issues rather than the SDK's
  * exception). `ai` is loaded here, on first use: it costs ~0.3–0.5 s to import and most commands never author.
+ * Shared by authoring and repair (`formatName` names the response format: `execution_plan`, `plan_delta`).
  */
-async function askModel(
+export async function askModel(
   model: LanguageModelV4 | LanguageModelV3,
   system: string,
   messages: ModelMessage[],
   schema: JsonSchema,
   usage: AuthoringUsage,
   signal: AbortSignal | undefined,
+  formatName = "execution_plan",
 ): Promise<string> {
   const { generateText } = await import("ai");
   usage.calls += 1;
@@ -189,7 +191,7 @@ async function askModel(
       model,
       system,
       messages,
-      output: rawJsonOutput(schema),
+      output: rawJsonOutput(schema, formatName),
       ...(signal ? { abortSignal: signal } : {}),
     });
     usage.inputTokens += result.totalUsage.inputTokens ?? 0;
@@ -210,10 +212,10 @@ async function askModel(
 }
 
 /** Structured output whose result is the answer's text as it came: the schema goes to the provider only. */
-function rawJsonOutput(schema: JsonSchema): Output.Output<string, string, never> {
+function rawJsonOutput(schema: JsonSchema, name: string): Output.Output<string, string, never> {
   return {
     name: "object",
-    responseFormat: Promise.resolve({ type: "json", schema, name: "execution_plan" }),
+    responseFormat: Promise.resolve({ type: "json", schema, name }),
     parseCompleteOutput: async ({ text }: { text: string }) => text,
     parsePartialOutput: async ({ text }: { text: string }) => ({ partial: text }),
     createElementStreamTransform: () => undefined,

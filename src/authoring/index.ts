@@ -1,8 +1,10 @@
 /**
- * Plans written by a model, and plans run by name: {@link authorPlan} turns an objective into a validated plan
- * (the allowed tools are the boundary; one correction round); {@link findNamedPlan} and
- * {@link checkPlanInputs} run a folder's plans by name with their declared inputs; {@link planTools} gives an
- * agent plans as tools (`plan_execute`, `plan_status`, …). See `docs/plan-authoring.md`.
+ * Plans written and repaired by a model, and plans run by name: {@link authorPlan} turns an objective into a
+ * validated plan (the allowed tools are the boundary; one correction round); {@link repairRun} asks for a plan
+ * delta that replaces a failed run's failed nodes, kept as a pending repair that {@link approveRepair} applies
+ * as a child run (or {@link rejectRepair} turns down); {@link findNamedPlan} and {@link checkPlanInputs} run a
+ * folder's plans by name with their declared inputs; {@link planTools} gives an agent all of it as tools
+ * (`plan_execute`, `plan_status`, `plan_repair`, …). See `docs/plan-authoring.md`.
  *
  * @packageDocumentation
  */
@@ -23,3 +25,27 @@ export {
   type RunAnswer,
 } from "./plan-tools-answers.js";
 export { checkPlanInputs, inputsFromFlags } from "./plan-inputs.js";
+export {
+  approveRepair,
+  DEFAULT_MAX_REPAIR_ROUNDS,
+  pendingRepairs,
+  rejectRepair,
+  repairRun,
+  type ApprovedRepair,
+  type ApproveRepairOptions,
+  type PendingRepair,
+  type RejectRepairOptions,
+  type RepairDecisionOptions,
+  type RepairRunOptions,
+  type RepairRunResult,
+} from "./repair-run.js";
+export {
+  checkRepairDelta,
+  DELTA_ISSUE_CODES,
+  REPAIRABLE_FIELDS,
+  type CheckedDelta,
+  type DeltaContext,
+  type DeltaIssueCode,
+} from "./repair-delta.js";
+export { renderRepairDiff } from "./repair-diff.js";
+export type { RepairChange, RepairRecord, RepairStatus } from "../store/run-state.js";

@@ -6,6 +6,7 @@ import {
   InvalidOptionError,
   ModelFetchError,
   PlanValidationError,
+  RepairError,
   RunError,
   ToolError,
   type RunErrorCode,
@@ -45,7 +46,8 @@ const RUN_ERROR_EXIT: Record<RunErrorCode, number> = {
 
 /**
  * The exit code for an error that ended a command, by its class: bad input (an option, a plan, a file, a tool,
- * an expression, an agent or model definition, a model to fetch, a run id or resolution that does not fit) exits 2, anything else 1.
+ * an expression, an agent or model definition, a model to fetch, a run id or resolution that does not fit, a
+ * refused repair) exits 2, anything else 1.
  */
 export function exitCodeOf(error: unknown): number {
   if (
@@ -56,6 +58,7 @@ export function exitCodeOf(error: unknown): number {
     DistilledModelError.isInstance(error) ||
     ModelFetchError.isInstance(error) || // a model that cannot be fetched: unknown, or no network
     ExpressionError.isInstance(error) ||
+    RepairError.isInstance(error) || // a repair refused (wrong state, nothing eligible, rounds used up, …): nothing changed
     ToolError.isInstance(error) // thrown while setting up: an unknown or duplicate tool, arguments that do not fit
   ) {
     return EXIT.invalid;

@@ -29,6 +29,7 @@ function samples(): InstanceType<typeof DeputyError>[] {
     new errors.NodeError("ITEM_FAILED", "failed"),
     new errors.PlanAuthoringError("MODEL_FAILED", "down"),
     new errors.PlanValidationError([{ code: "cycle", message: "a → a", severity: "error" }]),
+    new errors.RepairError("ROUNDS_USED_UP", "no rounds left", { runId: "r" }),
     new errors.RunError("RUN_NOT_FOUND", "none"),
     new errors.RunLeasedError("r", {
       owner: "o",

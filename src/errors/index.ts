@@ -28,6 +28,7 @@ export {
   type PlanIssue,
   type PlanValidationErrorCode,
 } from "./plan-validation-error.js";
+export { RepairError, type RepairErrorCode } from "./repair-error.js";
 export { RunError, type RunErrorCode } from "./run-error.js";
 export { RunLeasedError, type LeaseHolder } from "./run-leased-error.js";
 export { ToolError, type ToolErrorCode } from "./tool-error.js";

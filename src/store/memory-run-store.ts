@@ -19,10 +19,12 @@ export class MemoryRunStore implements RunStore {
   readonly #runs = new Map<string, StoredRun>();
   #closed = false;
 
-  async createRun(run: RunRecord): Promise<void> {
+  async createRun(run: RunRecord, initial: RunMutation[] = []): Promise<void> {
     this.#assertOpen();
     if (this.#runs.has(run.runId)) throw new RunError("RUN_EXISTS", `Run ${run.runId} already exists.`);
-    this.#runs.set(run.runId, { run, artifacts: dataMap(), nodes: dataMap(), items: dataMap() });
+    const state: StoredRun = { run, artifacts: dataMap(), nodes: dataMap(), items: dataMap() };
+    applyMutations(state, initial);
+    this.#runs.set(run.runId, state);
   }
 
   async write(runId: string, batch: RunMutation[]): Promise<void> {

@@ -41,6 +41,14 @@ CREATE TABLE deputy.workers (
 );
 `,
   },
+  {
+    // Repairs (issue 24): a repaired run's lineage, and the repairs asked for a run (a JSON array of records).
+    version: 2,
+    sql: `
+ALTER TABLE deputy.runs ADD COLUMN parent_run_id text, ADD COLUMN root_run_id text, ADD COLUMN repairs jsonb;
+CREATE INDEX runs_root_run_id ON deputy.runs (root_run_id) WHERE root_run_id IS NOT NULL;
+`,
+  },
 ];
 
 /** Applies the migrations not yet applied, under an advisory lock so concurrent first uses do not race. */

@@ -1,5 +1,6 @@
 import type pg from "pg";
-import type { RunMutation } from "./run-store.js";
+import type { RepairRecord } from "./run-state.js";
+import { withRepair, type RunMutation } from "./run-store.js";
 
 /** A write of a group commit: a run's batch of mutations. */
 export interface RunWrite {
@@ -15,8 +16,8 @@ export interface RunWrite {
 export async function applyWrites(connect: () => Promise<pg.PoolClient>, writes: RunWrite[]): Promise<void> {
   const client = await connect();
   try {
-    const upserts = new Upserts();
-    if (writes.every((w) => w.batch.every((m) => m.kind !== "status" && m.kind !== "resolution"))) {
+    if (writes.every((w) => w.batch.every((m) => !isInPlace(m)))) {
+      const upserts = new Upserts();
       for (const w of writes) for (const m of w.batch) upserts.add(w.runId, m as UpsertMutation);
       const statement = upserts.take();
       if (statement) await client.query(statement);
@@ -24,16 +25,7 @@ export async function applyWrites(connect: () => Promise<pg.PoolClient>, writes:
     }
     try {
       await client.query("BEGIN");
-      for (const w of writes) {
-        for (const m of w.batch) {
-          if (m.kind === "status" || m.kind === "resolution") {
-            // These read rows the upserts write: apply what came before them first.
-            await upserts.flush(client);
-            await applyInPlace(client, w.runId, m);
-          } else upserts.add(w.runId, m);
-        }
-      }
-      await upserts.flush(client);
+      await applyInOrder(client, writes);
       await client.query("COMMIT");
     } catch (error) {
       await client.query("ROLLBACK").catch(() => {});
@@ -44,7 +36,27 @@ export async function applyWrites(connect: () => Promise<pg.PoolClient>, writes:
   }
 }
 
-type UpsertMutation = Exclude<RunMutation, { kind: "status" | "resolution" }>;
+/** Applies writes in order on a client inside a transaction (a group commit's, or a run's creation). */
+export async function applyInOrder(client: pg.ClientBase, writes: RunWrite[]): Promise<void> {
+  const upserts = new Upserts();
+  for (const w of writes) {
+    for (const m of w.batch) {
+      if (isInPlace(m)) {
+        // These read rows the upserts write: apply what came before them first.
+        await upserts.flush(client);
+        await applyInPlace(client, w.runId, m);
+      } else upserts.add(w.runId, m);
+    }
+  }
+  await upserts.flush(client);
+}
+
+type InPlaceMutation = Extract<RunMutation, { kind: "status" | "resolution" | "repair" }>;
+type UpsertMutation = Exclude<RunMutation, InPlaceMutation>;
+
+function isInPlace(m: RunMutation): m is InPlaceMutation {
+  return m.kind === "status" || m.kind === "resolution" || m.kind === "repair";
+}
 
 /** Rows to upsert, last write per key winning (a statement may not touch one row twice). */
 class Upserts {
@@ -128,12 +140,18 @@ function columns(rows: unknown[][], width: number): unknown[][] {
   return Array.from({ length: width }, (_, c) => rows.map((r) => r[c]));
 }
 
-async function applyInPlace(
-  client: pg.ClientBase,
-  runId: string,
-  m: Extract<RunMutation, { kind: "status" | "resolution" }>,
-): Promise<void> {
-  if (m.kind === "status") {
+async function applyInPlace(client: pg.ClientBase, runId: string, m: InPlaceMutation): Promise<void> {
+  if (m.kind === "repair") {
+    // Read and written under the row's lock, so two repairs of one run (each under the run's lease) never lose one.
+    const { rows } = await client.query<{ repairs: RepairRecord[] | null }>(
+      `SELECT repairs FROM deputy.runs WHERE run_id = $1 FOR UPDATE`,
+      [runId],
+    );
+    await client.query(`UPDATE deputy.runs SET repairs = $2::jsonb WHERE run_id = $1`, [
+      runId,
+      JSON.stringify(withRepair(rows[0]?.repairs ?? [], m.repair)),
+    ]);
+  } else if (m.kind === "status") {
     await client.query(`UPDATE deputy.runs SET status = $1, updated_at = $2, error = $3 WHERE run_id = $4`, [
       m.status,
       m.updatedAt,

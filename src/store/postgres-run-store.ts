@@ -6,7 +6,7 @@ import { TurnBatcher } from "../runtime/turn-batcher.js";
 import { migratePostgres } from "./postgres-migrations.js";
 import { readRunOptions } from "./run-options-record.js";
 import { UNIT_RESULTS_PRUNE } from "./postgres-unit-results.js";
-import { applyWrites, type RunWrite } from "./postgres-mutations.js";
+import { applyInOrder, applyWrites, type RunWrite } from "./postgres-mutations.js";
 import type { ItemRecord, NodeRecord, RunRecord, StoredRun } from "./run-state.js";
 import {
   pageItems,
@@ -80,23 +80,44 @@ export class PostgresRunStore implements RunStore {
   /** Runs known to exist (created here, or checked once): their writes skip the existence check. */
   readonly #known = new Set<string>();
 
-  async createRun(run: RunRecord): Promise<void> {
+  async createRun(run: RunRecord, initial: RunMutation[] = []): Promise<void> {
     await this.#open();
+    const insert = {
+      text: `INSERT INTO deputy.runs (run_id, plan_name, fingerprint, plan, status, created_at, updated_at, options,
+               parent_run_id, root_run_id, repairs)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+      values: [
+        run.runId,
+        run.planName,
+        run.fingerprint,
+        JSON.stringify(run.plan),
+        run.status,
+        run.createdAt,
+        run.updatedAt,
+        JSON.stringify(run.options),
+        run.parentRunId ?? null,
+        run.rootRunId ?? null,
+        run.repairs?.length ? JSON.stringify(run.repairs) : null,
+      ],
+    };
     try {
-      await this.pool.query(
-        `INSERT INTO deputy.runs (run_id, plan_name, fingerprint, plan, status, created_at, updated_at, options)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-        [
-          run.runId,
-          run.planName,
-          run.fingerprint,
-          JSON.stringify(run.plan),
-          run.status,
-          run.createdAt,
-          run.updatedAt,
-          JSON.stringify(run.options),
-        ],
-      );
+      if (initial.length === 0) await this.pool.query(insert);
+      else {
+        // The run and its initial state in one transaction: nobody sees the run without it.
+        const client = await this.#connect();
+        try {
+          await client.query("BEGIN");
+          await client.query(insert);
+          await applyInOrder(client, [{ runId: run.runId, batch: initial }]);
+          await client.query("COMMIT");
+        } catch (error) {
+          await client.query("ROLLBACK").catch(() => {});
+          throw error;
+        } finally {
+          client.release();
+        }
+      }
+      this.#known.add(run.runId);
     } catch (cause) {
       if ((cause as { code?: string }).code === "23505") {
         throw new RunError("RUN_EXISTS", `Run ${run.runId} already exists in ${this.label}.`, { cause });
@@ -270,6 +291,9 @@ function toRunRecord(row: Record<string, any>): RunRecord {
     updatedAt: row.updated_at,
     options: readRunOptions(row.options),
     ...(row.error ? { error: row.error } : {}),
+    ...(row.parent_run_id ? { parentRunId: row.parent_run_id } : {}),
+    ...(row.root_run_id ? { rootRunId: row.root_run_id } : {}),
+    ...(row.repairs ? { repairs: row.repairs } : {}),
     ...(row.lease_owner
       ? {
           lease: {

@@ -113,7 +113,7 @@ function hold(store: RunStore, runId: string, owner: string, ttlMs: number, sinc
     return !lost.signal.aborted;
   };
   const fenced: RunStore = {
-    createRun: (run) => store.createRun(run),
+    createRun: (run, initial) => store.createRun(run, initial),
     // (No async frame of its own: this is on every commit's path.)
     write: (id, batch: RunMutation[]) => (id === runId && !valid() ? DROPPED : store.write(id, batch)),
     load: (id) => store.load(id),

@@ -28,8 +28,11 @@ export interface RunOptionsRecord {
   inputs?: Record<string, unknown>;
   /** Its units ran on workers (`deputy-js/distributed`); a resume dispatches them there again. */
   distributed?: boolean;
-  /** For a plan a model wrote (`deputy plan --run`): the objective it was given and the model that wrote it. */
-  authored?: { objective: string; model: string };
+  /**
+   * For a plan a model wrote (`deputy plan --run`): the objective it was given, the model that wrote it, and
+   * the tools it was allowed (the boundary a repair of the run keeps; absent in records written before it).
+   */
+  authored?: { objective: string; model: string; allowedTools?: string[] };
   /** Facts the starter asked to keep that deputy itself does not read (see {@link RunStartFacts}). */
   extra?: Record<string, unknown>;
 }
@@ -86,8 +89,20 @@ export function readRunOptions(stored: unknown): RunOptionsRecord {
   if (isPlainObject(inputs)) record.inputs = inputs;
   const extra: Record<string, unknown> = {};
   const authored = getOwn(stored, "authored");
-  if (isPlainObject(authored) && typeof authored.objective === "string" && typeof authored.model === "string")
-    record.authored = { objective: authored.objective, model: authored.model };
+  if (
+    isPlainObject(authored) &&
+    typeof authored.objective === "string" &&
+    typeof authored.model === "string"
+  ) {
+    const allowed = authored.allowedTools;
+    record.authored = {
+      objective: authored.objective,
+      model: authored.model,
+      ...(Array.isArray(allowed) && allowed.every((n) => typeof n === "string")
+        ? { allowedTools: allowed }
+        : {}),
+    };
+  }
   const given = getOwn(stored, "extra");
   if (isPlainObject(given)) Object.assign(extra, given);
   // Before versions, the CLI's and a library caller's facts shared one flat object.

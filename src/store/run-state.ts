@@ -111,6 +111,64 @@ export interface RunRecord {
   error?: SerializedError;
   /** The run's owner while one holds it (see `RunStore.acquireLease`); absent when nobody does. */
   lease?: RunLease;
+  /** For a run made by applying a repair: the run it repairs (its plan delta was approved there). */
+  parentRunId?: string;
+  /** For a run made by applying a repair: the first run of its lineage (the parent's root, or the parent). */
+  rootRunId?: string;
+  /** The repairs asked for this run, oldest first (see `repairRun` in `deputy-js/authoring`). */
+  repairs?: RepairRecord[];
+}
+
+/**
+ * Where a repair stands. `asking`: recorded before the model is called (a crash leaves it so, and the round is
+ * spent); `failed`: the model could not be asked; `invalid`: its delta was still refused after the correction
+ * round; `pending`: a valid delta awaits a decision; `approved`: accepted, its child run is being made;
+ * `applied`: the child run exists; `rejected`: a person said no.
+ */
+export type RepairStatus = "asking" | "failed" | "invalid" | "pending" | "approved" | "applied" | "rejected";
+
+/** One change a repair's delta makes: a field of a node, before and after (absent: the field is not set). */
+export interface RepairChange {
+  nodeId: string;
+  field: string;
+  before?: unknown;
+  after?: unknown;
+}
+
+/**
+ * One repair of a run: a model-written plan delta that replaces failed nodes by id. It describes itself (the
+ * delta, the patched plan, the diff), so the console and the CLI show and apply it without asking the model
+ * again or re-reading the parent's plan.
+ */
+export interface RepairRecord {
+  /** Unique within the run: `r1`, `r2`, … by round. */
+  id: string;
+  /** Which round of the run's lineage this is (1 for the first repair of a root run and its children). */
+  round: number;
+  status: RepairStatus;
+  createdAt: string;
+  updatedAt: string;
+  /** The model that was asked, as a spec without credentials (`openai=URL,model=NAME`, `scripted=FILE`). */
+  model?: string;
+  /** The node ids the model was allowed to replace (they ended `error` or `blocked`). */
+  eligible: string[];
+  /** The delta as checked: `{ nodes: [...] }` (a `pending` repair's is valid). */
+  delta?: { nodes: unknown[] };
+  /** The plan with the delta applied (a `pending` repair's validates as a whole). */
+  plan?: unknown;
+  /** The delta's changes, field by field. */
+  diff?: RepairChange[];
+  /** Why the delta was refused (`invalid`), or why the model could not be asked (`failed`). */
+  issues?: { code: string; message: string; nodeId?: string; path?: string }[];
+  /** Model requests and tokens spent on this repair. */
+  usage?: { calls: number; inputTokens: number; outputTokens: number; totalTokens: number };
+  /** Who approved or rejected it (a person's name, when given), and when. */
+  decidedBy?: string;
+  decidedAt?: string;
+  /** Why it was rejected, when the person said. */
+  reason?: string;
+  /** The run made by applying it (set when approved, before the run exists, so approving twice makes one). */
+  childRunId?: string;
 }
 
 /** Who owns a run, and until when (ISO times). */

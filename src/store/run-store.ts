@@ -1,6 +1,7 @@
 import type {
   ItemRecord,
   NodeRecord,
+  RepairRecord,
   Resolution,
   RunLease,
   RunRecord,
@@ -18,7 +19,9 @@ export type RunMutation =
   /** An item's record; with `value`, also the artifact `item.key` (one row, so one write per item). */
   | { kind: "item"; nodeId: string; item: ItemRecord; value?: unknown }
   | { kind: "status"; status: RunStatus; updatedAt: string; error?: SerializedError }
-  | { kind: "resolution"; nodeId: string; item?: number; resolution: Resolution };
+  | { kind: "resolution"; nodeId: string; item?: number; resolution: Resolution }
+  /** Adds a repair to the run's `repairs`, or replaces the one of the same id. */
+  | { kind: "repair"; repair: RepairRecord };
 
 /**
  * Where checkpoints go. Every implementation passes `test/run-store-suite.ts`.
@@ -27,7 +30,12 @@ export type RunMutation =
  * store does), so awaiting each write costs about one commit per group, not per batch.
  */
 export interface RunStore {
-  createRun(run: RunRecord): Promise<void>;
+  /**
+   * Creates a run (`RUN_EXISTS` when its id is taken), with its lineage (`parentRunId`, `rootRunId`) and, when
+   * given, an `initial` batch applied in the same transaction: a repaired run is made with its parent's
+   * completed state, so no reader ever sees it without that state (and no resume re-runs what it holds).
+   */
+  createRun(run: RunRecord, initial?: RunMutation[]): Promise<void>;
   write(runId: string, batch: RunMutation[]): Promise<void>;
   load(runId: string): Promise<StoredRun | undefined>;
   /** Newest first. */
@@ -168,8 +176,23 @@ export function applyMutations(state: StoredRun, batch: RunMutation[]): void {
       case "resolution":
         applyResolution(state, m.nodeId, m.item, m.resolution);
         break;
+      case "repair":
+        state.run = { ...state.run, repairs: withRepair(state.run.repairs, m.repair) };
+        break;
     }
   }
+}
+
+/** `repairs` with `repair` added, or put in place of the one with its id (shared by every store). */
+export function withRepair(
+  repairs: readonly RepairRecord[] | undefined,
+  repair: RepairRecord,
+): RepairRecord[] {
+  const list = [...(repairs ?? [])];
+  const at = list.findIndex((r) => r.id === repair.id);
+  if (at < 0) list.push(repair);
+  else list[at] = repair;
+  return list;
 }
 
 function applyResolution(state: StoredRun, nodeId: string, item: number | undefined, resolution: Resolution) {

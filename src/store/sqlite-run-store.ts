@@ -11,8 +11,9 @@ import type {
   RunStore,
   RunSummary,
 } from "./run-store.js";
+import { withRepair } from "./run-store.js";
 import type { Spend } from "./run-state.js";
-import type { ItemRecord, NodeRecord, RunRecord, StoredRun } from "./run-state.js";
+import type { ItemRecord, NodeRecord, RepairRecord, RunRecord, StoredRun } from "./run-state.js";
 import { RunError } from "../errors/run-error.js";
 import { readRunOptions } from "./run-options-record.js";
 import { dataMap, indexMap, setOwn } from "../runtime/own.js";
@@ -62,9 +63,13 @@ export class SqliteRunStore implements RunStore {
     const db = this.#db;
     this.#stmts = {
       insertRun: db.prepare(
-        `INSERT INTO runs (run_id, plan_name, fingerprint, plan, status, created_at, updated_at, options)
-         VALUES (@runId, @planName, @fingerprint, @plan, @status, @createdAt, @updatedAt, @options)`,
+        `INSERT INTO runs (run_id, plan_name, fingerprint, plan, status, created_at, updated_at, options,
+           parent_run_id, root_run_id, repairs)
+         VALUES (@runId, @planName, @fingerprint, @plan, @status, @createdAt, @updatedAt, @options,
+           @parentRunId, @rootRunId, @repairs)`,
       ),
+      getRepairs: db.prepare(`SELECT repairs FROM runs WHERE run_id = ?`),
+      setRepairs: db.prepare(`UPDATE runs SET repairs = ? WHERE run_id = ?`),
       status: db.prepare(`UPDATE runs SET status = ?, updated_at = ?, error = ? WHERE run_id = ?`),
       artifact: db.prepare(`INSERT OR REPLACE INTO artifacts (run_id, key, value) VALUES (?, ?, ?)`),
       node: db.prepare(`INSERT OR REPLACE INTO nodes (run_id, node_id, record) VALUES (?, ?, ?)`),
@@ -113,9 +118,11 @@ export class SqliteRunStore implements RunStore {
     this.#tx = { begin: db.prepare("BEGIN"), commit: db.prepare("COMMIT"), rollback: db.prepare("ROLLBACK") };
   }
 
-  async createRun(run: RunRecord): Promise<void> {
+  async createRun(run: RunRecord, initial: RunMutation[] = []): Promise<void> {
     this.#assertOpen();
+    // (A group commit is synchronous, so no other transaction is open here.)
     try {
+      if (initial.length) this.#tx.begin.run();
       this.#stmts.insertRun.run({
         runId: run.runId,
         planName: run.planName,
@@ -125,9 +132,21 @@ export class SqliteRunStore implements RunStore {
         createdAt: run.createdAt,
         updatedAt: run.updatedAt,
         options: JSON.stringify(run.options),
+        parentRunId: run.parentRunId ?? null,
+        rootRunId: run.rootRunId ?? null,
+        repairs: run.repairs?.length ? JSON.stringify(run.repairs) : null,
       });
+      for (const m of initial) this.#apply(run.runId, m);
+      if (initial.length) this.#tx.commit.run();
       this.#known.add(run.runId);
     } catch (cause) {
+      if (initial.length) {
+        try {
+          this.#tx.rollback.run();
+        } catch {
+          // SQLite already ended the transaction with the failure.
+        }
+      }
       const code = sqliteErrorName(cause);
       if (code.startsWith("SQLITE_CONSTRAINT"))
         throw new RunError("RUN_EXISTS", `Run ${run.runId} already exists in ${this.path}.`, { cause });
@@ -220,6 +239,12 @@ export class SqliteRunStore implements RunStore {
             s.itemRecord.run(JSON.stringify(record), runId, m.nodeId, m.item);
           }
         }
+        break;
+      }
+      case "repair": {
+        const row = s.getRepairs.get(runId) as { repairs: string | null } | undefined;
+        const repairs = row?.repairs ? (JSON.parse(row.repairs) as RepairRecord[]) : [];
+        s.setRepairs.run(JSON.stringify(withRepair(repairs, m.repair)), runId);
         break;
       }
     }
@@ -378,6 +403,9 @@ function toRunRecord(row: Record<string, string>): RunRecord {
     updatedAt: row.updated_at!,
     options: readRunOptions(JSON.parse(row.options!)),
     ...(row.error ? { error: JSON.parse(row.error) } : {}),
+    ...(row.parent_run_id ? { parentRunId: row.parent_run_id } : {}),
+    ...(row.root_run_id ? { rootRunId: row.root_run_id } : {}),
+    ...(row.repairs ? { repairs: JSON.parse(row.repairs) as RepairRecord[] } : {}),
     ...(row.lease_owner
       ? {
           lease: {

@@ -29,6 +29,13 @@ const MIGRATIONS: [version: number, sql: string][] = [
      ALTER TABLE runs ADD COLUMN lease_heartbeat INTEGER;
      ALTER TABLE runs ADD COLUMN lease_expires INTEGER;`,
   ],
+  // Repairs (issue 24): a repaired run's lineage, and the repairs asked for a run (a JSON array of records).
+  [
+    3,
+    `ALTER TABLE runs ADD COLUMN parent_run_id TEXT;
+     ALTER TABLE runs ADD COLUMN root_run_id TEXT;
+     ALTER TABLE runs ADD COLUMN repairs TEXT;`,
+  ],
 ];
 
 /** Creates the tables, then brings an older file up to date (`PRAGMA user_version`, then the items' columns). */
