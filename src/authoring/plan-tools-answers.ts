@@ -72,6 +72,17 @@ export function refusalOf(error: unknown): PlanToolRefusal {
         });
       case "MODEL_FAILED":
         return refusal("model_failed", message);
+      case "NO_MODEL":
+        return refusal("no_model", message);
+      case "REPAIR_IN_PROGRESS":
+        return refusal("run_in_progress", message);
+      case "RUN_NOT_REPAIRABLE":
+      case "NOTHING_ELIGIBLE":
+      case "ROUNDS_USED_UP":
+      case "REPAIR_PENDING":
+      case "ALREADY_REPAIRED":
+      case "NO_PENDING_REPAIR":
+        return refusal("repair_refused", message, { reason: error.code.toLowerCase() });
     }
   }
   return refusal("failed", message);
@@ -109,6 +120,10 @@ export interface RunAnswer {
   artifact_keys: string[];
   /** The artifact the plan `returns`, once stored (cut when large). */
   result?: unknown;
+  /** For a run made by applying a repair: the run it repaired. */
+  parent_run_id?: string;
+  /** The repairs asked for this run: where each stands, and the child run an applied one made. */
+  repairs?: { id: string; status: string; child_run_id?: string }[];
   error?: string;
   message: string;
 }
@@ -146,16 +161,32 @@ export function summaryAnswer(summary: RunSummary, maxChars: number): RunAnswer 
   const nodes: Record<string, NodeLine> = {};
   for (const [id, record] of Object.entries(summary.nodes)) nodes[id] = nodeLine(record);
   const plan = summary.run.plan as { returns?: unknown } | null;
-  return answer(
-    summary.run.runId,
-    summary.run.planName,
-    summary.run.status,
-    nodes,
-    summary.artifacts,
-    typeof plan?.returns === "string" ? plan.returns : undefined,
-    maxChars,
-    summary.run.error?.message,
-  );
+  const { parentRunId, repairs } = summary.run;
+  const lineage = {
+    ...(parentRunId ? { parent_run_id: parentRunId } : {}),
+    ...(repairs?.length
+      ? {
+          repairs: repairs.map((r) => ({
+            id: r.id,
+            status: r.status,
+            ...(r.childRunId && r.status === "applied" ? { child_run_id: r.childRunId } : {}),
+          })),
+        }
+      : {}),
+  };
+  return {
+    ...answer(
+      summary.run.runId,
+      summary.run.planName,
+      summary.run.status,
+      nodes,
+      summary.artifacts,
+      typeof plan?.returns === "string" ? plan.returns : undefined,
+      maxChars,
+      summary.run.error?.message,
+    ),
+    ...lineage,
+  };
 }
 
 function nodeLine(record: NodeRecord): NodeLine {

@@ -106,6 +106,7 @@ describe("planTools through deputy's agent loop", () => {
       "plan_status",
       "plan_artifacts",
       "plan_resume",
+      "plan_repair",
     ]);
     for (const t of toolkit.tools) expect(t.parameters.additionalProperties, t.name).toBe(false);
     // The named plans are listed for the model, with their inputs.
@@ -284,5 +285,115 @@ describe("planTools through deputy's agent loop", () => {
     expect(read.artifacts.b).toMatchObject({ truncated: true, chars: 5_002 });
     expect(read.artifacts.b.preview).toHaveLength(500);
     expect(read.missing).toEqual(["nope"]);
+  });
+});
+
+describe("plan_repair", () => {
+  const fetchV1 = defineTool({
+    name: "fetch_v1",
+    description: "Fetch a page (old API)",
+    input: { type: "object", properties: { url: { type: "string" } }, required: ["url"] },
+    run: () => {
+      count("fetch_v1");
+      throw new Error("fetch_v1 is gone, use fetch_v2");
+    },
+  });
+  const fetchV2 = defineTool({
+    name: "fetch_v2",
+    description: "Fetch a page",
+    delegateSafe: true,
+    input: { type: "object", properties: { url: { type: "string" } }, required: ["url"] },
+    run: ({ url }: { url: string }) => (count("fetch_v2"), `<html>${url}</html>`),
+  });
+  const pagePlan = {
+    name: "page",
+    returns: "said",
+    nodes: [
+      { id: "hello", tool: "echo", args: { text: "start" }, store_as: "hello" },
+      { id: "fetch", tool: "fetch_v1", depends_on: ["hello"], args: { url: "http://x" }, store_as: "page" },
+      {
+        id: "say",
+        tool: "echo",
+        depends_on: ["fetch"],
+        args: { text: "{artifacts.page}" },
+        store_as: "said",
+      },
+    ],
+  };
+  const delta = {
+    nodes: [
+      { id: "fetch", tool: "fetch_v2", depends_on: ["hello"], args: { url: "http://x" }, store_as: "page" },
+    ],
+  };
+  const tools = [echo, fetchV1, fetchV2];
+
+  it("keeps a valid delta pending for a person by default, showing the change, and plan_status shows it", async () => {
+    const model = await scriptedModel([JSON.stringify(delta)]);
+    const kit = byName(planTools({ tools, store, model, plans: { page: pagePlan } }));
+    const failed = await call(kit.plan_execute, { name: "page" });
+    expect(failed).toMatchObject({
+      status: "failed",
+      nodes: { fetch: { status: "error" }, say: { status: "blocked" } },
+    });
+    const asked = await call(kit.plan_repair, { run_id: failed.run_id });
+    expect(asked).toMatchObject({ run_id: failed.run_id, repair_id: "r1", status: "pending" });
+    expect(asked.diff).toEqual(["~ fetch", '    tool: "fetch_v1" → "fetch_v2"']);
+    expect(await call(kit.plan_status, { run_id: failed.run_id })).toMatchObject({
+      repairs: [{ id: "r1", status: "pending" }],
+    });
+    // A second ask while one awaits a decision is refused, as data.
+    expect(await call(kit.plan_repair, { run_id: failed.run_id })).toMatchObject({
+      error: "repair_refused",
+      reason: "repair_pending",
+    });
+  });
+
+  it("applies the delta as a child run when the host approves repairs: only the replaced node and its dependents run", async () => {
+    const model = await scriptedModel([JSON.stringify(delta)]);
+    const kit = byName(planTools({ tools, store, model, plans: { page: pagePlan }, approveRepairs: true }));
+    const echoes = calls.echo ?? 0;
+    const failed = await call(kit.plan_execute, { name: "page" });
+    const v1 = calls.fetch_v1;
+    const repaired = await call(kit.plan_repair, { run_id: failed.run_id });
+    expect(repaired).toMatchObject({
+      repaired_run_id: failed.run_id,
+      repair_id: "r1",
+      status: "completed",
+      nodes: { hello: { status: "ok" }, fetch: { status: "ok" }, say: { status: "ok" } },
+      result: { said: "<html>http://x</html>" },
+    });
+    expect(repaired.run_id).not.toBe(failed.run_id);
+    // `hello` ran once (in the parent), `say` once (in the child); fetch_v1 never again.
+    expect((calls.echo ?? 0) - echoes).toBe(2);
+    expect(calls.fetch_v1).toBe(v1);
+    expect(await call(kit.plan_status, { run_id: repaired.run_id })).toMatchObject({
+      parent_run_id: failed.run_id,
+    });
+    expect(await call(kit.plan_status, { run_id: failed.run_id })).toMatchObject({
+      repairs: [{ id: "r1", status: "applied", child_run_id: repaired.run_id }],
+    });
+    expect(await call(kit.plan_repair, { run_id: failed.run_id })).toMatchObject({
+      error: "repair_refused",
+      reason: "already_repaired",
+    });
+  });
+
+  it("refuses as data: no model, a run that completed, a delta that changes a protected field", async () => {
+    const none = byName(planTools({ tools, store, plans: { page: pagePlan } }));
+    const failed = await call(none.plan_execute, { name: "page" });
+    expect(await call(none.plan_repair, { run_id: failed.run_id })).toMatchObject({ error: "no_model" });
+    const hostile = { nodes: [{ ...delta.nodes[0], store_as: "elsewhere" }] };
+    const model = await scriptedModel([JSON.stringify(hostile), JSON.stringify(hostile)]);
+    const kit = byName(planTools({ tools, store, model, plans: { page: pagePlan, greet } }));
+    expect(await call(kit.plan_repair, { run_id: failed.run_id })).toMatchObject({
+      error: "repair_refused",
+      issues: [expect.stringMatching(/^changed_store_as \[fetch\]/)],
+    });
+    const done = await call(kit.plan_execute, { name: "greet", inputs: { who: "x" } });
+    expect(await call(kit.plan_repair, { run_id: done.run_id })).toMatchObject({
+      error: "repair_refused",
+      reason: "run_not_repairable",
+    });
+    expect(await call(kit.plan_repair, { run_id: "nope" })).toMatchObject({ error: "run_not_found" });
   });
 });

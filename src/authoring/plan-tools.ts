@@ -15,6 +15,7 @@ import { ToolRegistry } from "../tools/tool-registry.js";
 import { authorPlan } from "./author-plan.js";
 import { findNamedPlan, listNamedPlans } from "./named-plans.js";
 import { checkPlanInputs } from "./plan-inputs.js";
+import { approveRepair, repairRun } from "./repair-run.js";
 import {
   capped,
   issueLines,
@@ -24,6 +25,7 @@ import {
   type RunAnswer,
 } from "./plan-tools-answers.js";
 import { BackgroundRuns } from "./plan-tools-runs.js";
+import { renderRepairDiff } from "./repair-diff.js";
 
 /** Options of {@link planTools}. */
 export interface PlanToolsOptions {
@@ -49,6 +51,14 @@ export interface PlanToolsOptions {
    * answers with its run id and where it stands (`done: false`); `plan_status` reads it later. Default 30.
    */
   softTimeout?: number;
+  /**
+   * Whether `plan_repair` applies a valid delta at once as a child run and runs it (the host's `deputy repair
+   * --yes`). Default `false`: the delta stays on the run as a pending repair, for a person to approve in the
+   * console's inbox or with `deputy repair RUN_ID --approve` — the calling model never approves its own delta.
+   */
+  approveRepairs?: boolean;
+  /** Repairs allowed per lineage (a run and the children made from it). Default 2. */
+  maxRepairRounds?: number;
   /** Longest JSON, in characters, of a value a tool answers with (an artifact); longer ones are previewed. Default 20,000. */
   maxValueChars?: number;
   /** The node types plans may use (the root entry's `planTools` gives the built-in ones). Default: tool nodes only. */
@@ -62,8 +72,7 @@ export interface PlanToolsOptions {
 /** What {@link planTools} returns: the tools for an agent, and a way to wait for the runs they left going. */
 export interface PlanToolkit {
   /**
-   * `plan_execute`, `plan_validate`, `plan_status`, `plan_artifacts`, `plan_resume` (and `plan_repair` where
-   * repair is built): deputy tools, for `defineAgent({ tools })` or, through `toAiSdkTools`, `generateText`.
+   * `plan_execute`, `plan_validate`, `plan_status`, `plan_artifacts`, `plan_resume` and `plan_repair`: deputy tools, for `defineAgent({ tools })` or, through `toAiSdkTools`, `generateText`.
    */
   tools: Tool[];
   /** Resolves once every run the tools started in the background has ended (call before closing the store). */
@@ -77,7 +86,9 @@ const MAX_LISTED_PLANS = 50;
 
 /**
  * Gives an agent execution plans as tools: `plan_execute` (a plan written for an objective, a named plan with
- * inputs, or a plan given as JSON), `plan_validate`, `plan_status`, `plan_artifacts` and `plan_resume`. Each has
+ * inputs, or a plan given as JSON), `plan_validate`, `plan_status`, `plan_artifacts`, `plan_resume` and
+ * `plan_repair` (a model-written plan delta for the failed nodes, pending a person's approval unless the host
+ * sets `approveRepairs`). Each has
  * a strict argument schema (no property it does not list). A run that outlasts the soft timeout answers with
  * its run id and where it stands instead of blocking the agent, and goes on in the background. What cannot be
  * done comes back as data the model can act on (`{ error: "run_not_found", message }`, see
@@ -285,6 +296,49 @@ export function planTools(options: PlanToolsOptions): PlanToolkit {
     );
   };
 
+  const repair = async ({ run_id }: { run_id: string }) => {
+    if (!model)
+      return refusal(
+        "no_model",
+        "This toolkit has no model to repair runs with; plan_resume retries as it is.",
+      );
+    if (runs.has(run_id))
+      return refusal("run_in_progress", `Run ${run_id} is still going on here; call plan_status later.`);
+    const asked = await repairRun(store, run_id, {
+      model,
+      tools: registry,
+      host,
+      nodeTypes,
+      ...(options.maxRepairRounds !== undefined ? { maxRounds: options.maxRepairRounds } : {}),
+      ...(signal ? { signal } : {}),
+    });
+    const diff = renderRepairDiff(asked.repair.diff ?? [])
+      .trimEnd()
+      .split("\n");
+    if (!asked.ok)
+      return refusal(
+        "repair_refused",
+        "The model's plan delta is still invalid after one correction round; nothing was changed.",
+        { repair_id: asked.repair.id, issues: issueLines(asked.issues) },
+      );
+    if (!options.approveRepairs)
+      return {
+        run_id,
+        repair_id: asked.repair.id,
+        status: "pending",
+        diff,
+        message:
+          "The repair awaits a person's approval (the console's inbox, or deputy repair RUN_ID --approve). Once approved, its child run shows in plan_status of this run.",
+      };
+    const approved = await approveRepair(store, run_id, { repairId: asked.repair.id });
+    const child = approved.childRunId;
+    const plan = approved.repair.plan as { returns?: unknown } | null;
+    const ran = await runs.start(child, typeof plan?.returns === "string" ? plan.returns : undefined, () =>
+      continueRun(child, { host, nodeTypes, store, ...(signal ? { signal } : {}) }),
+    );
+    return { ...ran, repaired_run_id: run_id, repair_id: asked.repair.id, diff };
+  };
+
   const planList = listPlans(plans);
   const tools = [
     planTool({
@@ -352,6 +406,14 @@ export function planTools(options: PlanToolsOptions): PlanToolkit {
         "Continue a run that failed, was stopped or paused, from its last checkpoint: completed nodes are kept, failed ones run again as they are.",
       parameters: runIdSchema(),
       run: resume,
+    }),
+    planTool({
+      name: "plan_repair",
+      description: options.approveRepairs
+        ? "Repair a failed run: the model writes replacements for its failed nodes (another tool, other arguments), and the repaired run goes on as a child run that keeps every completed node. Answers like plan_execute, with the child's run_id."
+        : "Ask for a repair of a failed run: replacements for its failed nodes (another tool, other arguments) are written and kept for a person to approve; the answer shows the change. Completed nodes are kept when it runs.",
+      parameters: runIdSchema(),
+      run: repair,
     }),
   ];
   return { tools, settle: () => runs.settle() };
