@@ -18,6 +18,7 @@ import { registerWorker } from "./commands/worker.js";
 import { registerUi } from "./commands/ui.js";
 import { registerCalibrate } from "./commands/calibrate.js";
 import { registerPlan } from "./commands/plan.js";
+import { registerRepair } from "./commands/repair.js";
 
 // Each command lives in its own file under commands/ and is listed here once.
 const commands: RegisterCommand[] = [
@@ -34,6 +35,7 @@ const commands: RegisterCommand[] = [
   registerUi,
   registerCalibrate,
   registerPlan,
+  registerRepair,
 ];
 
 /** Runs the `deputy` command line; resolves to the process exit code. */

@@ -30,7 +30,7 @@ export interface RunFlags {
  * A spec whose value names an existing file (`scripted=p.jsonl`, `local=m.gguf`) with the file's absolute path,
  * so `deputy resume` finds it from any directory. URLs and options stay as they are.
  */
-function absoluteSpec(spec: string): string {
+export function absoluteSpec(spec: string): string {
   const eq = spec.indexOf("=");
   if (eq < 0) return spec;
   const value = spec.slice(eq + 1);

@@ -125,7 +125,8 @@ export function registerPlan(program: Command, ctx: CliContext): void {
               meta: {
                 ...options.meta,
                 ...(flags.out ? { plan: resolve(flags.out) } : {}),
-                authored: { objective: flags.objective, model: label },
+                // The allowlist too: a repair of this run keeps the same boundary.
+                authored: { objective: flags.objective, model: label, allowedTools: allowedNames },
               },
               ...(progress ? { onEvent: progress.onEvent } : {}),
             }),

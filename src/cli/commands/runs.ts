@@ -7,6 +7,7 @@ import type { CliContext } from "../cli-context.js";
 import { renderManifest } from "../render-manifest.js";
 import { isPostgresUrl, openStore, storeHint, storeLabel, storeLocation } from "../run-setup.js";
 import { registerRunsPrune } from "./runs-prune.js";
+import type { RepairRecord, RunRecord } from "../../store/run-state.js";
 
 export function registerRuns(program: Command, ctx: CliContext): void {
   const runs = program
@@ -40,10 +41,11 @@ export function registerRuns(program: Command, ctx: CliContext): void {
             );
           const raw = (stored.run.plan as { nodes?: { id: string; type?: string }[] }).nodes ?? [];
           const manifest = buildManifest(stored, raw);
+          const lineage = lineageOf(stored.run);
           ctx.stdout(
             flags.json
-              ? JSON.stringify(manifest, null, 2) + "\n"
-              : renderManifest(manifest, storeHint(flags.store)),
+              ? JSON.stringify(lineage ? { ...manifest, lineage } : manifest, null, 2) + "\n"
+              : renderManifest(manifest, storeHint(flags.store)) + lineageLines(stored.run),
           );
           return;
         }
@@ -51,7 +53,9 @@ export function registerRuns(program: Command, ctx: CliContext): void {
         if (flags.json) {
           ctx.stdout(
             JSON.stringify(
-              runs.map(({ plan: _plan, ...r }) => r),
+              runs.map(({ plan: _plan, repairs, ...r }) =>
+                repairs ? { ...r, repairs: repairs.map(repairSummary) } : r,
+              ),
               null,
               2,
             ) + "\n",
@@ -60,10 +64,55 @@ export function registerRuns(program: Command, ctx: CliContext): void {
         }
         if (runs.length === 0) ctx.stdout(`no runs in ${storeLabel(storeLocation(flags.store))}\n`);
         for (const r of runs)
-          ctx.stdout(`${r.runId}  ${r.status.padEnd(10)} ${r.createdAt}  ${r.planName}\n`);
+          ctx.stdout(`${r.runId}  ${r.status.padEnd(10)} ${r.createdAt}  ${r.planName}${lineageNote(r)}\n`);
       } finally {
         await store.close();
       }
     });
   registerRunsPrune(runs, ctx);
+}
+
+/** A repair as a listing shows it: which round, where it stands, and the child it made. */
+function repairSummary(r: RepairRecord) {
+  return {
+    id: r.id,
+    round: r.round,
+    status: r.status,
+    createdAt: r.createdAt,
+    ...(r.childRunId ? { childRunId: r.childRunId } : {}),
+  };
+}
+
+/** A run's place in its lineage (parent → child), when it has one. */
+function lineageOf(run: RunRecord) {
+  if (!run.parentRunId && !run.repairs?.length) return undefined;
+  return {
+    ...(run.parentRunId ? { parentRunId: run.parentRunId, rootRunId: run.rootRunId } : {}),
+    repairs: (run.repairs ?? []).map(repairSummary),
+  };
+}
+
+/** The listing's lineage note: `← repair of PARENT` on a child, `→ CHILD` on a repaired run, a pending repair. */
+function lineageNote(run: RunRecord): string {
+  const notes: string[] = [];
+  if (run.parentRunId) notes.push(`← repair of ${run.parentRunId}`);
+  for (const r of run.repairs ?? []) {
+    if (r.childRunId && (r.status === "applied" || r.status === "approved")) notes.push(`→ ${r.childRunId}`);
+    else if (r.status === "pending") notes.push(`repair ${r.id} pending`);
+  }
+  return notes.length ? `  ${notes.join("  ")}` : "";
+}
+
+/** Lines under a run's manifest: where it came from and what repairs were asked for it. */
+function lineageLines(run: RunRecord): string {
+  const lines: string[] = [];
+  if (run.parentRunId)
+    lines.push(
+      `repair of run ${run.parentRunId}${run.rootRunId && run.rootRunId !== run.parentRunId ? ` (lineage root ${run.rootRunId})` : ""}`,
+    );
+  for (const r of run.repairs ?? [])
+    lines.push(
+      `repair ${r.id} (round ${r.round}): ${r.status}${r.childRunId ? ` → run ${r.childRunId}` : ""}`,
+    );
+  return lines.length ? `${lines.join("\n")}\n` : "";
 }
