@@ -236,7 +236,7 @@ export interface PlanToolsOptions
  *
  * @example
  * const toolkit = planTools({ tools: [fetchAlerts, fileTicket], store: new SqliteRunStore("runs.db"), model });
- * const { text } = await generateText({ model, tools: toAiSdkTools(toolkit.tools), stopWhen: stepCountIs(8), prompt });
+ * const { text } = await generateText({ model, tools: toAiSdkTools(toolkit.tools), stopWhen: isStepCount(8), prompt });
  * await toolkit.settle();
  */
 export function planTools(options: PlanToolsOptions): PlanToolkit {

@@ -162,7 +162,11 @@ describe("planTools through deputy's agent loop", () => {
     expect(system).toContain('\\"name\\": \\"echo\\"');
     expect(system).not.toContain("wipe_database");
     const stored = await store.load(r.run_id);
-    expect(stored?.run.options.authored).toEqual({ objective: "Shout hello", model: "scripted/scripted" });
+    expect(stored?.run.options.authored).toEqual({
+      objective: "Shout hello",
+      model: "scripted/scripted",
+      allowedTools: ["echo"],
+    });
     expect(stored?.run.plan).toMatchObject({ name: "shout", objective: "Shout hello" });
   });
 

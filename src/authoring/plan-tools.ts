@@ -96,7 +96,7 @@ const MAX_LISTED_PLANS = 50;
  *
  * @example
  * const toolkit = planTools({ tools: [fetchAlerts, fileTicket], store, model, plans: "plans/" });
- * const { text } = await generateText({ model, tools: toAiSdkTools(toolkit.tools), stopWhen: stepCountIs(8), prompt });
+ * const { text } = await generateText({ model, tools: toAiSdkTools(toolkit.tools), stopWhen: isStepCount(8), prompt });
  * await toolkit.settle();
  */
 export function planTools(options: PlanToolsOptions): PlanToolkit {
@@ -156,7 +156,7 @@ export function planTools(options: PlanToolsOptions): PlanToolkit {
     plan: unknown,
     report: ReturnType<typeof validatePlan>,
     inputs: Record<string, unknown> | undefined,
-    authored?: { objective: string; model: string },
+    authored?: { objective: string; model: string; allowedTools: string[] },
   ) => {
     const runId = newRunId(new Date());
     return runs.start(runId, report.plan?.returns, () =>
@@ -209,6 +209,8 @@ export function planTools(options: PlanToolsOptions): PlanToolkit {
       return run(written.plan, check.report, undefined, {
         objective: args.objective,
         model: `${model.provider}/${model.modelId}`,
+        // The boundary the plan was written within, so a repair of the run keeps it.
+        allowedTools: registry.names(),
       });
     }
     let plan: unknown = args.plan;
