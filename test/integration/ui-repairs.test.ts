@@ -132,6 +132,8 @@ describe("pending repairs in the console (chromium)", () => {
 
   it("shows both pending repairs beside the escalations, the hostile diff as text", async () => {
     await page.goto(served.url);
+    // The runs list flags both runs, each with a repair to decide.
+    await expect.poll(() => page.locator("table.runs a.repair-flag").count(), { timeout: 10_000 }).toBe(2);
     await page.goto(`${served.origin}/#/inbox`);
     const cards = page.locator("article.repair");
     await cards.first().waitFor();
@@ -178,6 +180,12 @@ describe("pending repairs in the console (chromium)", () => {
     const item = page.locator('.lineage-repairs [data-repair="r1"]');
     await item.waitFor();
     expect(await item.textContent()).toContain(`applied by Ada → ${childRunId}`);
+    await page.goto(`${served.origin}/#/`);
+    const childRow = page.locator("table.runs tbody tr").filter({ hasText: childRunId! });
+    await expect
+      .poll(() => childRow.locator(".lineage").textContent(), { timeout: 10_000 })
+      .toContain(`repair of ${good}`);
+    expect(await page.locator("table.runs a.repair-flag").count()).toBe(0);
     await page.goto(`${served.origin}/#/inbox`);
     await page.locator("p.muted").filter({ hasText: "Nothing to decide." }).waitFor();
     expect(dialogs).toEqual([]);
