@@ -47,6 +47,36 @@ describe("SqliteRunStore on a store made before items had status and spend colum
   });
 });
 
+describe("SqliteRunStore on a store made before repairs (user_version 2)", () => {
+  it("adds the lineage and repairs columns on open, keeping its runs", async () => {
+    const path = join(mkdtempSync(join(tmpdir(), "deputy-store-")), "v2.db");
+    const db = new DatabaseSync(path);
+    db.exec(`CREATE TABLE runs (
+      run_id TEXT PRIMARY KEY, plan_name TEXT NOT NULL, fingerprint TEXT NOT NULL, plan TEXT NOT NULL,
+      status TEXT NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL, options TEXT NOT NULL, error TEXT,
+      lease_owner TEXT, lease_heartbeat INTEGER, lease_expires INTEGER);
+      INSERT INTO runs VALUES ('old', 'p', 'f', '{"name":"p","nodes":[]}', 'failed', '2026-01-01', '2026-01-01',
+        '{"version":1}', NULL, NULL, NULL, NULL);
+      PRAGMA user_version = 2;`);
+    db.close();
+    const store = new SqliteRunStore(path);
+    const at = "2026-01-02T00:00:00.000Z";
+    await store.write("old", [
+      {
+        kind: "repair",
+        repair: { id: "r1", round: 1, status: "asking", createdAt: at, updatedAt: at, eligible: [] },
+      },
+    ]);
+    const run = (await store.load("old"))!.run;
+    expect(run).toMatchObject({ runId: "old", status: "failed", repairs: [{ id: "r1" }] });
+    expect(run.parentRunId).toBeUndefined();
+    await store.close();
+    const check = new DatabaseSync(path);
+    expect((check.prepare("PRAGMA user_version").get() as { user_version: number }).user_version).toBe(3);
+    check.close();
+  });
+});
+
 describe("the options record a run is started with", () => {
   it("is written once by the engine, versioned and typed, and read back so from a durable store", async () => {
     const { runPlan } = await import("../src/index.js");

@@ -442,7 +442,7 @@ function decidable(run: RunRecord, repairId: string | undefined, statuses: Repai
   if (found.status === "applied")
     throw new RepairError(
       "ALREADY_REPAIRED",
-      `Repair ${found.id} of run ${runId} was already applied as run ${found.childRunId}.`,
+      `Repair ${found.id} of run ${runId} was already applied as run ${found.childRunId} (resume that run to continue it).`,
       { runId },
     );
   if (!statuses.includes(found.status))

@@ -179,7 +179,7 @@ describe("deputy plan", () => {
       expect(stored?.run.options.authored).toEqual({
         objective: "File a ticket about ops alerts",
         model, // the spec, the file's path absolute (it already is here)
-        allowedTools: ["fetch_alerts", "file_ticket", "wipe_database"], // the boundary, for a repair to keep
+        allowedTools: ["fetch_alerts", "file_ticket", "wipe_database"], // no --allow-tool: all of --tools
       });
       expect(stored?.artifacts.ticket).toEqual({
         filed: `Alerts: ${JSON.stringify([{ id: "a1", queue: "ops" }])}`,
