@@ -61,6 +61,14 @@ describe("the response schema narrowed to the allowed tools", () => {
     });
   }
 
+  it("leaves depends_on optional for a repair delta (which may not change it)", () => {
+    const schema = planJsonSchema(new NodeTypeTable([toolNodeType]));
+    const fits = compileSchema(toolNodeResponseSchema(schema, tools, { requireDependsOn: false }));
+    const { depends_on: _, ...noDeps } = weather;
+    expect(fits(plan([noDeps]))).toBe(true);
+    expect(fits(plan([{ ...noDeps, args: { city: { type: "string", value: "Paris" } } }]))).toBe(false);
+  });
+
   it("leaves the plan schema it was given unchanged", () => {
     const schema = planJsonSchema(new NodeTypeTable([toolNodeType]));
     const before = JSON.stringify(schema);

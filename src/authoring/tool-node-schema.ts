@@ -14,30 +14,38 @@ import type { ToolRegistry } from "../tools/tool-registry.js";
  * `depends_on` out even where they referenced the node. Here the grammar forbids the first and makes the model
  * decide the second. A string stands in for any argument that is not a string, so a template
  * (`"{artifacts.x}"`) still fits; validation checks the rest, as for any plan.
+ *
+ * `requireDependsOn: false` leaves `depends_on` optional: a repair delta may not change it, and a 1.5B model
+ * made to write it changed it (`changed_depends_on`).
  */
-export function toolNodeResponseSchema(planSchema: JsonSchema, tools: ToolRegistry): JsonSchema {
+export function toolNodeResponseSchema(
+  planSchema: JsonSchema,
+  tools: ToolRegistry,
+  options: { requireDependsOn?: boolean } = {},
+): JsonSchema {
   const copy = structuredClone(planSchema) as Record<string, any>;
   const nodes = copy.properties?.nodes;
   if (!nodes?.items) return planSchema;
-  nodes.items = narrowNode(nodes.items, tools.list());
+  nodes.items = narrowNode(nodes.items, tools.list(), options.requireDependsOn ?? true);
   return copy as JsonSchema;
 }
 
-function narrowNode(node: Record<string, any>, tools: readonly Tool[]): Record<string, any> {
+function narrowNode(node: Record<string, any>, tools: readonly Tool[], deps: boolean): Record<string, any> {
   for (const key of ["anyOf", "oneOf"])
     if (Array.isArray(node[key]))
-      return { ...node, [key]: node[key].flatMap((n: Record<string, any>) => branches(n, tools)) };
-  const narrowed = branches(node, tools);
+      return { ...node, [key]: node[key].flatMap((n: Record<string, any>) => branches(n, tools, deps)) };
+  const narrowed = branches(node, tools, deps);
   return narrowed.length === 1 ? narrowed[0]! : { anyOf: narrowed };
 }
 
-/** A tool node schema as one branch per tool; any other node schema as it is, with `depends_on` required. */
-function branches(node: Record<string, any>, tools: readonly Tool[]): Record<string, any>[] {
+/** A tool node schema as one branch per tool; any other node schema as it is (`depends_on` required if `deps`). */
+function branches(node: Record<string, any>, tools: readonly Tool[], deps: boolean): Record<string, any>[] {
   const props = node.properties;
   const required: string[] = Array.isArray(node.required) ? node.required : [];
   const withDeps = {
     ...node,
-    required: props?.depends_on && !required.includes("depends_on") ? [...required, "depends_on"] : required,
+    required:
+      deps && props?.depends_on && !required.includes("depends_on") ? [...required, "depends_on"] : required,
   };
   if (!props?.tool || !props?.args || tools.length === 0) return [withDeps];
   return tools.map((tool) => ({
