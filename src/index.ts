@@ -16,6 +16,9 @@
  *   {@link resolveEscalation}, then the run resumes.
  * - **Traces** (`deputy-js/traces`): one record per proposal hop, to a {@link JsonlTraceSink} (redacted, capped,
  *   rotated); {@link readTraces}, {@link traceStats}, {@link tracesToChat}.
+ * - **Plans written by a model** (`deputy-js/authoring`): {@link authorPlan} turns an objective into a validated
+ *   plan from the allowed tools; {@link planTools} gives an agent plans as tools (`plan_execute`, `plan_status`,
+ *   `plan_artifacts`, `plan_resume`, …).
  * - **Agents** (`deputy-js/agents`): {@link defineAgent}, with contracts ({@link delegation}) that others call
  *   through {@link delegateTo} — or through {@link delegateToPlan}, a plan as a tool — under budgets, with
  *   ledgers and `node:diagnostics_channel` events.
@@ -50,6 +53,11 @@ import { delegateNodeType } from "./delegate/delegate-node-type.js";
 import type { EscalationHandler } from "./delegate/host-capabilities.js";
 import type { ToolCallDelegate } from "./delegate/protocol.js";
 import { AgentDefinitionError } from "./errors/agent-definition-error.js";
+import {
+  planTools as planToolsOf,
+  type PlanToolkit,
+  type PlanToolsOptions as AuthoringPlanToolsOptions,
+} from "./authoring/plan-tools.js";
 import { agentResolver } from "./plan/host-capabilities.js";
 import type { ExecutionHost } from "./plan/node-executor.js";
 import type { NodeType } from "./plan/node-type.js";
@@ -298,7 +306,42 @@ export function delegateToPlan(plan: unknown, options: DelegateToPlanOptions): D
   return planDelegation(plan, { ...rest, ...composed });
 }
 
+/** Options of {@link planTools}: the wiring of the runs (as for {@link runPlan}), the store, the model, the plans. */
+export interface PlanToolsOptions
+  extends HostOptions, Omit<AuthoringPlanToolsOptions, "tools" | "host" | "nodeTypes"> {}
+
+/**
+ * Gives an agent execution plans as tools — `plan_execute` (an objective, a named plan with inputs, or a plan as
+ * JSON), `plan_validate`, `plan_status`, `plan_artifacts`, `plan_resume` — with the built-in node types (and
+ * `nodeTypes`) and the host wired as for {@link runPlan}. The tools are the boundary: a plan the model writes
+ * sees only them. Runs that outlast `softTimeout` go on in the background; refusals are data
+ * (`{ error, message }`). See `docs/plan-authoring.md`, "The toolkit".
+ *
+ * @example
+ * const toolkit = planTools({ tools: [fetchAlerts, fileTicket], store: new SqliteRunStore("runs.db"), model });
+ * const { text } = await generateText({ model, tools: toAiSdkTools(toolkit.tools), stopWhen: isStepCount(8), prompt });
+ * await toolkit.settle();
+ */
+export function planTools(options: PlanToolsOptions): PlanToolkit {
+  const { tools, delegates, traceSink, allowDelegateSideEffects, agents, nodeTypes, executors, escalation } =
+    options;
+  const composed = createHost({
+    tools,
+    delegates,
+    traceSink,
+    allowDelegateSideEffects,
+    agents,
+    ...(nodeTypes ? { nodeTypes } : {}),
+    executors,
+    escalation,
+  });
+  return planToolsOf({ ...options, tools: composed.host.tools, ...composed });
+}
+
 // The everyday names, from the parts that define them.
+export { authorPlan, type AuthorPlanOptions, type AuthorPlanResult } from "./authoring/author-plan.js";
+export type { PlanToolkit } from "./authoring/plan-tools.js";
+export type { PlanToolRefusal, RunAnswer } from "./authoring/plan-tools-answers.js";
 export { MemoryRunStore } from "./store/memory-run-store.js";
 export { SqliteRunStore, type SqliteRunStoreOptions } from "./store/sqlite-run-store.js";
 export { parsePlan, validatePlan, type ValidationReport } from "./plan/validate-plan.js";

@@ -20,6 +20,7 @@ import {
 } from "./authoring-prompt.js";
 import { DEFAULT_MAX_ANSWER_CHARS, readModelAnswer } from "./read-model-answer.js";
 import { toolCatalogue } from "./tool-catalogue.js";
+import { toolNodeResponseSchema } from "./tool-node-schema.js";
 
 /** Options of {@link authorPlan}. */
 export interface AuthorPlanOptions {
@@ -109,7 +110,10 @@ export async function authorPlan(options: AuthorPlanOptions): Promise<AuthorPlan
     { role: "user", content: objectiveMessage(options.objective, options.inputs) },
   ];
   const usage: AuthoringUsage = { calls: 0, inputTokens: 0, outputTokens: 0, totalTokens: 0 };
-  const ask = () => askModel(options.model, system, messages, schema, usage, options.signal);
+  // The model decodes under the schema narrowed to the allowed tools (see toolNodeResponseSchema); the prompt
+  // shows the plan schema as validation reads it.
+  const format = toolNodeResponseSchema(schema, allowed);
+  const ask = () => askModel(options.model, system, messages, format, usage, options.signal);
   const check = (text: string) => checkAnswer(text, maxChars, options, host, nodeTypes);
 
   const first = await ask();

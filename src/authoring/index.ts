@@ -3,7 +3,8 @@
  * validated plan (the allowed tools are the boundary; one correction round); {@link repairRun} asks for a plan
  * delta that replaces a failed run's failed nodes, kept as a pending repair that {@link approveRepair} applies
  * as a child run (or {@link rejectRepair} turns down); {@link findNamedPlan} and {@link checkPlanInputs} run a
- * folder's plans by name with their declared inputs. See `docs/plan-authoring.md`.
+ * folder's plans by name with their declared inputs; {@link planTools} gives an agent all of it as tools
+ * (`plan_execute`, `plan_status`, `plan_repair`, …). See `docs/plan-authoring.md`.
  *
  * @packageDocumentation
  */
@@ -15,7 +16,14 @@ export {
 } from "./author-plan.js";
 export { toolCatalogue, type CatalogueEntry } from "./tool-catalogue.js";
 export { modelFromSpec, type ModelFromSpec } from "./model-spec.js";
-export { findNamedPlan, type NamedPlan } from "./named-plans.js";
+export { findNamedPlan, listNamedPlans, type NamedPlan } from "./named-plans.js";
+export { planTools, type PlanToolkit, type PlanToolsOptions } from "./plan-tools.js";
+export {
+  PLAN_TOOL_REFUSALS,
+  type PlanToolRefusal,
+  type PlanToolRefusalCode,
+  type RunAnswer,
+} from "./plan-tools-answers.js";
 export { checkPlanInputs, inputsFromFlags } from "./plan-inputs.js";
 export {
   approveRepair,

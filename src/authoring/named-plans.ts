@@ -77,6 +77,26 @@ function planFiles(dir: string): string[] {
   throw new InputFileError("PLAN_NOT_FOUND", `Plans folder not found: ${dir}`);
 }
 
+ * The plans of `dir` (its `.json` files that hold a JSON object), each with the name `findNamedPlan` finds it
+ * by: its `name` field, else its file name. Empty when the folder is missing.
+ */
+export function listNamedPlans(dir: string): (NamedPlan & { name: string })[] {
+  let files: string[];
+  try {
+    files = readdirSync(dir)
+      .filter((f) => f.endsWith(".json"))
+      .sort();
+  } catch {
+    return [];
+  }
+  return files.flatMap((file) => {
+    const path = join(dir, file);
+    const plan = readJson(path);
+    if (!isObject(plan)) return [];
+    return [{ path, plan, name: typeof plan.name === "string" ? plan.name : basename(file, ".json") }];
+  });
+}
+
 function readJson(path: string): unknown {
   try {
     let text = readFileSync(path, "utf8");

@@ -10,6 +10,7 @@ import { agentResolver } from "../plan/host-capabilities.js";
 import type { ExecutionHost } from "../plan/node-executor.js";
 import { NodeTypeTable } from "../plan/node-type-table.js";
 import { planJsonSchema } from "../plan/plan-json-schema.js";
+import { toolNodeResponseSchema } from "./tool-node-schema.js";
 import { newRunId } from "../plan/run-plan.js";
 import { toolNodeType } from "../plan/tool-node-type.js";
 import { systemClock } from "../runtime/clock.js";
@@ -142,7 +143,11 @@ export async function repairRun(
     // Spent before the model is asked: a crash, a hang or a bad answer cannot buy another round.
     await save({});
     const usage: AuthoringUsage = { calls: 0, inputTokens: 0, outputTokens: 0, totalTokens: 0 };
-    const schema = deltaJsonSchema(planJsonSchema(nodeTypes));
+    // Narrowed to the allowed tools, as for authoring: under the open `args` schema the real models wrote
+    // argument values as objects (see toolNodeResponseSchema).
+    const schema = deltaJsonSchema(
+      toolNodeResponseSchema(planJsonSchema(nodeTypes), allowed, { requireDependsOn: false }),
+    );
     const system = repairSystemPrompt(toolCatalogue(allowed), summary.run.plan);
     const messages: ModelMessage[] = [{ role: "user", content: failureMessage(eligible) }];
     const maxChars = options.maxAnswerChars ?? DEFAULT_MAX_ANSWER_CHARS;

@@ -114,6 +114,56 @@ describe("deputy plan", () => {
     expect(existsSync(db)).toBe(false);
   });
 
+  it("writes a plan that takes --input values as its inputs, and runs it with them", async () => {
+    const db = join(dir, "inputs.db");
+    const reads = {
+      ...good,
+      nodes: [{ ...good.nodes[0], args: { queue: "{inputs.queue}" } }, good.nodes[1]],
+    };
+    const r = await cli([
+      ...base(script("inputs.jsonl", [reads])),
+      "--input",
+      "queue=ops",
+      "--run",
+      "--store",
+      db,
+      "--json",
+    ]);
+    expect(r.code).toBe(0);
+    const manifest = JSON.parse(r.stdout);
+    expect(manifest.status).toBe("completed");
+    expect(manifest.artifacts.alerts).toEqual([{ id: "a1", queue: "ops" }]);
+    const store = new SqliteRunStore(db);
+    try {
+      const stored = await store.load(manifest.runId);
+      expect(stored?.run.options.inputs).toEqual({ queue: "ops" });
+      // The plan declares what it takes (the caller's keys, typed as the values are), so it runs again with others.
+      expect((stored?.run.plan as { inputs: unknown }).inputs).toEqual({
+        type: "object",
+        properties: { queue: { type: "string" } },
+        required: ["queue"],
+        additionalProperties: false,
+      });
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("refuses --input with --inputs, and a malformed --input, before asking the model (exit 2, nothing created)", async () => {
+    const db = join(dir, "never-inputs.db");
+    const model = script("unused.jsonl", [good]);
+    for (const flags of [
+      ["--input", "queue=ops", "--inputs", '{"queue":"ops"}'],
+      ["--input", "noequals"],
+      ["--inputs", "[1]"],
+    ]) {
+      const r = await cli([...base(model), ...flags, "--run", "--store", db]);
+      expect(r.code, flags.join(" ")).toBe(2);
+      expect(r.stderr.trim().split("\n"), flags.join(" ")).toHaveLength(1);
+    }
+    expect(existsSync(db)).toBe(false);
+  });
+
   it("runs the plan with --run and records the plan, the objective and the model with the run", async () => {
     const db = join(dir, "runs.db");
     const model = script("run.jsonl", [good]);

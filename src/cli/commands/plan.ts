@@ -3,6 +3,8 @@ import { resolve } from "node:path";
 import type { Command } from "commander";
 import { authorPlan, type AuthorPlanResult } from "../../authoring/author-plan.js";
 import { modelFromSpec } from "../../authoring/model-spec.js";
+import { checkPlanInputs, inputsFromFlags } from "../../authoring/plan-inputs.js";
+import type { JsonSchema } from "../../schema/json-schema.js";
 import { InputFileError } from "../../errors/input-file-error.js";
 import { InvalidOptionError } from "../../errors/invalid-option-error.js";
 import { createHost, runPlan } from "../../index.js";
@@ -22,6 +24,8 @@ interface PlanFlags extends RunFlags {
   run?: boolean;
   json?: boolean;
   allowTool?: string[];
+  input?: string[];
+  inputs?: string;
   grace?: string;
   leaseTtl?: string;
 }
@@ -30,7 +34,9 @@ interface PlanFlags extends RunFlags {
  * `deputy plan`: a model writes a plan for an objective from the tools module's tools (or only those named with
  * `--allow-tool`), validated with one correction round; the plan is printed or written (`--out`), and with
  * `--run` run. A plan still invalid after the correction is one line per issue and exit 2: nothing is written
- * or run.
+ * or run. `--input key=value` / `--inputs JSON` give the run its inputs: the plan is written to take them (its
+ * `inputs` schema has one required property per key, of the value's JSON type, so the model reads them as
+ * `{inputs.key}` instead of copying values into the plan) and run with them.
  */
 export function registerPlan(program: Command, ctx: CliContext): void {
   withGraceFlag(
@@ -50,6 +56,12 @@ export function registerPlan(program: Command, ctx: CliContext): void {
       "a tool the plan may use (repeat; default: every tool of --tools)",
       (v: string, prev: string[] = []) => [...prev, v],
     )
+    .option(
+      "--input <key=value>",
+      "an input the plan takes, with its value for --run (JSON when it parses, else a string); repeat for each",
+      (v: string, prev: string[] = []) => [...prev, v],
+    )
+    .option("--inputs <json>", "the plan's inputs and their values, as one JSON object")
     .option("--out <file>", "write the plan to this file (default: print it)")
     .option("--run", "run the plan once it is valid")
     .option("--store <location>", "with --run: the run store (as for `deputy run`)")
@@ -65,6 +77,8 @@ export function registerPlan(program: Command, ctx: CliContext): void {
           "a tools module or an MCP server (the tools a plan may use)",
           undefined,
         );
+      const given = flags.input?.length || flags.inputs !== undefined;
+      const inputs = given ? inputsFromFlags(flags.input, flags.inputs) : undefined;
       const { model, label } = await modelFromSpec(flags.model);
       const { options, close } = await setupRun(flags);
       try {
@@ -81,7 +95,15 @@ export function registerPlan(program: Command, ctx: CliContext): void {
         // The allowlist is the boundary for the run too, and agents (with tools of their own) stay out of it.
         const wiring = { ...options, tools, agents: undefined };
         const { host, nodeTypes } = createHost(wiring);
-        const result = await authorPlan({ objective: flags.objective, tools, model, host, nodeTypes });
+        const declared = inputs ? inputsSchema(inputs) : undefined;
+        const result = await authorPlan({
+          objective: flags.objective,
+          tools,
+          model,
+          host,
+          nodeTypes,
+          ...(declared ? { inputs: declared } : {}),
+        });
         reportAuthoring(ctx, result, flags);
         if (!result.ok) {
           ctx.setExitCode(EXIT.invalid);
@@ -100,6 +122,7 @@ export function registerPlan(program: Command, ctx: CliContext): void {
               ...wiring,
               store,
               lease,
+              ...(inputs ? { inputs } : {}),
               stop: stops.stop,
               signal: stops.signal,
               // What `deputy resume` needs, and where the plan came from: the objective and the model.
@@ -153,6 +176,33 @@ function reportAuthoring(ctx: CliContext, result: AuthorPlanResult, flags: PlanF
       `deputy: plan "${String(result.plan.name)}" (${nodes} node${nodes === 1 ? "" : "s"}) is valid (${usage})${flags.out ? `; written to ${flags.out}` : ""}\n`,
     );
   }
+}
+
+/**
+ * The `inputs` schema of a plan written for the values given: each key required, typed as its value is (the
+ * values are checked against it before the run, as for `deputy run NAME --input`).
+ */
+function inputsSchema(values: Record<string, unknown>): JsonSchema {
+  const properties: Record<string, JsonSchema> = {};
+  for (const [key, value] of Object.entries(values))
+    Object.defineProperty(properties, key, {
+      value: { type: jsonType(value) },
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  const schema = { type: "object", properties, required: Object.keys(values), additionalProperties: false };
+  // The values fit by construction; checked anyway, so a schema this function got wrong is not run with.
+  const problems = checkPlanInputs(schema, values);
+  if (problems.length) throw new InvalidOptionError("--input", "values of JSON types", problems.join("; "));
+  return schema;
+}
+
+function jsonType(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  if (typeof value === "number") return Number.isInteger(value) ? "integer" : "number";
+  return typeof value === "object" ? "object" : typeof value;
 }
 
 function writePlan(path: string, plan: Record<string, unknown>): void {

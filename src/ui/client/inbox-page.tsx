@@ -2,19 +2,25 @@ import { useState } from "preact/hooks";
 import { withQuery } from "./api.js";
 import { DecisionForm } from "./decision-form.js";
 import { Loading, Pre, Status } from "./parts.js";
+import { RepairCard } from "./repair-card.js";
 import { ResumeButton } from "./resume-button.js";
 import { show, when } from "./text.js";
-import type { InboxEntry } from "./types.js";
+import type { InboxEntry, RepairEntry } from "./types.js";
 import { useData } from "./use-data.js";
 
 const NAME = "deputy-decider";
 
-/** Every escalation across runs (or of one run), each with what is needed to decide it, and resume per run. */
+/**
+ * Every escalation and every pending repair across runs (or of one run), each with what is needed to decide
+ * it, and resume per run.
+ */
 export function InboxPage({ runId }: { runId?: string | undefined }) {
   const { data, error, reload } = useData<InboxEntry[]>(withQuery("/api/inbox", { runId }));
+  const repairs = useData<RepairEntry[]>(withQuery("/api/repairs", { runId }));
   const [by, setBy] = useState(() => localStorage.getItem(NAME) ?? "");
-  if (!data) return <Loading error={error} />;
+  if (!data || !repairs.data) return <Loading error={error ?? repairs.error} />;
   const runs = [...new Set(data.map((e) => e.runId))];
+  const repairRuns = [...new Set(repairs.data.map((r) => r.runId))];
   return (
     <>
       <h1>Escalation inbox</h1>
@@ -34,7 +40,25 @@ export function InboxPage({ runId }: { runId?: string | undefined }) {
         </label>
         {runId ? <a href="#/inbox">all runs</a> : null}
       </p>
-      {data.length === 0 ? <p class="muted">Nothing to decide.</p> : null}
+      {data.length === 0 && repairs.data.length === 0 ? <p class="muted">Nothing to decide.</p> : null}
+      {repairRuns.length ? <h2>Pending repairs</h2> : null}
+      {repairRuns.map((id) => {
+        const entries = repairs.data!.filter((r) => r.runId === id);
+        return (
+          <section class="run-group repairs" key={`repair-${id}`} data-run={id}>
+            <h2>
+              <a href={`#/runs/${encodeURIComponent(id)}`}>
+                {show(entries[0]!.planName)} · {show(id)}
+              </a>{" "}
+              <Status status={entries[0]!.runStatus} />
+            </h2>
+            {entries.map((r) => (
+              <RepairCard key={r.repairId} entry={r} by={by} onDone={repairs.reload} />
+            ))}
+          </section>
+        );
+      })}
+      {repairRuns.length && runs.length ? <h2>Escalations</h2> : null}
       {runs.map((id) => {
         const entries = data.filter((e) => e.runId === id);
         const open = entries.filter((e) => !e.resolution).length;

@@ -2,10 +2,10 @@ import { Loading, Progress, Section, Status } from "./parts.js";
 import { ResumeButton } from "./resume-button.js";
 import { RunGraph } from "./run-graph.js";
 import { duration, show, usd, when } from "./text.js";
-import type { ResumeState, RunView } from "./types.js";
+import type { ResumeState, RunLineage, RunView } from "./types.js";
 import { useData } from "./use-data.js";
 
-type RunAnswer = RunView & { resume: ResumeState | null; traces: boolean };
+type RunAnswer = RunView & { lineage: RunLineage; resume: ResumeState | null; traces: boolean };
 
 /** One run: its plan as a live graph, its nodes, spend and escalations. */
 export function RunPage({ runId }: { runId: string }) {
@@ -35,6 +35,7 @@ export function RunPage({ runId }: { runId: string }) {
         <dd>
           {usd(data.spend.cost)} · {data.spend.calls} calls · {data.spend.tokens} tokens
         </dd>
+        <Lineage lineage={data.lineage} runId={runId} />
       </dl>
       <p class="actions">
         {data.escalated ? (
@@ -94,6 +95,60 @@ export function RunPage({ runId }: { runId: string }) {
           </tbody>
         </table>
       </Section>
+    </>
+  );
+}
+
+const link = (runId: string) => `#/runs/${encodeURIComponent(runId)}`;
+
+/** The run a repaired run came from, and the repairs asked for this one (each applied one's child run). */
+function Lineage({ lineage, runId }: { lineage: RunLineage | undefined; runId: string }) {
+  if (!lineage || (!lineage.parentRunId && lineage.repairs.length === 0)) return null;
+  return (
+    <>
+      {lineage.parentRunId ? (
+        <>
+          <dt>Repair of</dt>
+          <dd class="lineage-parent">
+            <a href={link(lineage.parentRunId)}>{show(lineage.parentRunId)}</a>
+            {lineage.rootRunId && lineage.rootRunId !== lineage.parentRunId ? (
+              <>
+                {" "}
+                (first run <a href={link(lineage.rootRunId)}>{show(lineage.rootRunId)}</a>)
+              </>
+            ) : null}
+          </dd>
+        </>
+      ) : null}
+      {lineage.repairs.length ? (
+        <>
+          <dt>Repairs</dt>
+          <dd>
+            <ul class="lineage-repairs">
+              {lineage.repairs.map((r) => (
+                <li key={r.id} data-repair={r.id} data-status={r.status}>
+                  {show(r.id)}: {show(r.status)}
+                  {r.decidedBy ? ` by ${show(r.decidedBy)}` : ""}
+                  {r.childRunId ? (
+                    <>
+                      {" → "}
+                      <a href={link(r.childRunId)}>{show(r.childRunId)}</a>
+                    </>
+                  ) : null}
+                  {r.status === "pending" ? (
+                    <>
+                      {" "}
+                      <a class="flag" href={`#/inbox?runId=${encodeURIComponent(runId)}`}>
+                        decide
+                      </a>
+                    </>
+                  ) : null}
+                </li>
+              ))}
+            </ul>
+          </dd>
+        </>
+      ) : null}
     </>
   );
 }

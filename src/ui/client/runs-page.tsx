@@ -33,12 +33,26 @@ export function RunsPage() {
               <td>
                 <a href={`#/runs/${encodeURIComponent(r.runId)}`}>{show(r.runId)}</a>
               </td>
-              <td>{show(r.planName)}</td>
+              <td>
+                {show(r.planName)}
+                {r.parentRunId ? (
+                  <span class="muted lineage">
+                    {" "}
+                    ← repair of{" "}
+                    <a href={`#/runs/${encodeURIComponent(r.parentRunId)}`}>{show(r.parentRunId)}</a>
+                  </span>
+                ) : null}
+              </td>
               <td>
                 <Status status={r.status} />
                 {r.escalated ? (
                   <a class="flag" href={`#/inbox?runId=${encodeURIComponent(r.runId)}`}>
                     {r.escalated} to decide
+                  </a>
+                ) : null}
+                {r.pendingRepairs ? (
+                  <a class="flag repair-flag" href={`#/inbox?runId=${encodeURIComponent(r.runId)}`}>
+                    repair to decide
                   </a>
                 ) : null}
               </td>

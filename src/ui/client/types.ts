@@ -8,6 +8,7 @@ import type { RunView } from "../server/run-view.js";
 export type { Escalation } from "../../store/run-state.js";
 export type { NodeView, RunView } from "../server/run-view.js";
 export type { ResumeState } from "../server/resume-runner.js";
+export type { RepairEntry, RunLineage } from "../server/repair-view.js";
 
 export type ErrorInfo = SerializedError;
 export type Counts = StoredItemPage["counts"];

@@ -2,7 +2,9 @@ import { Hono, type Context } from "hono";
 import { DeputyError } from "../../errors/deputy-error.js";
 import type { RunStore } from "../../store/run-store.js";
 import type { ItemRecord } from "../../store/run-state.js";
+import { approveRepair, rejectRepair } from "../../authoring/repair-run.js";
 import { inbox } from "./inbox-view.js";
+import { lineageOf, parseRepairDecision, repairInbox } from "./repair-view.js";
 import { parseDecision } from "./decision-body.js";
 import { resolveEscalation } from "./resolve-escalation.js";
 import { ResumeRunner } from "./resume-runner.js";
@@ -71,7 +73,12 @@ export function createConsoleApp(options: ConsoleAppOptions): ConsoleApp {
     if (!summary) return notFound(c, runId);
     const view = await viewOf(store, summary);
     const traces = options.traces ?? summary.run.options.traces;
-    return c.json({ ...shown(view), resume: runner.get(runId) ?? null, traces: traces !== undefined });
+    return c.json({
+      ...shown(view),
+      lineage: shown(lineageOf(summary.run)),
+      resume: runner.get(runId) ?? null,
+      traces: traces !== undefined,
+    });
   });
 
   app.get("/api/runs/:runId/nodes/:nodeId", async (c) => {
@@ -109,6 +116,34 @@ export function createConsoleApp(options: ConsoleAppOptions): ConsoleApp {
   app.get("/api/inbox", async (c) => {
     const runId = c.req.query("runId");
     return c.json(await inbox(store, catalog, runId ? { runId } : {}));
+  });
+
+  app.get("/api/repairs", async (c) => {
+    const runId = c.req.query("runId");
+    return c.json(await repairInbox(store, runId ? { runId } : {}));
+  });
+
+  // Approving applies the delta as a child run and runs it, as `deputy repair --approve` does: the child runs
+  // with the parent's tools module (or the console's --tools), under the same lease rules as a resume.
+  app.post("/api/runs/:runId/repairs/:repairId/approve", async (c) => {
+    const { runId, repairId } = c.req.param();
+    const { by } = parseRepairDecision(await c.req.json().catch(() => null), "approve");
+    const parent = (await store.loadSummary(runId))?.run;
+    const tools = parent && catalog.pathFor(parent);
+    const approved = await approveRepair(store, runId, {
+      repairId,
+      ...(by ? { by } : {}),
+      ...(tools ? { options: { tools } } : {}),
+    });
+    const resume = await runner.start(approved.childRunId);
+    return c.json(shown({ runId, repairId, childRunId: approved.childRunId, resume }), 202);
+  });
+
+  app.post("/api/runs/:runId/repairs/:repairId/reject", async (c) => {
+    const { runId, repairId } = c.req.param();
+    const decision = parseRepairDecision(await c.req.json().catch(() => null), "reject");
+    const repair = await rejectRepair(store, runId, { repairId, ...decision });
+    return c.json(shown({ runId, repairId, status: repair.status }));
   });
 
   app.get("/api/traces", async (c) => {
@@ -180,7 +215,11 @@ function notFound(c: Context, what: string) {
 
 function failure(c: Context, error: unknown) {
   if (DeputyError.isInstance(error)) {
-    const status = /NOT_FOUND/.test(error.code) ? 404 : /RUNNING|LEASED/.test(error.code) ? 409 : 400;
+    const status = /NOT_FOUND/.test(error.code)
+      ? 404
+      : /RUNNING|LEASED|IN_PROGRESS|NO_PENDING|ALREADY/.test(error.code)
+        ? 409
+        : 400;
     return c.json(shown({ error: { code: error.code, message: error.message } }), status);
   }
   console.error(error);

@@ -41,6 +41,10 @@ export interface RunView {
   items: { total: number; counts: ItemPage["counts"] };
   escalated: number;
   spend: Spend;
+  /** For a child run made by a repair: the run it repairs. */
+  parentRunId?: string;
+  /** Repairs of this run awaiting a person's decision. */
+  pendingRepairs: number;
 }
 
 /** The view of a stored run, from its summary and one aggregate query per for_each node. */
@@ -91,6 +95,8 @@ export async function viewOf(store: RunStore, summary: RunSummary): Promise<RunV
     items,
     escalated,
     spend: round(spend),
+    ...(run.parentRunId ? { parentRunId: run.parentRunId } : {}),
+    pendingRepairs: (run.repairs ?? []).filter((r) => r.status === "pending").length,
   };
 }
 
