@@ -134,6 +134,39 @@ describe("relevance on the real encoder (all-MiniLM-L6-v2)", () => {
     expect(inner.remaining).toBe(0);
   });
 
+  it("declines a weakly relevant call made without confidence, and keeps a confident one", async () => {
+    const entries = [
+      { node: "a", proposal: { name: "get_current_weather", arguments: { city: "x" }, confidence: 0.1 } },
+      { node: "a", proposal: { name: "get_current_weather", arguments: { city: "x" }, confidence: 0.9 } },
+    ];
+    const delegate = new RelevanceDelegate({
+      inner: new ScriptedDelegate({ entries }),
+      encoder,
+      threshold: -1,
+      weak: { below: 1, minConfidence: 0.3 },
+    });
+    const unsure = await delegate.propose(request("Is it windy?"));
+    expect(unsure).toMatchObject({ name: null, arguments: {}, confidence: null });
+    expect(unsure.relevance!.weak).toEqual({
+      below: 1,
+      minConfidence: 0.3,
+      declined: "get_current_weather",
+      confidence: 0.1,
+    });
+    const sure = await delegate.propose(request("Is it windy?"));
+    expect(sure).toMatchObject({ name: "get_current_weather", confidence: 0.9 });
+    expect(sure.relevance!.weak).toBeUndefined();
+    expect(
+      () =>
+        new RelevanceDelegate({
+          inner: delegate,
+          encoder,
+          threshold: 0,
+          weak: { below: 0.5, minConfidence: 2 },
+        }),
+    ).toThrow(/weak.minConfidence/);
+  });
+
   it("is the gate's declined verdict, and the trace says why (score, threshold, nearest tool)", async () => {
     const traces: DelegateTrace[] = [];
     const delegate = new RelevanceDelegate({
@@ -180,7 +213,19 @@ describe("relevance=encoder:T in a spec", () => {
   });
 
   it("refuses a bad threshold or a missing encoder in one line, before anything is opened", async () => {
-    for (const bad of ["encoder:2", "encoder:x", "0.4", "encoder:"]) {
+    const weak = await createDelegateFromSpec(
+      `scripted=${file},relevance=encoder:0.26/0.6@0.3:${encoderModelForTests()}`,
+    );
+    expect(weak).toBeInstanceOf(RelevanceDelegate);
+    await weak.close();
+    for (const bad of [
+      "encoder:2",
+      "encoder:x",
+      "0.4",
+      "encoder:",
+      "encoder:0.2/0.6@3",
+      "encoder:0.2/x@0.3",
+    ]) {
       await expect(createDelegateFromSpec(`scripted=${file},relevance=${bad}`)).rejects.toThrow(
         /^Expected `relevance in --delegate .*` to be encoder:T/,
       );

@@ -97,6 +97,13 @@ export interface RelevanceDelegateOptions {
    * encoder's own.
    */
   threshold: number;
+  /**
+   * A second look after the call, for tasks only weakly relevant: when the score is below `below` and the
+   * backend's confidence under `minConfidence`, the call is declined too (a made-up call on an unrelated task
+   * is where a small model is both off-topic and unsure; measured in docs/quality.md). Proposals without a
+   * confidence are left to the gate. Default: none.
+   */
+  weak?: { below: number; minConfidence: number };
 }
 
 /**
@@ -115,6 +122,7 @@ export class RelevanceDelegate implements ToolCallDelegate {
   readonly maxInputChars: number;
   readonly #inner: ToolCallDelegate;
   readonly #threshold: number;
+  readonly #weak: { below: number; minConfidence: number } | undefined;
   readonly #open: (() => Promise<RelevanceEncoder>) | undefined;
   #encoder: Promise<RelevanceEncoder> | undefined;
   #closed = false;
@@ -124,8 +132,16 @@ export class RelevanceDelegate implements ToolCallDelegate {
     if (!(typeof threshold === "number" && threshold >= -1 && threshold <= 1)) {
       throw new InvalidOptionError("threshold", "a number from -1 to 1", threshold);
     }
+    const weak = options.weak;
+    if (weak !== undefined) {
+      if (!(typeof weak.below === "number" && weak.below >= -1 && weak.below <= 1))
+        throw new InvalidOptionError("weak.below", "a number from -1 to 1", weak.below);
+      if (!(typeof weak.minConfidence === "number" && weak.minConfidence >= 0 && weak.minConfidence <= 1))
+        throw new InvalidOptionError("weak.minConfidence", "a number from 0 to 1", weak.minConfidence);
+    }
     this.#inner = inner;
     this.#threshold = threshold;
+    this.#weak = weak;
     this.name = inner.name;
     this.maxTools = inner.maxTools;
     this.maxInputChars = inner.maxInputChars;
@@ -164,6 +180,27 @@ export class RelevanceDelegate implements ToolCallDelegate {
       };
     }
     const proposal = await this.#inner.propose(request);
+    const weak = this.#weak;
+    if (
+      weak &&
+      proposal.name !== null &&
+      score < weak.below &&
+      proposal.confidence !== null &&
+      proposal.confidence < weak.minConfidence
+    ) {
+      return {
+        ...proposal,
+        name: null,
+        arguments: {},
+        // The call's confidence is not the decline's: it moves into the record of why.
+        confidence: null,
+        relevance: {
+          ...relevance,
+          weak: { ...weak, declined: proposal.name, confidence: proposal.confidence },
+        },
+        latencyMs: performance.now() - started,
+      };
+    }
     return { ...proposal, relevance, latencyMs: performance.now() - started };
   }
 

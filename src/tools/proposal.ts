@@ -17,6 +17,12 @@ export interface ProposalRelevance {
   threshold: number;
   /** The nearest candidate tool. */
   tool: string;
+  /**
+   * Set when the step declined a call after it was made: the task was only weakly relevant (score below
+   * `below`) and the backend's confidence under `minConfidence`. `declined` is the tool the backend chose and
+   * `confidence` its confidence in that call.
+   */
+  weak?: { below: number; minConfidence: number; declined: string; confidence: number };
 }
 
 /** What a delegate backend proposes: one tool call, or a decline (`name: null`). */
