@@ -7,7 +7,8 @@
  *   C — A, or LocalDelegate's declineThreshold P (records with `declineProbability`).
  * A greedy decline counts as a decline in every rule.
  *
- *   node --import tsx bench/quality-relevance-fit.ts --relevance encoder.jsonl --label 0.5B records.jsonl [more.jsonl]
+ *   node --import tsx bench/quality-relevance-fit.ts --relevance encoder.jsonl --label 0.5B [--weak 0.6@0.3] \
+ *     records.jsonl [more.jsonl]
  *
  * Records (quality-run.ts): the first file that has a case wins. `confidence` is the answer confidence; records
  * with `tokens` (`--tokens` runs, where `confidence` is the choice confidence) get it from their tokens.
@@ -44,7 +45,12 @@ interface Case {
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { relevance: { type: "string" }, label: { type: "string", default: "model" } },
+  options: {
+    relevance: { type: "string" },
+    label: { type: "string", default: "model" },
+    // Also score fixed settings, BELOW@C (e.g. another model's fitted ones), beside the protocol's choice.
+    weak: { type: "string" },
+  },
 });
 const lines = <T>(file: string): T[] =>
   readFileSync(file, "utf8")
@@ -185,5 +191,9 @@ const rules: [string, Rule][] = [
   ...(B ? [[`B: A, or relevance < ${B.p.T2} and answer < ${B.p.C}`, ruleB(B.p)] as [string, Rule]] : []),
   ...(C ? [[`C: A, or P(decline) ≥ ${C.p}`, ruleC(C.p)] as [string, Rule]] : []),
 ];
+if (values.weak) {
+  const [T2, Cw] = values.weak.split("@").map(Number) as [number, number];
+  rules.push([`B with fixed ${T2}@${Cw} (not fitted here)`, ruleB({ T2, C: Cw })]);
+}
 for (const [label, rule] of rules) console.log(line(`${label} (report)`, report, rule));
 for (const [label, rule] of rules) console.log(line(`${label} (whole set)`, cases, rule));
