@@ -40,10 +40,10 @@ export function toolRelevanceText(tool: Pick<ToolSpec, "name" | "description">):
 export function taskRelevanceText(instruction: string, facts: Record<string, unknown>): string {
   const factText = Object.keys(facts).length > 0 ? safeJson(facts) : "";
   const text = factText ? `${instruction}\n${factText}` : instruction;
+  if (text.length <= MAX_TASK_CHARS) return text;
+  const cut = text.slice(0, MAX_TASK_CHARS);
   // Cut on a code point boundary: half a surrogate pair is not text the tokenizer should see.
-  return Array.from(text.slice(0, MAX_TASK_CHARS + 1))
-    .slice(0, MAX_TASK_CHARS)
-    .join("");
+  return /[\ud800-\udbff]$/.test(cut) ? cut.slice(0, -1) : cut;
 }
 
 /** Cosine similarity of two vectors (0 when either is all zeros or they differ in length; never NaN). */
