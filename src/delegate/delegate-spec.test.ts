@@ -7,6 +7,7 @@ import {
   delegateSpecKinds,
   parseSpecValue,
   registerDelegateSpec,
+  registerDelegateSpecWrapper,
 } from "./delegate-spec.js";
 import { ScriptedDelegate } from "./scripted-delegate.js";
 
@@ -56,5 +57,23 @@ describe("createDelegateFromSpec", () => {
       main: "http://h:1/a,b",
       options: { maxTools: "5" },
     });
+  });
+
+  it("lets an option wrap any kind, and closes the inner backend when wrapping fails", async () => {
+    let closed = 0;
+    registerDelegateSpec("counted", (value) => {
+      const d = new ScriptedDelegate({ entries: [], name: value });
+      const close = d.close.bind(d);
+      d.close = () => (closed++, close());
+      return d;
+    });
+    registerDelegateSpecWrapper("tag", (inner, value) => {
+      if (value === "bad") throw new Error("bad tag");
+      return Object.assign(Object.create(inner) as typeof inner, { name: `${inner.name}+${value}` });
+    });
+    // The kind never sees the wrapper's option; its own options still reach it.
+    expect((await createDelegateFromSpec("scripted=" + file + ",tag=t,name=r")).name).toBe("r+t");
+    await expect(createDelegateFromSpec("counted=c,tag=bad")).rejects.toThrow("bad tag");
+    expect(closed).toBe(1);
   });
 });

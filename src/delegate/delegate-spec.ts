@@ -7,6 +7,33 @@ export type DelegateSpecFactory = (value: string) => ToolCallDelegate | Promise<
 
 const factories = new Map<string, { factory: DelegateSpecFactory; usage: string }>();
 
+/** Wraps the backend a spec built, given the value of its spec option (e.g. `relevance=encoder:0.42`). */
+export type DelegateSpecWrapper = (
+  inner: ToolCallDelegate,
+  value: string,
+  spec: string,
+) => ToolCallDelegate | Promise<ToolCallDelegate>;
+
+const wrappers = new Map<string, { wrap: DelegateSpecWrapper; usage: string }>();
+
+/**
+ * Registers a spec option that any kind accepts, `KIND=VALUE,OPTION=…`: the option is taken out before the
+ * kind's factory sees the value, and `wrap` is given the backend it built (a relevance step in front of any
+ * backend, say). A later registration of the same option replaces the earlier one.
+ */
+export function registerDelegateSpecWrapper(
+  option: string,
+  wrap: DelegateSpecWrapper,
+  usage = `${option}=VALUE`,
+): void {
+  wrappers.set(option, { wrap, usage });
+}
+
+/** The registered spec options every kind accepts, with their usage lines. */
+export function delegateSpecWrappers(): { option: string; usage: string }[] {
+  return [...wrappers].map(([option, { usage }]) => ({ option, usage }));
+}
+
 /**
  * Registers a backend kind for `--delegate KIND=VALUE` (and {@link createDelegateFromSpec}). A later
  * registration of the same kind replaces the earlier one.
@@ -71,7 +98,26 @@ export async function createDelegateFromSpec(spec: string): Promise<ToolCallDele
       .join(", ");
     throw new InvalidOptionError("--delegate", `one of ${known}`, spec);
   }
-  return entry.factory(spec.slice(eq + 1));
+  const { main, options } = parseSpecValue(spec.slice(eq + 1));
+  const wrapping = Object.keys(options).filter((k) => wrappers.has(k));
+  if (wrapping.length === 0) return entry.factory(spec.slice(eq + 1));
+  // The kind's own options, without the wrappers' (a factory refuses what it does not know, or ignores it).
+  const own = Object.entries(options).filter(([k]) => !wrappers.has(k));
+  let delegate = await entry.factory(
+    main +
+      own
+        .reverse()
+        .map(([k, v]) => `,${k}=${v}`)
+        .join(""),
+  );
+  try {
+    for (const option of wrapping)
+      delegate = await wrappers.get(option)!.wrap(delegate, options[option]!, spec);
+  } catch (error) {
+    await delegate.close();
+    throw error;
+  }
+  return delegate;
 }
 
 registerDelegateSpec(

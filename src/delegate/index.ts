@@ -4,7 +4,8 @@
  * {@link acceptGate} decides whether it may run; {@link delegateNodeExecutor} runs `delegate` plan nodes with the
  * `on_reject` policies and escalation. Backends: {@link LocalDelegate} (in-process llama.cpp),
  * {@link LlamaServerDelegate} and {@link OpenAICompatibleDelegate} (over HTTP, on {@link HttpDelegate}),
- * {@link CalibratedDelegate} (a per-model calibration over any of them), and {@link ScriptedDelegate} (replays
+ * {@link CalibratedDelegate} (a per-model calibration over any of them), {@link RelevanceDelegate} (a sentence-encoder
+ * relevance step that declines before any of them is asked), and {@link ScriptedDelegate} (replays
  * proposals deterministically). Importing this module registers their `--delegate` kinds. Traces are
  * `deputy-js/traces`; learned delegates are `deputy-js/distill`; scores and calibration are `deputy-js/confidence`.
  *
@@ -12,6 +13,7 @@
  */
 export type {
   Proposal,
+  ProposalRelevance,
   ProposalUsage,
   ProposeContext,
   ProposeRequest,
@@ -55,11 +57,20 @@ export { ScriptedDelegate, type ScriptedDelegateOptions, type ScriptedEntry } fr
 export {
   createDelegateFromSpec,
   delegateSpecKinds,
+  delegateSpecWrappers,
   numberOption,
   parseSpecValue,
   registerDelegateSpec,
+  registerDelegateSpecWrapper,
   type DelegateSpecFactory,
+  type DelegateSpecWrapper,
 } from "./delegate-spec.js";
+export {
+  RelevanceDelegate,
+  relevanceOf,
+  type RelevanceDelegateOptions,
+  type RelevanceEncoder,
+} from "./relevance.js";
 export { proposalChannel, type ProposalEvent } from "./proposal-channel.js";
 export { routerTool, type RouterToolOptions } from "./router-tool.js";
 export { LocalDelegate, type LocalDelegateOptions } from "./backends/local-delegate.js";

@@ -1,9 +1,9 @@
 import type { JsonSchema } from "../schema/json-schema.js";
 
-import type { Proposal, ProposalUsage } from "../tools/proposal.js";
+import type { Proposal, ProposalRelevance, ProposalUsage } from "../tools/proposal.js";
 import type { ToolSpec } from "../tools/tool-spec.js";
 
-export type { Proposal, ProposalUsage, ToolSpec };
+export type { Proposal, ProposalRelevance, ProposalUsage, ToolSpec };
 
 /** What a backend is asked. */
 export interface ProposeRequest {

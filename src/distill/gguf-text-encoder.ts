@@ -137,8 +137,9 @@ export class GgufTextEncoder implements TextEncoder {
 
   async #embedOne(context: LlamaEmbeddingContext, text: string): Promise<Float32Array> {
     const dimension = this.info.dimension;
-    // Room for the begin and end tokens the context adds.
-    const tokens: Token[] = this.#model.tokenize(text).slice(0, this.#maxTokens - 2);
+    // Room for the begin and end tokens the context adds, and one more: node-llama-cpp refuses an input whose
+    // length reaches the context size (`>=`), so 510 tokens plus two threw on a 512-token context.
+    const tokens: Token[] = this.#model.tokenize(text).slice(0, this.#maxTokens - 3);
     if (tokens.length === 0) return new Float32Array(dimension);
     const { vector } = await context.getEmbeddingFor(tokens);
     const v = Float32Array.from(vector);

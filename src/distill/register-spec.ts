@@ -1,5 +1,14 @@
-import { numberOption, parseSpecValue, registerDelegateSpec } from "../delegate/delegate-spec.js";
+import { existsSync } from "node:fs";
+import {
+  numberOption,
+  parseSpecValue,
+  registerDelegateSpec,
+  registerDelegateSpecWrapper,
+} from "../delegate/delegate-spec.js";
+import { RelevanceDelegate } from "../delegate/relevance.js";
+import { InvalidOptionError } from "../errors/invalid-option-error.js";
 import { DistilledDelegate } from "./distilled-delegate.js";
+import { defaultEncoderModelPath } from "./encoder-model-path.js";
 
 /**
  * Registers `--delegate distilled=MODEL.json[,encoder=gguf=PATH,name=NAME,maxTools=N,maxInputChars=N]`
@@ -26,4 +35,51 @@ export function registerDistilledSpec(): void {
   );
 }
 
+/**
+ * Registers the spec option `relevance=encoder:T[/BELOW@C][:PATH.gguf]`, accepted by every kind (`local=M.gguf,
+ * relevance=encoder:0.26/0.6@0.3`, `llama-server=URL,relevance=…`, `distilled=…`): a {@link RelevanceDelegate}
+ * in front of the backend — decline below T before the call; with `/BELOW@C`, also decline a call on a task
+ * scoring below BELOW whose confidence is under C — with the sentence encoder at PATH (default: the
+ * all-MiniLM-L6-v2 that `scripts/encoder-model.sh` caches), opened on the first proposal.
+ */
+export function registerRelevanceSpec(): void {
+  registerDelegateSpecWrapper(
+    "relevance",
+    (inner, value, spec) => {
+      const m = /^encoder:([^:/]+)(?:\/([^:@]+)@([^:]+))?(?::(.+))?$/.exec(value);
+      const threshold = m ? Number(m[1]) : NaN;
+      const weak = m?.[2] === undefined ? undefined : { below: Number(m[2]), minConfidence: Number(m[3]) };
+      if (
+        !m ||
+        !(threshold >= -1 && threshold <= 1) ||
+        (weak && !(weak.below >= -1 && weak.below <= 1 && weak.minConfidence >= 0 && weak.minConfidence <= 1))
+      )
+        throw new InvalidOptionError(
+          `relevance in --delegate ${spec}`,
+          "encoder:T[/BELOW@C][:PATH.gguf] with T and BELOW from -1 to 1, C from 0 to 1",
+          value,
+        );
+      const path = m[4] ?? defaultEncoderModelPath();
+      // Checked now, so a wrong path fails before anything runs, not on the first item.
+      if (!existsSync(path))
+        throw new InvalidOptionError(
+          `relevance in --delegate ${spec}`,
+          "an existing GGUF encoder file (bash scripts/encoder-model.sh fetches the default)",
+          path,
+        );
+      return new RelevanceDelegate({
+        inner,
+        threshold,
+        ...(weak ? { weak } : {}),
+        encoder: async () => {
+          const { GgufTextEncoder } = await import("./gguf-text-encoder.js");
+          return GgufTextEncoder.open(path, { contexts: 1 });
+        },
+      });
+    },
+    "relevance=encoder:T[/BELOW@C][:PATH.gguf]",
+  );
+}
+
 registerDistilledSpec();
+registerRelevanceSpec();

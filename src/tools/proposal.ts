@@ -9,6 +9,22 @@ export interface ProposalUsage {
   cachedInputTokens?: number;
 }
 
+/** The relevance of a task to its candidate tools, as a proposal records it (and its trace with it). */
+export interface ProposalRelevance {
+  /** Cosine similarity of the task to the nearest candidate tool in the encoder's space (-1–1). */
+  score: number;
+  /** The step declines below this. */
+  threshold: number;
+  /** The nearest candidate tool. */
+  tool: string;
+  /**
+   * Set when the step declined a call after it was made: the task was only weakly relevant (score below
+   * `below`) and the backend's confidence under `minConfidence`. `declined` is the tool the backend chose and
+   * `confidence` its confidence in that call.
+   */
+  weak?: { below: number; minConfidence: number; declined: string; confidence: number };
+}
+
 /** What a delegate backend proposes: one tool call, or a decline (`name: null`). */
 export interface Proposal {
   name: string | null;
@@ -24,6 +40,11 @@ export interface Proposal {
    * only when the backend was asked to (`tokenProbability: true`). Never used by the gate.
    */
   meanTokenProbability?: number;
+  /**
+   * The task's relevance to the candidate tools, when a relevance step scored it (`RelevanceDelegate`): a
+   * decline with a score below its threshold was the step's, not the model's.
+   */
+  relevance?: ProposalRelevance;
   /** Name of the backend that made it. */
   backend: string;
   latencyMs: number;

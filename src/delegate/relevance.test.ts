@@ -1,0 +1,241 @@
+import fc from "fast-check";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { GgufTextEncoder } from "../distill/gguf-text-encoder.js";
+import { encoderModelForTests } from "../distill/encoder-model-path.js";
+import "../distill/register-spec.js";
+import type { DelegateTrace } from "../traces/trace.js";
+import { createDelegateFromSpec } from "./delegate-spec.js";
+import { proposeAndJudge } from "./propose-and-judge.js";
+import type { ProposeRequest, ToolSpec } from "./protocol.js";
+import { cosine, RelevanceDelegate, relevanceOf, taskRelevanceText, toolRelevanceText } from "./relevance.js";
+import { ScriptedDelegate } from "./scripted-delegate.js";
+
+const weather: ToolSpec = {
+  name: "get_current_weather",
+  description: "Fetches the current weather for a city: temperature, wind and rain.",
+  parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+};
+const interest: ToolSpec = {
+  name: "calculateCompoundInterest",
+  description: "Calculate compound interest on a principal over a number of years.",
+  parameters: { type: "object", properties: { principal: { type: "number" } } },
+};
+const request = (instruction: string, tools: ToolSpec[] = [weather]): ProposeRequest => ({
+  instruction,
+  facts: {},
+  tools,
+  context: { runId: "r", nodeId: "a" },
+});
+
+describe("the relevance texts", () => {
+  it("reads a tool's name as words before its description", () => {
+    expect(toolRelevanceText(weather)).toBe(
+      "get current weather: Fetches the current weather for a city: temperature, wind and rain.",
+    );
+    expect(toolRelevanceText(interest)).toMatch(/^calculate compound interest: /);
+    expect(toolRelevanceText({ name: "ns.tool/run", description: "" })).toBe("ns tool run");
+  });
+
+  it("puts the instruction before the facts and cuts the text at 2000 characters", () => {
+    expect(taskRelevanceText("Triage", { alert: "disk full" })).toBe('Triage\n{"alert":"disk full"}');
+    expect(taskRelevanceText("x".repeat(5000), { a: 1 })).toHaveLength(2000);
+    // An astral character at the cut is kept whole or dropped, never halved.
+    const cut = taskRelevanceText("a".repeat(1999) + "😀😀", {});
+    expect(cut).toBe("a".repeat(1999));
+    expect(taskRelevanceText("a".repeat(1998) + "😀😀", {})).toBe("a".repeat(1998) + "😀");
+  });
+
+  it("never crashes and stays in bounds on any task or tool text (generated)", () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: "binary", maxLength: 3000 }),
+        fc.dictionary(fc.string(), fc.jsonValue()),
+        fc.string(),
+        fc.string(),
+        (instruction, facts, name, description) => {
+          const text = taskRelevanceText(instruction, facts);
+          expect(text.length).toBeLessThanOrEqual(2000);
+          // Never half a surrogate pair at the cut.
+          expect(/[\ud800-\udbff]$/.test(text) && !/[\ud800-\udbff]$/.test(instruction)).toBe(false);
+          expect(typeof toolRelevanceText({ name, description })).toBe("string");
+        },
+      ),
+    );
+  });
+
+  it("cosine is within -1..1 and never NaN, whatever the vectors (generated)", () => {
+    const vector = fc.array(fc.float({ noNaN: false }), { maxLength: 8 }).map((xs) => Float32Array.from(xs));
+    fc.assert(
+      fc.property(vector, vector, (a, b) => {
+        const c = cosine(a, b);
+        expect(Number.isNaN(c)).toBe(false);
+        expect(c).toBeGreaterThanOrEqual(-1);
+        expect(c).toBeLessThanOrEqual(1);
+      }),
+    );
+    expect(cosine(new Float32Array(3), Float32Array.of(1, 0, 0))).toBe(0);
+  });
+});
+
+describe("relevance on the real encoder (all-MiniLM-L6-v2)", () => {
+  let encoder: GgufTextEncoder;
+  beforeAll(async () => {
+    encoder = await GgufTextEncoder.open(encoderModelForTests(), { contexts: 1 });
+  });
+  afterAll(() => encoder.close());
+
+  it("scores a fitting task above an unrelated one, and names the nearest tool", async () => {
+    const fits = await relevanceOf(encoder, "What is the weather in Paris right now?", {}, [
+      interest,
+      weather,
+    ]);
+    const unrelated = await relevanceOf(encoder, "Who wrote the novel Moby-Dick?", {}, [interest, weather]);
+    expect(fits.tool).toBe("get_current_weather");
+    expect(fits.score).toBeGreaterThan(0.42);
+    expect(unrelated.score).toBeLessThan(0.42);
+    expect(fits.score).toBeGreaterThan(unrelated.score);
+  });
+
+  it("gives a finite score for any task and tool text, empty and huge ones included (generated)", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(fc.string(), fc.string({ minLength: 20_000, maxLength: 30_000 }), fc.constant("")),
+        fc.string(),
+        fc.oneof(fc.string(), fc.string({ minLength: 5000, maxLength: 8000 })),
+        async (instruction, name, description) => {
+          const { score, tool } = await relevanceOf(encoder, instruction, { note: instruction }, [
+            { name, description },
+          ]);
+          expect(Number.isFinite(score)).toBe(true);
+          expect(Math.abs(score)).toBeLessThanOrEqual(1);
+          expect(tool).toBe(name);
+        },
+      ),
+      { numRuns: 8 },
+    );
+  });
+
+  it("declines below the threshold without asking the backend, and asks it above", async () => {
+    const inner = new ScriptedDelegate({
+      name: "qwen",
+      entries: [{ node: "a", proposal: { name: "get_current_weather", arguments: { city: "Paris" } } }],
+    });
+    const delegate = new RelevanceDelegate({ inner, encoder, threshold: 0.42 });
+    expect([delegate.name, delegate.maxTools]).toEqual(["qwen", inner.maxTools]);
+
+    const declined = await delegate.propose(request("Who wrote the novel Moby-Dick?"));
+    expect(declined).toMatchObject({ name: null, confidence: null, backend: "qwen" });
+    expect(declined.relevance).toMatchObject({ threshold: 0.42, tool: "get_current_weather" });
+    expect(declined.relevance!.score).toBeLessThan(0.42);
+    expect(inner.remaining).toBe(1);
+
+    const called = await delegate.propose(request("What is the weather in Paris right now?"));
+    expect(called).toMatchObject({ name: "get_current_weather", arguments: { city: "Paris" } });
+    expect(called.relevance!.score).toBeGreaterThanOrEqual(0.42);
+    expect(inner.remaining).toBe(0);
+  });
+
+  it("declines a weakly relevant call made without confidence, and keeps a confident one", async () => {
+    const entries = [
+      { node: "a", proposal: { name: "get_current_weather", arguments: { city: "x" }, confidence: 0.1 } },
+      { node: "a", proposal: { name: "get_current_weather", arguments: { city: "x" }, confidence: 0.9 } },
+    ];
+    const delegate = new RelevanceDelegate({
+      inner: new ScriptedDelegate({ entries }),
+      encoder,
+      threshold: -1,
+      weak: { below: 1, minConfidence: 0.3 },
+    });
+    const unsure = await delegate.propose(request("Is it windy?"));
+    expect(unsure).toMatchObject({ name: null, arguments: {}, confidence: null });
+    expect(unsure.relevance!.weak).toEqual({
+      below: 1,
+      minConfidence: 0.3,
+      declined: "get_current_weather",
+      confidence: 0.1,
+    });
+    const sure = await delegate.propose(request("Is it windy?"));
+    expect(sure).toMatchObject({ name: "get_current_weather", confidence: 0.9 });
+    expect(sure.relevance!.weak).toBeUndefined();
+    expect(
+      () =>
+        new RelevanceDelegate({
+          inner: delegate,
+          encoder,
+          threshold: 0,
+          weak: { below: 0.5, minConfidence: 2 },
+        }),
+    ).toThrow(/weak.minConfidence/);
+  });
+
+  it("is the gate's declined verdict, and the trace says why (score, threshold, nearest tool)", async () => {
+    const traces: DelegateTrace[] = [];
+    const delegate = new RelevanceDelegate({
+      inner: new ScriptedDelegate({ entries: [] }),
+      encoder,
+      threshold: 0.42,
+    });
+    const judged = await proposeAndJudge(delegate, {
+      request: request("Who wrote the novel Moby-Dick?"),
+      gate: {
+        candidates: ["get_current_weather"],
+        findTool: () => undefined,
+        allowSideEffects: { node: false, host: false },
+        minConfidence: 0.5,
+      },
+      traceSink: { write: (t) => void traces.push(t) },
+    });
+    expect(judged.gate.verdict).toBe("declined");
+    expect(traces).toHaveLength(1);
+    expect(traces[0]!.verdict).toBe("declined");
+    expect(traces[0]!.proposal?.relevance).toMatchObject({ threshold: 0.42, tool: "get_current_weather" });
+  });
+});
+
+describe("relevance=encoder:T in a spec", () => {
+  const dir = mkdtempSync(join(tmpdir(), "deputy-relevance-"));
+  const file = join(dir, "p.jsonl");
+  writeFileSync(file, '{"node": "a", "proposal": {"name": "get_current_weather", "arguments": {}}}\n');
+
+  it("wraps any kind, which keeps its own options", async () => {
+    const d = await createDelegateFromSpec(
+      `scripted=${file},name=replay,relevance=encoder:0.42:${encoderModelForTests()},maxTools=3`,
+    );
+    try {
+      expect(d).toBeInstanceOf(RelevanceDelegate);
+      expect([d.name, d.maxTools]).toEqual(["replay", 3]);
+      await expect(d.propose(request("Who wrote the novel Moby-Dick?"))).resolves.toMatchObject({
+        name: null,
+        backend: "replay",
+      });
+    } finally {
+      await d.close();
+    }
+  });
+
+  it("refuses a bad threshold or a missing encoder in one line, before anything is opened", async () => {
+    const weak = await createDelegateFromSpec(
+      `scripted=${file},relevance=encoder:0.26/0.6@0.3:${encoderModelForTests()}`,
+    );
+    expect(weak).toBeInstanceOf(RelevanceDelegate);
+    await weak.close();
+    for (const bad of [
+      "encoder:2",
+      "encoder:x",
+      "0.4",
+      "encoder:",
+      "encoder:0.2/0.6@3",
+      "encoder:0.2/x@0.3",
+    ]) {
+      await expect(createDelegateFromSpec(`scripted=${file},relevance=${bad}`)).rejects.toThrow(
+        /^Expected `relevance in --delegate .*` to be encoder:T/,
+      );
+    }
+    await expect(
+      createDelegateFromSpec(`scripted=${file},relevance=encoder:0.4:${join(dir, "none.gguf")}`),
+    ).rejects.toThrow(/an existing GGUF encoder file/);
+  });
+});
