@@ -77,6 +77,7 @@ function planFiles(dir: string): string[] {
   throw new InputFileError("PLAN_NOT_FOUND", `Plans folder not found: ${dir}`);
 }
 
+/**
  * The plans of `dir` (its `.json` files that hold a JSON object), each with the name `findNamedPlan` finds it
  * by: its `name` field, else its file name. Empty when the folder is missing.
  */

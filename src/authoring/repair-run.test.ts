@@ -278,12 +278,12 @@ describe("repairRun", () => {
 
   it("refuses, changing nothing: a run that did not fail, nothing eligible, no model, a pending repair, one in progress", async () => {
     const store = new MemoryRunStore();
-    const done = await runPlan({ name: "ok", nodes: [plan.nodes[0]] }, { tools, store });
+    const done = await runPlan({ name: "ok", nodes: [plan.nodes[0]!] }, { tools, store });
     const partial = await runPlan(
       {
         name: "partial",
         nodes: [
-          plan.nodes[0],
+          plan.nodes[0]!,
           {
             id: "each",
             tool: "flaky",

@@ -41,7 +41,7 @@ async function gone(pid: number, withinMs = 10_000): Promise<boolean> {
 
 const hostile = (...flags: string[]) => ({ command: node, args: [HOSTILE, ...flags] });
 
-function toolPlan(tool: string, args: object = {}, extra: object = {}) {
+function toolPlan(tool: string, args: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) {
   return { name: "mcp", nodes: [{ id: "call", tool, args, store_as: "out", ...extra }] };
 }
 

@@ -23,8 +23,10 @@ import {
   storeHint,
   storeLabel,
   storeLocation,
+  toolSourcesOf,
   type RunFlags,
 } from "../run-setup.js";
+import { isMcpSpec } from "../../mcp/mcp-source-spec.js";
 import { graceSeconds, withGraceFlag, withRunFlags } from "./run.js";
 
 interface RepairFlags extends RunFlags {
@@ -167,7 +169,7 @@ async function askForRepair(
   const recorded = summary.run.options;
   const spec = flags.model ? await modelFromSpec(flags.model) : undefined;
   const { options, close } = await setupRun({
-    tools: flags.tools ?? recorded.tools,
+    tools: flags.tools ?? recorded.toolSources ?? recorded.tools,
     delegate: flags.delegate ?? recorded.delegates,
     allowDelegateSideEffects: flags.allowDelegateSideEffects ?? recorded.allowDelegateSideEffects,
   });
@@ -223,8 +225,18 @@ async function confirm(ctx: CliContext, flags: RepairFlags): Promise<boolean> {
 /** What the child records instead of the parent's: the tools and delegates this repair was checked with. */
 function childOverrides(flags: RepairFlags): Partial<Omit<RunOptionsRecord, "version">> {
   return {
-    ...(flags.tools ? { tools: resolve(flags.tools) } : {}),
+    ...toolsRecord(toolSourcesOf(flags.tools)),
     ...(flags.delegate?.length ? { delegates: flags.delegate.map(absoluteSpec) } : {}),
+  };
+}
+
+/** `--tools` values as a run records them (see setupRun): the first module as `tools`, MCP servers in `toolSources`. */
+function toolsRecord(sources: string[]): Partial<Omit<RunOptionsRecord, "version">> {
+  const absolute = sources.map((s) => (isMcpSpec(s) ? s : resolve(s)));
+  const modules = absolute.filter((s) => !isMcpSpec(s));
+  return {
+    ...(modules.length ? { tools: modules[0] } : {}),
+    ...(absolute.length > 1 || absolute.some(isMcpSpec) ? { toolSources: absolute } : {}),
   };
 }
 
