@@ -7,6 +7,24 @@ export type DelegateSpecFactory = (value: string) => ToolCallDelegate | Promise<
 
 const factories = new Map<string, { factory: DelegateSpecFactory; usage: string }>();
 
+/** Wraps the backend a spec built, from the spec's options (e.g. `examples=FILE,k=4` on any kind). */
+export type DelegateSpecWrapper = (
+  delegate: ToolCallDelegate,
+  options: Record<string, string>,
+  spec: string,
+) => ToolCallDelegate | Promise<ToolCallDelegate>;
+
+const wrappers = new Map<string, { wrap: DelegateSpecWrapper; usage: string }>();
+
+/**
+ * Registers an option every `--delegate` kind takes: when a spec has `,KEY=…`, the backend it built is passed to
+ * `wrap` (after the kind's own factory, which ignores options it does not know). A later registration of the same
+ * key replaces the earlier one.
+ */
+export function registerDelegateSpecWrapper(key: string, wrap: DelegateSpecWrapper, usage: string): void {
+  wrappers.set(key, { wrap, usage });
+}
+
 /**
  * Registers a backend kind for `--delegate KIND=VALUE` (and {@link createDelegateFromSpec}). A later
  * registration of the same kind replaces the earlier one.
@@ -28,6 +46,11 @@ export function registerDelegateSpec(
 /** The registered kinds with their usage lines (for help texts). */
 export function delegateSpecKinds(): { kind: string; usage: string }[] {
   return [...factories].map(([kind, { usage }]) => ({ kind, usage }));
+}
+
+/** The options every kind takes, with their usage lines (for help texts). */
+export function delegateSpecWrappers(): { key: string; usage: string }[] {
+  return [...wrappers].map(([key, { usage }]) => ({ key, usage }));
 }
 
 /**
@@ -71,7 +94,19 @@ export async function createDelegateFromSpec(spec: string): Promise<ToolCallDele
       .join(", ");
     throw new InvalidOptionError("--delegate", `one of ${known}`, spec);
   }
-  return entry.factory(spec.slice(eq + 1));
+  const value = spec.slice(eq + 1);
+  let delegate = await entry.factory(value);
+  const { options } = parseSpecValue(value);
+  for (const [key, { wrap }] of wrappers) {
+    if (options[key] === undefined) continue;
+    try {
+      delegate = await wrap(delegate, options, spec);
+    } catch (error) {
+      await delegate.close();
+      throw error;
+    }
+  }
+  return delegate;
 }
 
 registerDelegateSpec(
