@@ -6,6 +6,7 @@
  * (exact-call accuracy, right tool, coverage at ≥ 97 % precision, median latency) from such a file.
  *
  *   node --import tsx bench/examples-run.ts --model FILE.gguf --out runs.jsonl [--set holdout2] [--k 0,4] [--limit 20]
+ *     [--max-input-chars 4000]   (the backend's bound on task + examples; LocalDelegate's default, 1000, fits ~2)
  *   node --import tsx bench/examples-run.ts --report runs.jsonl
  */
 import { appendFileSync, existsSync, readFileSync } from "node:fs";
@@ -26,11 +27,13 @@ const { values } = parseArgs({
     k: { type: "string", default: "0,4" },
     limit: { type: "string", default: "20" },
     threads: { type: "string", default: "1" },
+    "max-input-chars": { type: "string", default: "4000" },
   },
 });
 
 interface Row {
   k: number;
+  maxInputChars?: number;
   set: string;
   index: number;
   exact: boolean;
@@ -64,17 +67,23 @@ async function run(): Promise<void> {
           .filter(Boolean)
           .map((l) => {
             const r = JSON.parse(l) as Row;
-            return `${r.set}:${r.k}:${r.index}`;
+            return `${r.set}:${r.k}:${r.maxInputChars ?? 1000}:${r.index}`;
           })
       : [],
   );
-  const local = new LocalDelegate({ model: values.model, threads: Number(values.threads), seed: 1 });
+  const maxInputChars = Number(values["max-input-chars"]);
+  const local = new LocalDelegate({
+    model: values.model,
+    threads: Number(values.threads),
+    seed: 1,
+    maxInputChars,
+  });
   const encoder = await GgufTextEncoder.open(encoderModelForTests());
   try {
     for (const k of values.k.split(",").map(Number)) {
       const delegate = withExamples(local, { source: { examples: train }, encoder, k });
       for (const [index, c] of cases.entries()) {
-        if (done.has(`${values.set}:${k}:${index}`)) continue;
+        if (done.has(`${values.set}:${k}:${maxInputChars}:${index}`)) continue;
         const started = performance.now();
         const p = await delegate.propose({
           instruction: c.instruction,
@@ -84,6 +93,7 @@ async function run(): Promise<void> {
         });
         const row: Row = {
           k,
+          maxInputChars,
           set: values.set,
           index,
           exact: exactMatch(p, c.call),
@@ -96,7 +106,9 @@ async function run(): Promise<void> {
           ...(p.examples ? { similarities: p.examples } : {}),
         };
         appendFileSync(out, `${JSON.stringify(row)}\n`);
-        console.error(`k=${k} #${index} exact=${row.exact} tool=${row.tool} conf=${p.confidence?.toFixed(3)} ${row.latencyMs} ms`);
+        console.error(
+          `k=${k} #${index} exact=${row.exact} tool=${row.tool} conf=${p.confidence?.toFixed(3)} ${row.latencyMs} ms`,
+        );
       }
     }
   } finally {
@@ -112,10 +124,12 @@ function report(path: string): void {
     .map((l) => JSON.parse(l) as Row);
   const groups = new Map<string, Row[]>();
   for (const r of rows) {
-    const key = `${r.set} k=${r.k}`;
+    const key = `${r.set} k=${r.k} (≤ ${r.maxInputChars ?? 1000} chars)`;
     groups.set(key, [...(groups.get(key) ?? []), r]);
   }
-  console.log("| set, k | n | exact call | right tool | coverage at ≥ 97 % precision (threshold) | median latency |");
+  console.log(
+    "| set, k | n | exact call | right tool | coverage at ≥ 97 % precision (threshold) | median latency |",
+  );
   console.log("|---|---|---|---|---|---|");
   for (const [key, g] of groups) {
     const exact = g.filter((r) => r.exact).length;
@@ -130,7 +144,9 @@ function report(path: string): void {
 
 /** The most calls decided at ≥ `precision` exact, over confidence thresholds taken from the rows themselves. */
 function coverageAt(rows: Row[], precision: number): { coverage: number; threshold: string | undefined } {
-  const scored = rows.filter((r) => r.confidence !== null && !r.declined).sort((a, b) => b.confidence! - a.confidence!);
+  const scored = rows
+    .filter((r) => r.confidence !== null && !r.declined)
+    .sort((a, b) => b.confidence! - a.confidence!);
   let best = 0;
   let threshold: string | undefined;
   let right = 0;
