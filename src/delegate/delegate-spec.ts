@@ -7,14 +7,24 @@ export type DelegateSpecFactory = (value: string) => ToolCallDelegate | Promise<
 
 const factories = new Map<string, { factory: DelegateSpecFactory; usage: string }>();
 
-/** Wraps the backend a spec built, given the value of its spec option (e.g. `relevance=encoder:0.42`). */
+/**
+ * Wraps the backend a spec built, given the value of its spec option (e.g. `relevance=encoder:0.42`) and the
+ * values of the further options it registered (`examples=FILE,k=4`: `{ k: "4" }`).
+ */
 export type DelegateSpecWrapper = (
   inner: ToolCallDelegate,
   value: string,
   spec: string,
+  options: Record<string, string>,
 ) => ToolCallDelegate | Promise<ToolCallDelegate>;
 
-const wrappers = new Map<string, { wrap: DelegateSpecWrapper; usage: string }>();
+const wrappers = new Map<string, { wrap: DelegateSpecWrapper; usage: string; keys: readonly string[] }>();
+
+/** Whether a spec option belongs to a wrapper (its own key or one of its further keys), not to the kind. */
+function wrapperKey(key: string): boolean {
+  for (const [option, { keys }] of wrappers) if (option === key || keys.includes(key)) return true;
+  return false;
+}
 
 /**
  * Registers a spec option that any kind accepts, `KIND=VALUE,OPTION=…`: the option is taken out before the
@@ -25,8 +35,10 @@ export function registerDelegateSpecWrapper(
   option: string,
   wrap: DelegateSpecWrapper,
   usage = `${option}=VALUE`,
+  /** Further options that belong to this wrapper (taken out of the kind's value too, given to `wrap`). */
+  keys: readonly string[] = [],
 ): void {
-  wrappers.set(option, { wrap, usage });
+  wrappers.set(option, { wrap, usage, keys });
 }
 
 /** The registered spec options every kind accepts, with their usage lines. */
@@ -102,7 +114,7 @@ export async function createDelegateFromSpec(spec: string): Promise<ToolCallDele
   const wrapping = Object.keys(options).filter((k) => wrappers.has(k));
   if (wrapping.length === 0) return entry.factory(spec.slice(eq + 1));
   // The kind's own options, without the wrappers' (a factory refuses what it does not know, or ignores it).
-  const own = Object.entries(options).filter(([k]) => !wrappers.has(k));
+  const own = Object.entries(options).filter(([k]) => !wrapperKey(k));
   let delegate = await entry.factory(
     main +
       own
@@ -111,8 +123,13 @@ export async function createDelegateFromSpec(spec: string): Promise<ToolCallDele
         .join(""),
   );
   try {
-    for (const option of wrapping)
-      delegate = await wrappers.get(option)!.wrap(delegate, options[option]!, spec);
+    for (const option of wrapping) {
+      const { wrap, keys } = wrappers.get(option)!;
+      const further = Object.fromEntries(
+        keys.flatMap((k) => (options[k] === undefined ? [] : [[k, options[k]!]])),
+      );
+      delegate = await wrap(delegate, options[option]!, spec, further);
+    }
   } catch (error) {
     await delegate.close();
     throw error;

@@ -2,14 +2,20 @@ import type { JsonSchema } from "../schema/json-schema.js";
 
 import type { Proposal, ProposalRelevance, ProposalUsage } from "../tools/proposal.js";
 import type { ToolSpec } from "../tools/tool-spec.js";
+import type { WorkedExample } from "../runtime/tool-call-prompt.js";
 
-export type { Proposal, ProposalRelevance, ProposalUsage, ToolSpec };
+export type { Proposal, ProposalRelevance, ProposalUsage, ToolSpec, WorkedExample };
 
 /** What a backend is asked. */
 export interface ProposeRequest {
   instruction: string;
   facts: Record<string, unknown>;
   tools: ToolSpec[];
+  /**
+   * Past decisions to show the model as worked examples, most similar first (deputy-js/distill's
+   * `withExamples` sets them). Backends that prompt a model send them as prior exchanges; others ignore them.
+   */
+  examples?: WorkedExample[];
   /**
    * The proposal schema for these tools (see `buildProposalSchema`); backends constrain decoding with it.
    * The engine passes the one it built for the node; when absent, a backend builds it from `tools`.

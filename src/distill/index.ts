@@ -38,4 +38,5 @@ export { DistilledPredictor, type Prediction } from "./distilled-predictor.js";
 export { measureModel, type Measurement } from "./measure-model.js";
 export { DEFAULT_CONFIDENCE_FLOOR } from "./confidence-floor.js";
 export { GgufTextEncoder, type GgufTextEncoderOptions } from "./gguf-text-encoder.js";
+export { withExamples, type ExamplesOptions } from "./in-context-examples.js";
 export type { EncoderInfo, TextEncoder } from "./text-encoder.js";

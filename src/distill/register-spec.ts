@@ -9,6 +9,9 @@ import { RelevanceDelegate } from "../delegate/relevance.js";
 import { InvalidOptionError } from "../errors/invalid-option-error.js";
 import { DistilledDelegate } from "./distilled-delegate.js";
 import { defaultEncoderModelPath } from "./encoder-model-path.js";
+import { readTraces } from "../traces/read-traces.js";
+import { withExamples } from "./in-context-examples.js";
+import { parseEncoderSpec } from "./text-encoder.js";
 
 /**
  * Registers `--delegate distilled=MODEL.json[,encoder=gguf=PATH,name=NAME,maxTools=N,maxInputChars=N]`
@@ -81,5 +84,33 @@ export function registerRelevanceSpec(): void {
   );
 }
 
+/**
+ * Registers the `examples=TRACES.jsonl[,k=N,examplesEncoder=gguf=PATH]` option of every `--delegate` kind
+ * ({@link withExamples}): the node's accepted calls and people's decisions in the trace file (the format
+ * `deputy run --traces` writes and `deputy distill` reads) are shown to the model as worked examples, the k most
+ * like the task (default 4), chosen by the encoder (default: the all-MiniLM-L6-v2 `scripts/encoder-model.sh`
+ * caches). Read once when the delegate is built: a missing file is one error before anything runs.
+ */
+export function registerExamplesOption(): void {
+  registerDelegateSpecWrapper(
+    "examples",
+    async (delegate, file, spec, options) => {
+      const { traces } = readTraces(file);
+      const k = options.k === undefined ? 4 : Number(options.k);
+      if (!Number.isInteger(k) || k < 0)
+        throw new InvalidOptionError(`k in --delegate ${spec}`, "a whole number ≥ 0", options.k!);
+      const path = options.examplesEncoder
+        ? parseEncoderSpec(options.examplesEncoder, `examplesEncoder in --delegate ${spec}`).path
+        : defaultEncoderModelPath();
+      const { GgufTextEncoder } = await import("./gguf-text-encoder.js");
+      const encoder = await GgufTextEncoder.open(path);
+      return withExamples(delegate, { source: { traces }, encoder, k, closeEncoder: true });
+    },
+    "examples=TRACES.jsonl[,k=N,examplesEncoder=gguf=PATH]",
+    ["k", "examplesEncoder"],
+  );
+}
+
 registerDistilledSpec();
 registerRelevanceSpec();
+registerExamplesOption();

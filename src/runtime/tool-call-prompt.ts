@@ -1,16 +1,38 @@
 import type { ToolSpec } from "../tools/tool-spec.js";
 import { canonicalJson } from "./canonical-json.js";
 
+/**
+ * A past decision shown to the model as a worked example: what a node was asked and the call that was right
+ * (`name: null`: declining was right). deputy-js/distill's `withExamples` chooses them from a team's decisions.
+ */
+export interface WorkedExample {
+  instruction: string;
+  facts: Record<string, unknown>;
+  call: { name: string | null; arguments: Record<string, unknown> };
+}
+
 /** What {@link buildPrompt} needs. */
 export interface PromptInput {
   instruction: string;
   facts: Record<string, unknown>;
   tools: ToolSpec[];
+  /** Worked examples, most similar first; each becomes a prior user/assistant exchange. */
+  examples?: readonly WorkedExample[];
 }
 
-/** A prompt in two parts: `system` depends only on the tools, `user` only on the instruction and facts. */
+/** One worked example as a prior exchange: the task as the user wrote it, the call as the assistant answered. */
+export interface PromptTurn {
+  user: string;
+  assistant: string;
+}
+
+/**
+ * A prompt in parts: `system` depends only on the tools, `turns` on the worked examples (none when there are
+ * none), `user` only on the instruction and facts. Backends send them in that order.
+ */
 export interface DelegatePrompt {
   system: string;
+  turns: PromptTurn[];
   user: string;
 }
 
@@ -42,13 +64,27 @@ export const DECLINE_LINE = JSON.stringify({
  *   line, as `{"name", "description", "parameters"}` JSON in the node's order, then the decline as a last
  *   option in the same shape ({@link DECLINE_LINE}). It depends on the tools only, so every proposal of a node
  *   (every for_each item) shares it.
+ * - `turns`: each worked example as a prior exchange — the example's task written as `user` is, and its call
+ *   as the answer's JSON — least similar first, so the most similar stands next to the question. They come
+ *   after `system`, so the tools' part stays the prefix every item shares.
  * - `user`: `Task: <instruction>`, then `Facts: <facts as JSON with sorted keys>` when there are facts.
  *
  * @example
  * const { system, user } = buildPrompt({ instruction: "Triage: disk full", facts: { severity: "high" }, tools });
  */
-export function buildPrompt({ instruction, facts, tools }: PromptInput): DelegatePrompt {
-  return { system: systemPrompt(tools), user: userPrompt(instruction, facts) };
+export function buildPrompt({ instruction, facts, tools, examples }: PromptInput): DelegatePrompt {
+  return {
+    system: systemPrompt(tools),
+    turns: (examples ?? [])
+      .map((e) => ({ user: userPrompt(e.instruction, e.facts), assistant: answerText(e.call) }))
+      .reverse(),
+    user: userPrompt(instruction, facts),
+  };
+}
+
+/** A call as the model is asked to answer it (the grammar's shape: `name` first, then `arguments`). */
+function answerText(call: WorkedExample["call"]): string {
+  return JSON.stringify({ name: call.name, arguments: call.arguments });
 }
 
 const systemCache = new Map<string, string>();
@@ -95,4 +131,9 @@ function userPrompt(instruction: string, facts: Record<string, unknown>): string
  */
 export function inputChars(instruction: string, facts: Record<string, unknown>): number {
   return instruction.length + canonicalJson(facts).length;
+}
+
+/** How long a worked example is, counted like {@link inputChars} plus its call's JSON. */
+export function exampleChars(example: WorkedExample): number {
+  return inputChars(example.instruction, example.facts) + answerText(example.call).length;
 }

@@ -51,4 +51,9 @@ export interface Proposal {
   usage?: ProposalUsage;
   /** The model's raw answer, for traces when it could not be parsed. */
   raw?: string;
+  /**
+   * When the prompt carried worked examples (deputy-js/distill's `withExamples`): each one's similarity to the
+   * task, most similar first. Traced, so a run shows what the model was shown.
+   */
+  examples?: number[];
 }

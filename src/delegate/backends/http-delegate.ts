@@ -56,6 +56,8 @@ export interface HttpProposeCall {
   /** The rendered prompt. */
   system: string;
   user: string;
+  /** The prompt as chat messages: the system part, each worked example's exchange, then the task. */
+  messages: { role: "system" | "user" | "assistant"; content: string }[];
   /** Fires on the caller's abort, the deadline (`timeoutMs`) or `close()`. */
   signal: AbortSignal;
 }
@@ -122,9 +124,17 @@ export abstract class HttpDelegate implements ToolCallDelegate {
     );
     const signal = limit.signal;
     try {
-      const { system, user } = buildPrompt(request);
+      const { system, turns, user } = buildPrompt(request);
       const schema = request.schema ?? buildProposalSchema(request.tools);
-      const answer = await this.complete({ request, schema, system, user, signal });
+      const messages: HttpProposeCall["messages"] = [
+        { role: "system", content: system },
+        ...turns.flatMap((t) => [
+          { role: "user" as const, content: t.user },
+          { role: "assistant" as const, content: t.assistant },
+        ]),
+        { role: "user", content: user },
+      ];
+      const answer = await this.complete({ request, schema, system, user, messages, signal });
       return { ...answer, backend: this.name, latencyMs: performance.now() - started };
     } catch (error) {
       if (DelegateBackendError.isInstance(error)) throw error;

@@ -93,11 +93,7 @@ export class LlamaServerDelegate extends HttpDelegate {
       : `llama-server's JSON-schema grammar cannot express ${issues.join(", ")}`;
   }
 
-  protected async complete({ request, schema, system, user, signal }: HttpProposeCall) {
-    const messages = [
-      { role: "system", content: system },
-      { role: "user", content: user },
-    ];
+  protected async complete({ request, schema, messages, signal }: HttpProposeCall) {
     const { prompt } = (await this.#post("/apply-template", { messages }, signal)) as { prompt: string };
     const useLogprobs = this.settings.confidence;
     const promptIds =

@@ -199,10 +199,14 @@ export class LocalDelegate implements ToolCallDelegate {
     const state = await this.#ready();
     const schema = request.schema ?? buildProposalSchema(request.tools);
     const grammar = await this.#grammar(state, schema);
-    const { system, user } = buildPrompt(request);
+    const { system, turns, user } = buildPrompt(request);
     const { contextText } = state.wrapper.generateContextState({
       chatHistory: [
         { type: "system", text: system },
+        ...turns.flatMap((t) => [
+          { type: "user" as const, text: t.user },
+          { type: "model" as const, response: [t.assistant] },
+        ]),
         { type: "user", text: user },
         { type: "model", response: [] },
       ],

@@ -87,6 +87,31 @@ describe("OpenAICompatibleDelegate", () => {
     expect(JSON.stringify(proposal)).not.toContain("sk-secret");
   });
 
+  it("sends worked examples as prior exchanges between the tools' system part and the task", async () => {
+    const content = '{"name":"get_time","arguments":{}}';
+    answer = (_b, _q, res) => reply(res, 200, { choices: [{ message: { content } }] });
+    const delegate = new OpenAICompatibleDelegate({ baseUrl, confidence: false });
+    await delegate.propose({
+      instruction: "time in Oslo",
+      facts: {},
+      tools,
+      examples: [
+        { instruction: "time in Rome", facts: {}, call: { name: "get_time", arguments: {} } },
+        { instruction: "jump", facts: { how: "high" }, call: { name: null, arguments: {} } },
+      ],
+    });
+    const messages = seen.at(-1)!.body.messages as { role: string; content: string }[];
+    expect(messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "user", "assistant", "user"]);
+    // The most similar example (given first) stands next to the task.
+    expect(messages.slice(1).map((m) => m.content)).toEqual([
+      'Task: jump\nFacts: {"how":"high"}',
+      '{"name":null,"arguments":{}}',
+      "Task: time in Rome",
+      '{"name":"get_time","arguments":{}}',
+      "Task: time in Oslo",
+    ]);
+  });
+
   it("gives null confidence when the server returns no logprobs", async () => {
     answer = (_b, _q, res) => reply(res, 200, { choices: [{ message: { content: '{"name":null}' } }] });
     const delegate = new OpenAICompatibleDelegate({ baseUrl, confidence: false });

@@ -66,7 +66,7 @@ export class OpenAICompatibleDelegate extends HttpDelegate {
     this.#apiKeyEnv = options.apiKeyEnv ?? "OPENAI_API_KEY";
   }
 
-  protected async complete({ request, schema, system, user, signal }: HttpProposeCall) {
+  protected async complete({ request, schema, messages, signal }: HttpProposeCall) {
     const key = process.env[this.#apiKeyEnv];
     // A server may echo the key back in an error body: it is redacted wherever it would be written.
     registerSecret(key);
@@ -75,10 +75,7 @@ export class OpenAICompatibleDelegate extends HttpDelegate {
       this.#url,
       {
         model: this.#model,
-        messages: [
-          { role: "system", content: system },
-          { role: "user", content: user },
-        ],
+        messages,
         temperature: this.settings.temperature,
         max_tokens: this.settings.maxOutputTokens,
         response_format: { type: "json_schema", json_schema: { name: "proposal", strict: true, schema } },
