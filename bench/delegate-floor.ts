@@ -281,7 +281,7 @@ async function benchModel(name: RealModelName) {
   };
   if (PARTS.has("jump")) {
     await measure("LocalDelegate pool 1, jump-forward off", local({ jumpForward: false }), 1);
-    await measure("LocalDelegate pool 1", local({}), 1);
+    await measure("LocalDelegate pool 1, jump-forward on", local({ jumpForward: true }), 1);
   }
   if (PARTS.has("pools")) {
     for (const pool of POOLS.filter((p) => p > 1 || !PARTS.has("jump"))) {
@@ -354,7 +354,7 @@ async function benchModel(name: RealModelName) {
     });
   }
   const off = results.find((x) => x.label.includes("jump-forward off"));
-  const on = results.find((x) => x.label === "LocalDelegate pool 1");
+  const on = results.find((x) => x.label.includes("jump-forward on"));
   if (off && on) {
     const drift = on.items.map((it, k) => {
       const a = off.items[k]!.confidence;

@@ -91,7 +91,10 @@ export interface LocalDelegateOptions {
    * Jump-forward decoding: where the grammar forces the next characters (keys, quotes, braces, the rest of a
    * tool name once its first token decides it), append them in one batch instead of one decode step each, checked
    * against the model's own choices so the answer and its confidence are those of step-by-step decoding
-   * (local-generation.ts). Applies with greedy decoding. Default true.
+   * (local-generation.ts). Applies with greedy decoding. Default false: measured on this 2-core CPU
+   * (docs/backends.md, "Speed") it saves batches but not CPU on Qwen2.5-Coder-0.5B (a batched position with
+   * its distribution costs about half a decode step there), and llama.cpp's rounding of a batch moved one call
+   * of eight; on the 1.5B it saved 7 % CPU with the same calls.
    */
   jumpForward?: boolean;
   /**
@@ -211,7 +214,7 @@ export class LocalDelegate implements ToolCallDelegate {
       confidenceMethod: options.confidenceMethod ?? "answer",
       tokenProbability: options.tokenProbability ?? false,
       declineThreshold: decline === false ? undefined : decline,
-      jumpForward: options.jumpForward ?? true,
+      jumpForward: options.jumpForward ?? false,
       sharePrefix: options.sharePrefix ?? true,
       seed: options.seed,
       modelsDirectory: options.modelsDirectory,
