@@ -180,8 +180,10 @@ async function decodePlain(
  * costs per token, far less than k decode steps. The run is then checked token by token against what the
  * steps would have chosen (the same pick from the same distribution): while they agree the forced token is
  * kept; at the first that differs (the model joins a forced quote with a free space, say) its own pick is
- * taken and the rest of the run is erased from the sequence. So the tokens, and every probability the answer
- * confidence reads, are those of step-by-step decoding (up to llama.cpp's float rounding in batches).
+ * taken and the rest of the run is erased from the sequence. So each token is the steps' pick, and each
+ * probability the answer confidence reads is read at the token's own position; llama.cpp rounds a batch
+ * differently from single steps, though, so later distributions drift a little and a near tie can flip
+ * (measured in docs/backends.md, "Speed").
  */
 async function decodeRaw(
   options: GenerateOptions,
