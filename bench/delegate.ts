@@ -11,6 +11,7 @@
  *   npx tsx bench/delegate.ts --real-only # the real Qwen2.5-Coder-0.5B-Instruct only (bash scripts/models.sh)
  *     (DEPUTY_BENCH_REAL_N=6 questions, DEPUTY_BENCH_REAL_POOLS=1,2 pool sizes and parallel slots)
  *   npx tsx bench/delegate.ts --paired-only # only deputy vs the bare call, side by side, on the real model
+ *   npx tsx bench/delegate.ts --floor    # against the hardware's floor on real weights (bench/delegate-floor.ts)
  *
  * The full run ends with the real Qwen2.5-Coder-0.5B-Instruct weights that scripts/models.sh caches (skipped,
  * with a note, when they are not there).
@@ -35,6 +36,12 @@ import {
 } from "../src/testing/index.js";
 import { loadAllBfclSamples } from "../test/bfcl-fixtures.js";
 
+if (process.argv.includes("--floor")) {
+  // Proposals against the hardware's floor on real weights (bench/delegate-floor.ts); nothing else runs.
+  const { floorBench } = await import("./delegate-floor.js");
+  console.log(await floorBench());
+  process.exit(0);
+}
 const quick = process.argv.includes("--quick");
 const realOnly = process.argv.includes("--real-only");
 // --paired-only: just deputy against the bare call, side by side, on the real model.

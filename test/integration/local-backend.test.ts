@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { LocalDelegate } from "../../src/delegate/backends/local-delegate.js";
+import { type LocalDecodeInfo, LocalDelegate } from "../../src/delegate/backends/local-delegate.js";
 import { ANSWER_TOKENS, answerConfidence, valueTokens } from "../../src/confidence/answer-confidence.js";
 import { buildProposalSchema } from "../../src/delegate/proposal-schema.js";
 import { DelegateBackendError } from "../../src/errors/index.js";
@@ -195,6 +195,73 @@ describe("LocalDelegate on the tiny model", () => {
       expect(() => new LocalDelegate({ model, declineThreshold: 2 })).toThrow(/declineThreshold/);
     } finally {
       await Promise.all([always.close(), never.close(), byDefault.close()]);
+    }
+  }, 300_000);
+
+  it("appends the runs the grammar forces in one batch: the same answers in fewer batches", async () => {
+    // The tiny random model's answers are arbitrary, so any token the forced run gets wrong would show here.
+    const stats: LocalDecodeInfo[][] = [[], []];
+    const [stepwise, jumping] = [false, true].map(
+      (jumpForward, k) =>
+        new LocalDelegate({ model, jumpForward, _internal: { onDecode: (i) => stats[k]!.push(i) } }),
+    );
+    try {
+      for (const c of buildSuiteCases(8, 5)) {
+        const a = await stepwise!.propose(c.request).catch((e: Error) => e);
+        const b = await jumping!.propose(c.request).catch((e: Error) => e);
+        if (a instanceof Error || b instanceof Error) {
+          expect((b as DelegateBackendError).raw).toBe((a as DelegateBackendError).raw);
+          continue;
+        }
+        expect({ name: b.name, arguments: b.arguments }).toEqual({ name: a.name, arguments: a.arguments });
+        expect(b.usage?.outputTokens).toBe(a.usage?.outputTokens);
+        expect(b.confidence!).toBeCloseTo(a.confidence!, 1);
+      }
+      const sum = (k: number, f: (i: LocalDecodeInfo) => number) => stats[k]!.reduce((n, i) => n + f(i), 0);
+      expect(sum(0, (i) => i.forced)).toBe(0);
+      expect(sum(1, (i) => i.forced)).toBeGreaterThan(0);
+      expect(sum(1, (i) => i.batches)).toBeLessThan(sum(0, (i) => i.batches));
+      // Every token is a step of its own, or came in a forced run.
+      for (const i of stats[1]!) expect(i.batches).toBeGreaterThanOrEqual(i.pieces.length - i.forced);
+    } finally {
+      await Promise.all([stepwise!.close(), jumping!.close()]);
+    }
+  }, 300_000);
+
+  it("evaluates the shared prefix once and copies it into the pool's other sequences", async () => {
+    // Four tasks for one node: the same tools (the shared prefix), each its own instruction.
+    const [first, ...rest] = buildSuiteCases(4, 5);
+    const cases = [
+      first!,
+      ...rest.map((c) => ({ ...c, request: { ...c.request, tools: first!.request.tools } })),
+    ];
+    const seen: LocalDecodeInfo[] = [];
+    const pooled = new LocalDelegate({ model, poolSize: 4, _internal: { onDecode: (i) => seen.push(i) } });
+    const alone = new LocalDelegate({ model });
+    try {
+      const together = await Promise.all(cases.map((c) => pooled.propose(c.request).catch((e: Error) => e)));
+      // One sequence evaluated the tools' prefix; the three that started with it copied its state.
+      expect(seen.map((i) => i.prefix).sort()).toEqual(["copied", "copied", "copied", "evaluated"]);
+      for (const i of seen) expect(i.sharedPromptTokens).toBeGreaterThan(i.promptTokens / 2);
+      for (const i of seen) expect(i.reusedPromptTokens).toBeGreaterThanOrEqual(i.sharedPromptTokens - 1);
+      // Answers as from one sequence that evaluated everything itself.
+      for (const [k, c] of cases.entries()) {
+        const one = await alone.propose(c.request).catch((e: Error) => e);
+        const got = together[k]!;
+        if (one instanceof Error || got instanceof Error) {
+          expect((got as DelegateBackendError).raw).toBe((one as DelegateBackendError).raw);
+          continue;
+        }
+        expect({ name: got.name, arguments: got.arguments }).toEqual({
+          name: one.name,
+          arguments: one.arguments,
+        });
+      }
+      seen.length = 0;
+      await pooled.propose(cases[0]!.request).catch(() => undefined);
+      expect(seen[0]?.prefix).toBe("held");
+    } finally {
+      await Promise.all([pooled.close(), alone.close()]);
     }
   }, 300_000);
 

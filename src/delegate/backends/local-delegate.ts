@@ -4,10 +4,11 @@ import type {
   LlamaContextSequence,
   LlamaGrammar,
   LlamaModel,
+  Token,
 } from "node-llama-cpp";
 import { DelegateBackendError, InvalidOptionError } from "../../errors/index.js";
 import type { JsonSchema } from "../../schema/json-schema.js";
-import { buildPrompt } from "../../runtime/tool-call-prompt.js";
+import { buildPrompt, type PromptTurn } from "../../runtime/tool-call-prompt.js";
 import { buildProposalSchema } from "../proposal-schema.js";
 import type { Proposal, ProposeRequest, ToolCallDelegate } from "../protocol.js";
 import { NODE_LLAMA_CPP_DIALECT, toGrammarSchema } from "./grammar-schema.js";
@@ -29,7 +30,13 @@ import {
   valueTokens,
 } from "../../confidence/answer-confidence.js";
 import { localChoiceConfidence, rawGeneratedProbabilities } from "./local-scoring.js";
-import { generateAnswer, type ProbabilityReading, rawProbabilitySupported } from "./local-generation.js";
+import {
+  type DecodeStats,
+  generateAnswer,
+  type ProbabilityReading,
+  rawProbabilitySupported,
+} from "./local-generation.js";
+import { type PrefixSource, SharedPrefixStates } from "./local-shared-prefix.js";
 
 /** Options of {@link LocalDelegate}. */
 export interface LocalDelegateOptions {
@@ -80,14 +87,46 @@ export interface LocalDelegateOptions {
    * evaluation; applies with greedy decoding (`temperature` 0). Default `false`: the likeliest token decides.
    */
   declineThreshold?: number | false;
+  /**
+   * Jump-forward decoding: where the grammar forces the next characters (keys, quotes, braces, the rest of a
+   * tool name once its first token decides it), append them in one batch instead of one decode step each, checked
+   * against the model's own choices so the answer and its confidence are those of step-by-step decoding
+   * (local-generation.ts). Applies with greedy decoding. Default false: measured on this 2-core CPU
+   * (docs/backends.md, "Speed") it saves batches but not CPU on Qwen2.5-Coder-0.5B (a batched position with
+   * its distribution costs about half a decode step there), and llama.cpp's rounding of a batch moved one call
+   * of eight; on the 1.5B it saved 7 % CPU with the same calls.
+   */
+  jumpForward?: boolean;
+  /**
+   * With `poolSize` > 1: evaluate the prompt's shared prefix (template, rules, tools) once and copy its state
+   * into the other sequences, instead of each sequence evaluating it on its first proposal
+   * (local-shared-prefix.ts). Default true.
+   */
+  sharePrefix?: boolean;
   /** @internal Test hooks. */
   _internal?: {
+    /** Per proposal: how it was decoded and how much of its prompt was shared (counts, no times). */
+    onDecode?: (info: LocalDecodeInfo) => void;
     /** The decline's probability at the choice point (undefined when it was not read). */
     onDeclineProbability?: (probability: number | undefined) => void;
     onChoiceDistribution?: (distribution: Map<string | null, number>) => void;
     /** Per generated token: its text, its probability under the grammar, and (with tokenProbability) its raw one. */
     onTokens?: (tokens: { piece: string; grammar: number; raw?: number }[]) => void;
   };
+}
+
+/** What one proposal's decoding took, for benchmarks and tests (`_internal.onDecode`). */
+export interface LocalDecodeInfo extends DecodeStats {
+  /** Prompt tokens every proposal with these tools shares (template, rules, tools, decline). */
+  sharedPromptTokens: number;
+  /** Prompt tokens in all. */
+  promptTokens: number;
+  /** Prompt tokens served from the sequence's state (not evaluated for this proposal). */
+  reusedPromptTokens: number;
+  /** How the sequence came to hold the shared prefix (pool > 1 with `sharePrefix`; else "held"). */
+  prefix: PrefixSource;
+  /** The generated tokens' texts. */
+  pieces: string[];
 }
 
 interface State {
@@ -98,6 +137,9 @@ interface State {
   pool: SequencePool<LlamaContextSequence>;
   wrapper: ChatWrapper;
   grammars: Map<string, Promise<LlamaGrammar>>;
+  /** Shared prompt prefix tokens per system prompt. */
+  prefixes: Map<string, Token[]>;
+  shared: SharedPrefixStates | undefined;
 }
 
 /**
@@ -172,6 +214,8 @@ export class LocalDelegate implements ToolCallDelegate {
       confidenceMethod: options.confidenceMethod ?? "answer",
       tokenProbability: options.tokenProbability ?? false,
       declineThreshold: decline === false ? undefined : decline,
+      jumpForward: options.jumpForward ?? false,
+      sharePrefix: options.sharePrefix ?? true,
       seed: options.seed,
       modelsDirectory: options.modelsDirectory,
       _internal: options._internal,
@@ -200,18 +244,8 @@ export class LocalDelegate implements ToolCallDelegate {
     const schema = request.schema ?? buildProposalSchema(request.tools);
     const grammar = await this.#grammar(state, schema);
     const { system, turns, user } = buildPrompt(request);
-    const { contextText } = state.wrapper.generateContextState({
-      chatHistory: [
-        { type: "system", text: system },
-        ...turns.flatMap((t) => [
-          { type: "user" as const, text: t.user },
-          { type: "model" as const, response: [t.assistant] },
-        ]),
-        { type: "user", text: user },
-        { type: "model", response: [] },
-      ],
-    });
-    const promptTokens = contextText.tokenize(state.model.tokenizer);
+    const promptTokens = renderPrompt(state, system, user, turns);
+    const sharedTokens = sharedPrefix(state, system, promptTokens);
     let sequence: LlamaContextSequence;
     try {
       sequence = await state.pool.acquire(signal);
@@ -233,13 +267,18 @@ export class LocalDelegate implements ToolCallDelegate {
       // the onTokens hook reads probabilities under the grammar instead, and the raw ones by the re-read.
       // The decline threshold is read during greedy decoding too, so it asks for the same reading.
       const declineThreshold = this.#options.declineThreshold;
+      // Jump-forward needs the raw reading's own steps, so it takes that path even when nothing reads them.
+      const rawSupported = rawProbabilitySupported(state.model, this.#options.temperature);
       const reading: ProbabilityReading = this.#options._internal?.onTokens
         ? "grammar"
-        : (wantRaw || declineThreshold !== undefined) &&
-            rawProbabilitySupported(state.model, this.#options.temperature)
+        : (wantRaw || declineThreshold !== undefined || this.#options.jumpForward) && rawSupported
           ? "raw"
           : "none";
-      const { text, generated, reused, grammarProbabilities, rawProbabilities, declineProbability } =
+      const prefix =
+        state.shared && sharedTokens.length > 0
+          ? await state.shared.prepare(sequence, sharedTokens)
+          : ("held" as const);
+      const { text, generated, reused, grammarProbabilities, rawProbabilities, declineProbability, stats } =
         await generateAnswer({
           m: state.m,
           model: state.model,
@@ -250,6 +289,7 @@ export class LocalDelegate implements ToolCallDelegate {
           temperature: this.#options.temperature,
           seed: this.#options.seed,
           maxOutputTokens: this.#options.maxOutputTokens,
+          jumpForward: this.#options.jumpForward,
           ...(declineThreshold !== undefined ? { declineThreshold } : {}),
           name: this.name,
           signal,
@@ -257,6 +297,14 @@ export class LocalDelegate implements ToolCallDelegate {
       this.#options._internal?.onDeclineProbability?.(declineProbability);
       const parsed = parseProposal(this.name, text);
       const pieces = generated.map((t) => state.model.detokenize([t]));
+      this.#options._internal?.onDecode?.({
+        ...stats,
+        sharedPromptTokens: sharedTokens.length,
+        promptTokens: promptTokens.length,
+        reusedPromptTokens: reused,
+        prefix,
+        pieces,
+      });
       // The re-read: of every token for the mean, else of the value tokens only.
       const raw =
         reading === "raw"
@@ -320,6 +368,7 @@ export class LocalDelegate implements ToolCallDelegate {
       if (!state) return;
       state.pool.close(new DelegateBackendError(this.name, `${this.name} is closed`));
       await state.context.dispose();
+      state.shared?.close();
       await releaseModel(state.path, this.#options.gpu);
     })();
     return this.#closed;
@@ -352,7 +401,18 @@ export class LocalDelegate implements ToolCallDelegate {
       });
       const sequences = Array.from({ length: this.#options.poolSize }, () => context.getSequence());
       const wrapper = m.resolveChatWrapper(model);
-      return { m, path, model, context, pool: new SequencePool(sequences), wrapper, grammars: new Map() };
+      return {
+        m,
+        path,
+        model,
+        context,
+        pool: new SequencePool(sequences),
+        wrapper,
+        grammars: new Map(),
+        prefixes: new Map(),
+        shared:
+          this.#options.sharePrefix && this.#options.poolSize > 1 ? new SharedPrefixStates() : undefined,
+      };
     } catch (error) {
       await releaseModel(path, this.#options.gpu);
       throw error;
@@ -378,4 +438,48 @@ export class LocalDelegate implements ToolCallDelegate {
     }
     return grammar;
   }
+}
+
+/** The chat-formatted prompt's tokens, in the model's own template. */
+function renderPrompt(
+  state: State,
+  system: string,
+  user: string,
+  turns: readonly PromptTurn[] = [],
+): Token[] {
+  const { contextText } = state.wrapper.generateContextState({
+    chatHistory: [
+      { type: "system", text: system },
+      // Worked examples as prior exchanges, after the system part so it stays the shared prefix.
+      ...turns.flatMap((t) => [
+        { type: "user" as const, text: t.user },
+        { type: "model" as const, response: [t.assistant] },
+      ]),
+      { type: "user", text: user },
+      { type: "model", response: [] },
+    ],
+  });
+  return contextText.tokenize(state.model.tokenizer);
+}
+
+/**
+ * The tokens every prompt with this system part begins with, whatever the task: the common prefix of two renders
+ * with different tasks (so the template's own tokens around the user turn count as whatever they are, and a
+ * token that a task could merge with the text before it is left out). Cached per system prompt.
+ */
+function sharedPrefix(state: State, system: string, promptTokens: Token[]): Token[] {
+  let prefix = state.prefixes.get(system);
+  if (!prefix) {
+    const a = renderPrompt(state, system, "Task: a");
+    const b = renderPrompt(state, system, "Task: b");
+    let n = 0;
+    while (n < a.length && n < b.length && a[n] === b[n]) n++;
+    prefix = a.slice(0, n);
+    if (state.prefixes.size >= 64) state.prefixes.delete(state.prefixes.keys().next().value!);
+    state.prefixes.set(system, prefix);
+  }
+  // A prompt that does not begin with it (a template that moves the system part) shares nothing.
+  let n = 0;
+  while (n < prefix.length && prefix[n] === promptTokens[n]) n++;
+  return n === prefix.length ? prefix : [];
 }

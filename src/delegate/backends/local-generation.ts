@@ -1,4 +1,5 @@
 import type {
+  ControlledEvaluateInputItem,
   LlamaContextSequence,
   LlamaGrammar,
   LlamaGrammarEvaluationState,
@@ -9,6 +10,7 @@ import { DelegateBackendError } from "../../errors/index.js";
 import type { NodeLlamaCpp } from "./node-llama-cpp-loader.js";
 import { abortError } from "./abort-error.js";
 import { atChoice, declineChoice, pastChoice } from "./decline-choice.js";
+import { forcedText, grammarChecks, nativeState } from "./local-forced-run.js";
 
 /**
  * How {@link generateAnswer} reads probabilities while it decodes:
@@ -37,6 +39,18 @@ export interface GeneratedAnswer {
    * name, among the allowed tokens of the top 40; decline-choice.ts), when the answer reached one.
    */
   declineProbability?: number;
+  /** How the answer was decoded. */
+  stats: DecodeStats;
+}
+
+/** What decoding one answer took (for benchmarks and tests; no times). */
+export interface DecodeStats {
+  /** Evaluation batches of this sequence: the prompt's, one per step, one per forced run. */
+  batches: number;
+  /** Tokens appended as forced runs (jump-forward), whether kept or not. */
+  drafted: number;
+  /** Generated tokens that came from a forced run (not a decode step of their own). */
+  forced: number;
 }
 
 /** What {@link generateAnswer} needs. */
@@ -51,6 +65,11 @@ export interface GenerateOptions {
   seed: number | undefined;
   maxOutputTokens: number;
   /**
+   * With `"raw"`: append the runs the grammar forces in one batch with the step before them, checked against
+   * the steps' own choices (same tokens and probabilities as step by step, fewer batches). Default false.
+   */
+  jumpForward?: boolean;
+  /**
    * With `"raw"`: decline (write `null`) at the choice point when the model's probability of declining there is
    * at least this, even if a tool name is likelier. Unset: the likeliest allowed token, as llama.cpp would.
    */
@@ -62,24 +81,6 @@ export interface GenerateOptions {
 
 /** The raw next-token distribution over the 40 likeliest tokens (as the re-read in local-scoring.ts). */
 const RAW_TOP_40 = { temperature: 1, topK: 40, topP: 1, minP: 0 } as const;
-
-/**
- * node-llama-cpp 3.x's own grammar checks (what its LlamaChat uses for function calls), reached through its
- * internal bindings: whether a token may come next, and accepting it. Undefined when this build lacks them.
- */
-interface GrammarChecks {
-  canBeNextTokenForGrammarEvaluationState(state: unknown, token: Token): boolean;
-  acceptGrammarEvaluationStateToken(state: unknown, token: Token): void;
-}
-
-function grammarChecks(model: LlamaModel): GrammarChecks | undefined {
-  const sampler = (model as unknown as { _llama?: { _bindings?: { AddonSampler?: Partial<GrammarChecks> } } })
-    ._llama?._bindings?.AddonSampler;
-  return typeof sampler?.canBeNextTokenForGrammarEvaluationState === "function" &&
-    typeof sampler.acceptGrammarEvaluationStateToken === "function"
-    ? (sampler as GrammarChecks)
-    : undefined;
-}
 
 /** Whether `"raw"` reading works: greedy decoding and node-llama-cpp's grammar checks present. */
 export function rawProbabilitySupported(model: LlamaModel, temperature: number): boolean {
@@ -111,6 +112,7 @@ export async function generateAnswer(options: GenerateOptions): Promise<Generate
     grammarProbabilities: answer.grammar,
     rawProbabilities: answer.raw,
     ...(answer.declineProbability !== undefined ? { declineProbability: answer.declineProbability } : {}),
+    stats: answer.stats,
   };
 }
 
@@ -119,6 +121,7 @@ class Answer {
   readonly generated: Token[] = [];
   readonly grammar: number[] = [];
   readonly raw: number[] = [];
+  readonly stats: DecodeStats = { batches: 0, drafted: 0, forced: 0 };
   /** The decline's probability at the choice point; `chosen` once the answer is past it. */
   declineProbability: number | undefined;
   chosen = false;
@@ -158,17 +161,29 @@ async function decodePlain(
       ...(options.seed !== undefined ? { seed: options.seed } : {}),
     },
   )) {
+    answer.stats.batches++;
     if (answer.add(token, withGrammar ? { grammar: confidence } : undefined)) return;
   }
 }
 
 /**
  * Greedy decoding under the grammar that keeps each chosen token's raw probability, at almost no cost: every
- * step samples without the grammar and returns the raw distribution over the 40 likeliest tokens (a top-k pass
- * and a 40-way softmax, against a decode step's full forward pass); the likeliest of them the grammar allows is
- * llama.cpp's greedy choice under the grammar, fed back as the next input. When the grammar allows none of the
- * 40, that step is decoded once more with llama.cpp's own grammar sampling, and the token (outside the top 40)
- * counts as 0 — as in the re-read this replaces.
+ * step returns the raw distribution over the 40 likeliest tokens (a top-k pass and a 40-way softmax, against a
+ * decode step's full forward pass); the likeliest of them the grammar allows is llama.cpp's greedy choice under
+ * the grammar, fed back as the next input. When the grammar allows none of the 40, that step is decoded once
+ * more with llama.cpp's own grammar sampling, and the token (outside the top 40) counts as 0 — as in the re-read
+ * this replaces.
+ *
+ * Jump-forward (`jumpForward`): where the grammar forces the next characters (keys, quotes, braces, the rest of
+ * a tool name once its first token decides it; {@link forcedText}), their tokens go into the same batch as the
+ * step's input, each with a distribution read at its position. A batch of k tokens costs about what prefill
+ * costs per token, far less than k decode steps. The run is then checked token by token against what the
+ * steps would have chosen (the same pick from the same distribution): while they agree the forced token is
+ * kept; at the first that differs (the model joins a forced quote with a free space, say) its own pick is
+ * taken and the rest of the run is erased from the sequence. So each token is the steps' pick, and each
+ * probability the answer confidence reads is read at the token's own position; llama.cpp rounds a batch
+ * differently from single steps, though, so later distributions drift a little and a near tie can flip
+ * (measured in docs/backends.md, "Speed").
  */
 async function decodeRaw(
   options: GenerateOptions,
@@ -176,47 +191,64 @@ async function decodeRaw(
   state: LlamaGrammarEvaluationState,
   answer: Answer,
 ): Promise<void> {
-  const { sequence } = options;
-  const checks = grammarChecks(options.model)!;
-  const native = (state as unknown as { _state: unknown })._state;
+  const { sequence, model } = options;
+  const checks = grammarChecks(model)!;
+  const native = nativeState(state);
+  const next = {
+    generateNext: { probabilities: true, options: { ...RAW_TOP_40, seed: options.seed ?? 0 } },
+  } as const;
+  const allowed = (t: Token) => checks.canBeNextTokenForGrammarEvaluationState(native, t);
   let input = first;
   for (;;) {
-    const steps = sequence.evaluateWithMetadata(
-      input,
-      { probabilities: true },
-      { ...RAW_TOP_40, seed: options.seed ?? 0, yieldEogToken: true },
-    );
+    const forced = options.jumpForward ? forcedText(model, state, checks) : "";
+    const draft = forced === "" ? [] : model.tokenize(forced, false);
+    const base = sequence.nextTokenIndex;
+    const items: ControlledEvaluateInputItem[] = [
+      ...input.slice(0, -1),
+      [input.at(-1)!, next],
+      ...draft.map((t): ControlledEvaluateInputItem => [t, next]),
+    ];
+    const outputs = await sequence.controlledEvaluate(items);
+    answer.stats.batches++;
+    answer.stats.drafted += draft.length;
+    // At items[at] the distribution of the token after it.
+    let at = input.length - 1;
     let refused = false;
-    try {
-      let step = await steps.next();
-      while (!step.done) {
-        const allowed = (t: Token) => checks.canBeNextTokenForGrammarEvaluationState(native, t);
-        let best = likeliestAllowed(step.value.probabilities, allowed);
-        if (best !== undefined && !answer.chosen)
-          best = choose(options, answer, step.value.probabilities, allowed, best);
-        if (best === undefined) {
-          refused = true;
-          break;
-        }
-        if (!options.model.isEogToken(best.token)) {
-          checks.acceptGrammarEvaluationStateToken(native, best.token);
-        }
-        if (answer.add(best.token, { raw: best.probability })) return;
-        step = await steps.next(best.token);
+    for (;;) {
+      const probabilities = outputs[at]?.next.probabilities;
+      let best = likeliestAllowed(probabilities, allowed);
+      if (best !== undefined && !answer.chosen) best = choose(options, answer, probabilities, allowed, best);
+      if (best === undefined) {
+        refused = true;
+        break;
       }
-    } finally {
-      await steps.return(undefined);
-    }
-    if (!refused) return;
-    // Re-decode the last token with the grammar applied to the whole vocabulary (llama.cpp's greedy choice).
-    const last = answer.generated.at(-1) ?? first.at(-1)!;
-    const end = sequence.nextTokenIndex;
-    await sequence.eraseContextTokenRanges([{ start: end - 1, end }]);
-    let token: Token | undefined;
-    for await (const next of sequence.evaluate([last], { grammarEvaluationState: state, temperature: 0 })) {
-      token = next;
+      if (!model.isEogToken(best.token)) checks.acceptGrammarEvaluationStateToken(native, best.token);
+      if (answer.add(best.token, { raw: best.probability })) return;
+      const d = at - (input.length - 1);
+      if (d < draft.length && draft[d] === best.token) {
+        answer.stats.forced++;
+        at++;
+        continue;
+      }
+      // Rest of the run (if any) is not what the model writes: drop it from the sequence.
+      if (d < draft.length)
+        await sequence.eraseContextTokenRanges([{ start: base + at + 1, end: sequence.nextTokenIndex }]);
+      input = [best.token];
       break;
     }
+    if (!refused) continue;
+    // Re-decode the token at `at` with the grammar applied to the whole vocabulary (llama.cpp's greedy choice).
+    const last = items[at]!;
+    await sequence.eraseContextTokenRanges([{ start: base + at, end: sequence.nextTokenIndex }]);
+    let token: Token | undefined;
+    for await (const t of sequence.evaluate([typeof last === "number" ? last : last[0]], {
+      grammarEvaluationState: state,
+      temperature: 0,
+    })) {
+      token = t;
+      break;
+    }
+    answer.stats.batches++;
     if (token === undefined || answer.add(token, { raw: 0 })) return;
     input = [token];
   }

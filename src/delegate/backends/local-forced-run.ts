@@ -1,0 +1,75 @@
+import type { LlamaGrammarEvaluationState, LlamaModel, Token } from "node-llama-cpp";
+
+/**
+ * node-llama-cpp 3.x's own grammar checks, reached through its internal bindings (what its LlamaChat uses for
+ * function calls): whether a token may come next, and accepting it. Undefined when this build lacks them.
+ */
+export interface GrammarChecks {
+  canBeNextTokenForGrammarEvaluationState(state: unknown, token: Token): boolean;
+  acceptGrammarEvaluationStateToken(state: unknown, token: Token): void;
+}
+
+export function grammarChecks(model: LlamaModel): GrammarChecks | undefined {
+  const sampler = (model as unknown as { _llama?: { _bindings?: { AddonSampler?: Partial<GrammarChecks> } } })
+    ._llama?._bindings?.AddonSampler;
+  return typeof sampler?.canBeNextTokenForGrammarEvaluationState === "function" &&
+    typeof sampler.acceptGrammarEvaluationStateToken === "function"
+    ? (sampler as GrammarChecks)
+    : undefined;
+}
+
+/** The native state behind a grammar evaluation state (what the checks take). */
+export function nativeState(state: LlamaGrammarEvaluationState): unknown {
+  return (state as unknown as { _state: unknown })._state;
+}
+
+/** Longest forced run looked ahead at once: a tool name and a key or two; a longer one continues next batch. */
+const MAX_FORCED_CHARS = 48;
+
+/** Per model: each printable ASCII character (and `\n`, `\t`) with the one token that is exactly it. */
+const characterTokens = new WeakMap<LlamaModel, { char: string; token: Token }[]>();
+
+function charactersOf(model: LlamaModel): { char: string; token: Token }[] {
+  let list = characterTokens.get(model);
+  if (!list) {
+    list = [];
+    for (const char of ["\n", "\t", ...Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i))]) {
+      const tokens = model.tokenize(char, false);
+      if (tokens.length === 1 && model.detokenize(tokens) === char) list.push({ char, token: tokens[0]! });
+    }
+    characterTokens.set(model, list);
+  }
+  return list;
+}
+
+/**
+ * The text the grammar forces next: while exactly one character may come next, that character (found by asking
+ * the grammar about each single-character token, on a clone of the state, so `state` is not moved). Outside
+ * JSON strings the proposal grammar allows ASCII only, so one allowed ASCII character means one continuation;
+ * inside a string many characters are allowed and the run stops. Optional whitespace is a choice (two or more
+ * characters allowed), so a run ends where the model's own formatting decides. Empty when the next character
+ * is free, or when a model's vocabulary lacks single-character tokens (then nothing is forced).
+ */
+export function forcedText(
+  model: LlamaModel,
+  state: LlamaGrammarEvaluationState,
+  checks: GrammarChecks,
+): string {
+  const characters = charactersOf(model);
+  if (characters.length < 97) return "";
+  const probe = nativeState(state.clone());
+  let text = "";
+  while (text.length < MAX_FORCED_CHARS) {
+    let only: { char: string; token: Token } | undefined;
+    let allowed = 0;
+    for (const c of characters) {
+      if (!checks.canBeNextTokenForGrammarEvaluationState(probe, c.token)) continue;
+      only = c;
+      if (++allowed > 1) break;
+    }
+    if (allowed !== 1) break;
+    text += only!.char;
+    checks.acceptGrammarEvaluationStateToken(probe, only!.token);
+  }
+  return text;
+}
