@@ -323,18 +323,7 @@ export interface PlanToolsOptions
  * await toolkit.settle();
  */
 export function planTools(options: PlanToolsOptions): PlanToolkit {
-  const { tools, delegates, traceSink, allowDelegateSideEffects, agents, nodeTypes, executors, escalation } =
-    options;
-  const composed = createHost({
-    tools,
-    delegates,
-    traceSink,
-    allowDelegateSideEffects,
-    agents,
-    ...(nodeTypes ? { nodeTypes } : {}),
-    executors,
-    escalation,
-  });
+  const composed = createHost(options);
   return planToolsOf({ ...options, tools: composed.host.tools, ...composed });
 }
 
