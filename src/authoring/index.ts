@@ -3,7 +3,7 @@
  * validated plan (the allowed tools are the boundary; one correction round); {@link repairRun} asks for a plan
  * delta that replaces a failed run's failed nodes, kept as a pending repair that {@link approveRepair} applies
  * as a child run (or {@link rejectRepair} turns down); {@link findNamedPlan} and {@link checkPlanInputs} run a
- * folder's plans by name with their declared inputs; {@link planTools} gives an agent all of it as tools
+ * folder's plans by name with their declared inputs; {@link planToolsOnHost} gives an agent all of it as tools
  * (`plan_execute`, `plan_status`, `plan_repair`, …). See `docs/plan-authoring.md`.
  *
  * @packageDocumentation
@@ -17,7 +17,13 @@ export {
 export { toolCatalogue, type CatalogueEntry } from "./tool-catalogue.js";
 export { modelFromSpec, type ModelFromSpec } from "./model-spec.js";
 export { findNamedPlan, listNamedPlans, type NamedPlan } from "./named-plans.js";
-export { planTools, type PlanToolkit, type PlanToolsOptions } from "./plan-tools.js";
+// The root entry's `planTools` wires the built-in node types and the host (as `runPlan` does); this one takes a
+// host and node types of your own, so it carries another name (a name means one thing across deputy's subpaths).
+export {
+  planTools as planToolsOnHost,
+  type PlanToolkit,
+  type PlanToolsOptions as PlanToolsOnHostOptions,
+} from "./plan-tools.js";
 export {
   PLAN_TOOL_REFUSALS,
   type PlanToolRefusal,

@@ -30,13 +30,9 @@ import {
   valueTokens,
 } from "../../confidence/answer-confidence.js";
 import { localChoiceConfidence, rawGeneratedProbabilities } from "./local-scoring.js";
-import {
-  type DecodeStats,
-  generateAnswer,
-  type ProbabilityReading,
-  rawProbabilitySupported,
-} from "./local-generation.js";
-import { type PrefixSource, SharedPrefixStates } from "./local-shared-prefix.js";
+import type { DecodeStats, PrefixSource } from "./local-decode-info.js";
+import { generateAnswer, type ProbabilityReading, rawProbabilitySupported } from "./local-generation.js";
+import { SharedPrefixStates } from "./local-shared-prefix.js";
 
 /** Options of {@link LocalDelegate}. */
 export interface LocalDelegateOptions {

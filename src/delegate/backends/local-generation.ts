@@ -6,6 +6,7 @@ import type {
   LlamaModel,
   Token,
 } from "node-llama-cpp";
+import type { DecodeStats } from "./local-decode-info.js";
 import { DelegateBackendError } from "../../errors/index.js";
 import type { NodeLlamaCpp } from "./node-llama-cpp-loader.js";
 import { abortError } from "./abort-error.js";
@@ -44,14 +45,6 @@ export interface GeneratedAnswer {
 }
 
 /** What decoding one answer took (for benchmarks and tests; no times). */
-export interface DecodeStats {
-  /** Evaluation batches of this sequence: the prompt's, one per step, one per forced run. */
-  batches: number;
-  /** Tokens appended as forced runs (jump-forward), whether kept or not. */
-  drafted: number;
-  /** Generated tokens that came from a forced run (not a decode step of their own). */
-  forced: number;
-}
 
 /** What {@link generateAnswer} needs. */
 export interface GenerateOptions {
@@ -305,3 +298,5 @@ function isCompleteJson(text: string): boolean {
     return false;
   }
 }
+
+export type { DecodeStats };

@@ -4,7 +4,9 @@ import { join } from "node:path";
 import type { LlamaContextSequence, Token } from "node-llama-cpp";
 
 /** How a sequence came to hold a proposal's shared prefix. */
-export type PrefixSource = "held" | "copied" | "evaluated";
+import type { PrefixSource } from "./local-decode-info.js";
+
+export type { PrefixSource };
 
 /** Most shared prefixes (tool sets) kept as state files at once; the oldest is dropped past it. */
 const MAX_PREFIXES = 8;
