@@ -1,7 +1,7 @@
 /**
  * A real local model writes a plan and repairs one, end to end: llama-server's OpenAI-compatible endpoint on
  * Qwen2.5-Coder-1.5B-Instruct (skipped, with a message, where it is not cached: `bash scripts/models.sh
- * qwen2.5-coder-1.5b-instruct`; `npm test` fetches only the 0.5B), greedy (temperature 0, a fixed seed), one
+ * qwen2.5-coder-1.5b-instruct`, which `npm test` runs), greedy (temperature 0, a fixed seed), one
  * thread, niced. DEPUTY_AUTHORING_MODEL=0.5b runs it on the 0.5B, which does not author this plan: it makes
  * `weather` depend on itself, also after the correction round (docs/plan-authoring.md has what it did). The model
  *
