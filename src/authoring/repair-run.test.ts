@@ -235,6 +235,20 @@ describe("repairRun", () => {
     expect(await store.load(runId)).toEqual(before);
   });
 
+  it("a correction that cannot be asked still says what was wrong with the delta, and keeps it with the spent round", async () => {
+    const { store, runId } = await failedRun();
+    // One answer only: a delta that moves the node's result, then nothing for the correction round.
+    const m = await model({ nodes: [{ ...fixed, store_as: "elsewhere" }] });
+    const refused = repairRun(store, runId, { model: m, tools, allowedTools });
+    await expect(refused).rejects.toMatchObject({ code: "MODEL_FAILED" });
+    await expect(refused).rejects.toThrow(
+      /delta was refused \(changed_store_as: .*could not be asked for the correction/,
+    );
+    const [repair] = (await store.load(runId))!.run.repairs!;
+    expect(repair).toMatchObject({ status: "failed" });
+    expect(repair!.issues!.map((i) => i.code)).toEqual(["changed_store_as", "model_failed"]);
+  });
+
   it("sends the issues of a refused delta back once, and keeps the corrected one", async () => {
     const { store, runId } = await failedRun();
     const m = await model({ nodes: [{ ...fixed, store_as: "elsewhere" }] }, { nodes: [fixed] });

@@ -163,7 +163,9 @@ export async function repairRun(
         knownArtifacts: Object.keys(summary.artifacts),
       });
     };
-    const ask = async () => {
+    // `refused`: the first answer's issues, when this is the correction round — so that a correction that cannot
+    // be asked still says what was wrong with the delta (and keeps it with the spent round).
+    const ask = async (refused: readonly PlanIssue[] = []) => {
       try {
         return await askModel(
           options.model!,
@@ -176,9 +178,24 @@ export async function repairRun(
           options.maxOutputTokens ?? DEFAULT_MAX_DELTA_TOKENS,
         );
       } catch (error) {
-        if (PlanAuthoringError.isInstance(error))
-          await save({ status: "failed", usage, issues: [{ code: "model_failed", message: error.message }] });
-        throw error;
+        if (!PlanAuthoringError.isInstance(error)) throw error;
+        const why = error.message.replace(/^The model could not be asked for a plan: /, "");
+        await save({
+          status: "failed",
+          usage,
+          issues: [
+            ...refused,
+            { code: "model_failed", message: `The model could not be asked for a plan delta: ${why}` },
+          ],
+        });
+        const first = refused.find((i) => i.severity === "error") ?? refused[0];
+        throw new PlanAuthoringError(
+          "MODEL_FAILED",
+          first
+            ? `The model's delta was refused (${first.code}: ${first.message}${refused.length > 1 ? `; ${refused.length - 1} more` : ""}), and it could not be asked for the correction: ${why}`
+            : `The model could not be asked for a plan delta: ${why}`,
+          { cause: error },
+        );
       }
     };
     const answer = await ask();
@@ -188,7 +205,7 @@ export async function repairRun(
         { role: "assistant", content: echoedAnswer(answer) },
         { role: "user", content: deltaCorrectionMessage(checked.issues) },
       );
-      checked = check(await ask());
+      checked = check(await ask(checked.issues));
     }
     if (!checked.ok) {
       const issues = checked.issues.filter((i) => i.severity === "error");
