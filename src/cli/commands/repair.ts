@@ -11,10 +11,7 @@ import type { RunOptionsRecord } from "../../store/run-options-record.js";
 import type { RunStore } from "../../store/run-store.js";
 import type { CliContext } from "../cli-context.js";
 import { EXIT } from "../exit-codes.js";
-import { withGracefulStop } from "../graceful-stop.js";
-import { createProgress } from "../progress.js";
 import { printRunResult, renderIssues } from "../render-manifest.js";
-import { claimResume } from "../resume-setup.js";
 import {
   absoluteSpec,
   leaseFrom,
@@ -27,6 +24,7 @@ import {
   type RunFlags,
 } from "../run-setup.js";
 import { isMcpSpec } from "../../mcp/mcp-source-spec.js";
+import { resumeFromFlags } from "./resume.js";
 import { graceSeconds, withGraceFlag, withRunFlags } from "./run.js";
 
 interface RepairFlags extends RunFlags {
@@ -128,24 +126,8 @@ export function registerRepair(program: Command, ctx: CliContext): void {
           ctx.stderr(
             `deputy: applied repair ${approved.repair.id} as run ${approved.childRunId} (child of ${runId}); running it\n`,
           );
-        const progress = ctx.isTTY && !flags.json ? createProgress(ctx.rawStderr) : undefined;
-        const manifest = await withGracefulStop(ctx, grace, async (stops) => {
-          const claimed = await claimResume(store, approved.childRunId, {
-            lease,
-            signal: stops.signal,
-            storeLabel: storeLabel(storeLocation(flags.store)),
-          });
-          return claimed.resume({
-            ...(flags.tools !== undefined ? { tools: flags.tools } : {}),
-            ...(flags.delegate !== undefined ? { delegate: flags.delegate } : {}),
-            ...(flags.traces !== undefined ? { traces: flags.traces } : {}),
-            stop: stops.stop,
-            signal: stops.signal,
-            notice: ctx.stderr,
-            ...(progress ? { onEvent: progress.onEvent } : {}),
-          });
-        });
-        progress?.done();
+        // The child runs as any resumed run: the flags given here in place of what it recorded.
+        const manifest = await resumeFromFlags(ctx, store, approved.childRunId, flags, { lease, grace });
         printRunResult(ctx, manifest, flags.json, hint);
       } finally {
         await store.close();

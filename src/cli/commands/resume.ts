@@ -1,4 +1,6 @@
 import type { Command } from "commander";
+import type { RunManifest } from "../../plan/run-manifest.js";
+import type { RunStore } from "../../store/run-store.js";
 import type { CliContext } from "../cli-context.js";
 import { createProgress } from "../progress.js";
 import { printRunResult } from "../render-manifest.js";
@@ -40,33 +42,49 @@ export function registerResume(program: Command, ctx: CliContext): void {
         const lease = leaseFrom(flags);
         const store = openStore(flags.store, { mustExist: true });
         try {
-          const progress = ctx.isTTY && !flags.json ? createProgress(ctx.rawStderr) : undefined;
-          const manifest = await withGracefulStop(ctx, grace, async (stops) => {
-            // The set-up the console shares: the run's lease first, then the run rebuilt as it was started.
-            const claimed = await claimResume(store, runId, {
-              lease,
-              signal: stops.signal,
-              storeLabel: storeLabel(storeLocation(flags.store)),
-            });
-            return claimed.resume({
-              ...(flags.tools !== undefined ? { tools: flags.tools } : {}),
-              ...(flags.delegate !== undefined ? { delegate: flags.delegate } : {}),
-              ...(flags.traces !== undefined ? { traces: flags.traces } : {}),
-              ...(flags.allowDelegateSideEffects !== undefined
-                ? { allowDelegateSideEffects: flags.allowDelegateSideEffects }
-                : {}),
-              ...(flags.plan !== undefined ? { plan: flags.plan } : {}),
-              stop: stops.stop,
-              signal: stops.signal,
-              notice: ctx.stderr,
-              ...(progress ? { onEvent: progress.onEvent } : {}),
-            });
-          });
-          progress?.done();
+          const manifest = await resumeFromFlags(ctx, store, runId, flags, { lease, grace });
           printRunResult(ctx, manifest, flags.json, storeHint(flags.store));
         } finally {
           await store.close();
         }
       },
     );
+}
+
+/**
+ * Resumes a run from the command line, as `deputy resume` does and `deputy repair` does for the child it applies:
+ * claims the run (its lease first), rebuilds it with the flags given in place of what it recorded, and runs it under
+ * the graceful stop, with live progress on a terminal.
+ */
+export async function resumeFromFlags(
+  ctx: CliContext,
+  store: RunStore,
+  runId: string,
+  flags: RunFlags & { plan?: string; json?: boolean },
+  { lease, grace }: { lease: ReturnType<typeof leaseFrom>; grace: number },
+): Promise<RunManifest> {
+  const progress = ctx.isTTY && !flags.json ? createProgress(ctx.rawStderr) : undefined;
+  const manifest = await withGracefulStop(ctx, grace, async (stops) => {
+    // The set-up the console shares: the run's lease first, then the run rebuilt as it was started.
+    const claimed = await claimResume(store, runId, {
+      lease,
+      signal: stops.signal,
+      storeLabel: storeLabel(storeLocation(flags.store)),
+    });
+    return claimed.resume({
+      ...(flags.tools !== undefined ? { tools: flags.tools } : {}),
+      ...(flags.delegate !== undefined ? { delegate: flags.delegate } : {}),
+      ...(flags.traces !== undefined ? { traces: flags.traces } : {}),
+      ...(flags.allowDelegateSideEffects !== undefined
+        ? { allowDelegateSideEffects: flags.allowDelegateSideEffects }
+        : {}),
+      ...(flags.plan !== undefined ? { plan: flags.plan } : {}),
+      stop: stops.stop,
+      signal: stops.signal,
+      notice: ctx.stderr,
+      ...(progress ? { onEvent: progress.onEvent } : {}),
+    });
+  });
+  progress?.done();
+  return manifest;
 }
