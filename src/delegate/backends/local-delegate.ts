@@ -85,12 +85,12 @@ export interface LocalDelegateOptions {
   declineThreshold?: number | false;
   /**
    * Jump-forward decoding: where the grammar forces the next characters (keys, quotes, braces, the rest of a
-   * tool name once its first token decides it), append them in one batch instead of one decode step each, checked
-   * against the model's own choices so the answer and its confidence are those of step-by-step decoding
-   * (local-generation.ts). Applies with greedy decoding. Default false: measured on this 2-core CPU
-   * (docs/backends.md, "Speed") it saves batches but not CPU on Qwen2.5-Coder-0.5B (a batched position with
-   * its distribution costs about half a decode step there), and llama.cpp's rounding of a batch moved one call
-   * of eight; on the 1.5B it saved 7 % CPU with the same calls.
+   * tool name once its first token decides it), append them to the step's batch, two at a time, instead of one
+   * decode step each, checked against the model's own choices: the answer and its confidence are those of
+   * step-by-step decoding bit for bit (batches of up to 3 tokens are computed like single steps on llama.cpp's
+   * CPU kernels; local-generation.ts). Applies with greedy decoding. Default false: on this project's CPU such
+   * small batches cost about what the steps they replace cost (bench/RESULTS.md, "Quiet rerun"), so it saves
+   * decode batches, not time; measure on your hardware.
    */
   jumpForward?: boolean;
   /**

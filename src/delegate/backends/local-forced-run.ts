@@ -54,12 +54,13 @@ export function forcedText(
   model: LlamaModel,
   state: LlamaGrammarEvaluationState,
   checks: GrammarChecks,
+  maxChars = MAX_FORCED_CHARS,
 ): string {
   const characters = charactersOf(model);
   if (characters.length < 97) return "";
   const probe = nativeState(state.clone());
   let text = "";
-  while (text.length < MAX_FORCED_CHARS) {
+  while (text.length < maxChars) {
     let only: { char: string; token: Token } | undefined;
     let allowed = 0;
     for (const c of characters) {

@@ -72,6 +72,15 @@ export interface GenerateOptions {
   signal: AbortSignal | undefined;
 }
 
+/**
+ * The most tokens a jump-forward batch holds. llama.cpp's CPU kernels compute a batch of up to 3 tokens exactly
+ * as single steps (each position's top-40 distribution bit for bit the same, measured on both Qwen2.5-Coder
+ * models), and from 4 on switch to matrix-matrix kernels that are cheaper a token but round differently (the
+ * first position's top probability moved ~10 % relative) — which changed 10 of 100 calls when forced runs went
+ * into one batch. Capped here, jump-forward changes no call and no confidence (bench/RESULTS.md, "Quiet rerun").
+ */
+const JUMP_BATCH = 3;
+
 /** The raw next-token distribution over the 40 likeliest tokens (as the re-read in local-scoring.ts). */
 const RAW_TOP_40 = { temperature: 1, topK: 40, topP: 1, minP: 0 } as const;
 
@@ -168,15 +177,13 @@ async function decodePlain(
  * this replaces.
  *
  * Jump-forward (`jumpForward`): where the grammar forces the next characters (keys, quotes, braces, the rest of
- * a tool name once its first token decides it; {@link forcedText}), their tokens go into the same batch as the
- * step's input, each with a distribution read at its position. A batch of k tokens costs about what prefill
- * costs per token, far less than k decode steps. The run is then checked token by token against what the
- * steps would have chosen (the same pick from the same distribution): while they agree the forced token is
- * kept; at the first that differs (the model joins a forced quote with a free space, say) its own pick is
- * taken and the rest of the run is erased from the sequence. So each token is the steps' pick, and each
- * probability the answer confidence reads is read at the token's own position; llama.cpp rounds a batch
- * differently from single steps, though, so later distributions drift a little and a near tie can flip
- * (measured in docs/backends.md, "Speed").
+ * a tool name once its first token decides it; {@link forcedText}), up to two of their tokens go into the same
+ * batch as the step's input ({@link JUMP_BATCH}), each with a distribution read at its position. The run is
+ * then checked token by token against what the steps would have chosen (the same pick from the same
+ * distribution): while they agree the forced token is kept; at the first that differs (the model joins a forced
+ * quote with a free space, say) its own pick is taken and the rest of the run is erased from the sequence. So
+ * each token is the steps' pick, read from the distribution the steps would have read: the same answer and
+ * confidence as step by step.
  */
 async function decodeRaw(
   options: GenerateOptions,
@@ -193,8 +200,11 @@ async function decodeRaw(
   const allowed = (t: Token) => checks.canBeNextTokenForGrammarEvaluationState(native, t);
   let input = first;
   for (;;) {
-    const forced = options.jumpForward ? forcedText(model, state, checks) : "";
-    const draft = forced === "" ? [] : model.tokenize(forced, false);
+    // Drafted only after a single step's input, and at most JUMP_BATCH - 1 at a time, so every batch is one
+    // llama.cpp computes bit for bit like single steps (see JUMP_BATCH); the rest of the run comes next batch.
+    // 16 characters hold the next two tokens of nearly every forced run; a shorter draft only saves less.
+    const forced = options.jumpForward && input.length === 1 ? forcedText(model, state, checks, 16) : "";
+    const draft = forced === "" ? [] : model.tokenize(forced, false).slice(0, JUMP_BATCH - 1);
     const base = sequence.nextTokenIndex;
     const items: ControlledEvaluateInputItem[] = [
       ...input.slice(0, -1),
