@@ -9,7 +9,13 @@
  * 3. compares logistic calibrations on proposal-time features by out-of-fold AUROC on the fit half, and scores
  *    the chosen one once on the report half.
  *
- *   node --import tsx bench/confidence-threshold.ts RECORDS.jsonl [--write-fit FIT.jsonl] [--calibration FILE]
+ *   node --import tsx bench/confidence-threshold.ts RECORDS.jsonl [--write-fit FIT.jsonl] [--calibration FILE] \
+ *     [--declined IDS.txt]
+ *
+ * Records without `tokens` (runs without `--tokens`) are read as they are: `confidence` is then the answer
+ * confidence and F3 (it needs the choice confidence) is left out. `--declined` (one case id a line, e.g.
+ * quality-relevance-fit.ts --write-declined) takes the cases a relevance rule declines out of the proposals: a
+ * decline is never an accepted call, so coverage is still counted over every case of the half.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -23,10 +29,12 @@ import type { EvalRecord } from "../src/eval/evaluate-case.js";
 import {
   auroc,
   expectedCalibrationError,
+  riskCoverage,
   type ScoredOutcome,
   wilsonInterval,
 } from "../src/confidence/score-metrics.js";
 import { chooseThreshold } from "../src/confidence/threshold.js";
+import { riskCoverageSvg } from "./risk-coverage-svg.js";
 import { BFCL_DIR } from "../test/bfcl-fixtures.js";
 
 const { positionals, values } = parseArgs({
@@ -35,15 +43,26 @@ const { positionals, values } = parseArgs({
     "write-fit": { type: "string" },
     calibration: { type: "string", multiple: true },
     target: { type: "string", default: "0.95" },
+    declined: { type: "string" },
+    // A risk–coverage picture of the report half: answer confidence and mean token probability, over every
+    // proposal and (with --declined) behind the relevance rule.
+    svg: { type: "string" },
   },
 });
 const target = Number(values.target);
-type Row = EvalRecord & { tokens: { piece: string; grammar: number; raw?: number }[] };
-const rows = readFileSync(positionals[0] ?? "bench/results/qwen2.5-coder-0.5b/local-tokens.jsonl", "utf8")
+type Row = EvalRecord & { tokens?: { piece: string; grammar: number; raw?: number }[] };
+const all = readFileSync(positionals[0] ?? "bench/results/qwen2.5-coder-0.5b/local-tokens.jsonl", "utf8")
   .split("\n")
   .filter(Boolean)
   .map((l) => JSON.parse(l) as Row)
-  .filter((r) => r.outcome === "proposed" && r.tokens?.length > 0 && r.confidence !== null);
+  .filter((r) => r.outcome === "proposed" && r.confidence !== null);
+const withTokens = all.some((r) => (r.tokens?.length ?? 0) > 0);
+const declined = new Set(
+  values.declined ? readFileSync(values.declined, "utf8").split("\n").filter(Boolean) : [],
+);
+const rows = all.filter((r) => (withTokens ? (r.tokens?.length ?? 0) > 0 : true) && !declined.has(r.id));
+/** Cases of each half, declined ones included: the denominator of coverage. */
+const halfSize = (isFit: boolean) => all.filter((r) => fit(r.id) === isFit).length;
 const questions = new Map(
   bfclCases(loadBfclSuite(BFCL_DIR)).map((c) => [c.sample.id, bfclQuestion(c.sample)]),
 );
@@ -59,28 +78,34 @@ const logit = (p: number) => {
   return Math.log(q / (1 - q));
 };
 const answer = (r: Row) =>
-  answerConfidenceOfTokens(
-    r.tokens.map((t) => t.piece),
-    r.tokens.map((t) => t.raw ?? 0),
-  );
+  r.tokens
+    ? answerConfidenceOfTokens(
+        r.tokens.map((t) => t.piece),
+        r.tokens.map((t) => t.raw ?? 0),
+      )
+    : r.confidence!;
 
 const verbatim = (r: Row) => verbatimShare(questions.get(r.id) ?? "", r.arguments);
 
 const fitRows = rows.filter((r) => fit(r.id));
 const reportRows = rows.filter((r) => !fit(r.id));
 const count = (rs: Row[]) => `${rs.length} (${rs.filter((r) => r.correct).length} right)`;
-console.log(`fit half ${count(fitRows)}; report half ${count(reportRows)}; target precision ${target}`);
+console.log(
+  `fit half ${count(fitRows)}; report half ${count(reportRows)}; target precision ${target}` +
+    (declined.size ? `; ${all.length - rows.length} cases declined before the gate (--declined)` : ""),
+);
 
 /** What a threshold does on the report half, with a Wilson interval for the precision. */
 function onReport(name: string, threshold: number | undefined, report: ScoredOutcome[]): void {
   const accepted = threshold === undefined ? [] : report.filter((o) => o.score >= threshold);
   const right = accepted.filter((o) => o.correct).length;
+  const cases = halfSize(false);
   const [lo, hi] = wilsonInterval(right, accepted.length);
   const pct = (x: number) => `${(100 * x).toFixed(0)} %`;
   console.log(
     `| ${name} | ${threshold === undefined ? "none" : threshold.toPrecision(3)} | ${f2(auroc(report))} | ${f2(
       expectedCalibrationError(report),
-    )} | ${pct(accepted.length / report.length)} (${accepted.length}/${report.length}) | ${
+    )} | ${pct(accepted.length / cases)} (${accepted.length}/${cases}) | ${
       accepted.length ? `${pct(right / accepted.length)} (${right}/${accepted.length})` : "–"
     } | ${accepted.length ? `${pct(lo)}–${pct(hi)}` : "–"} |`,
   );
@@ -130,13 +155,17 @@ const features: Record<string, (r: Row) => number[]> = {
     Math.log(r.tools),
     verbatim(r),
   ],
-  "F3 F2 + choice": (r) => [
-    logit(answer(r)),
-    logit(r.meanTokenProbability ?? 0),
-    Math.log(r.tools),
-    verbatim(r),
-    logit(r.confidence!),
-  ],
+  ...(withTokens
+    ? {
+        "F3 F2 + choice": (r: Row) => [
+          logit(answer(r)),
+          logit(r.meanTokenProbability ?? 0),
+          Math.log(r.tools),
+          verbatim(r),
+          logit(r.confidence!),
+        ],
+      }
+    : {}),
 };
 const fitOf = (rs: Row[], inputs: (r: Row) => number[]) =>
   Calibrator.fit(
@@ -176,3 +205,29 @@ onReport(
   chooseThreshold(chosen.oof, target)?.threshold,
   reportRows.map((r) => ({ score: model.confidence(chosen.inputs(r)), correct: r.correct })),
 );
+
+if (values.svg) {
+  const plain = all.filter((r) => !fit(r.id));
+  const cases = halfSize(false);
+  // Coverage over every case of the report half, so the curves behind the rule start where its declines leave.
+  const curve = (label: string, rs: Row[], score: (r: Row) => number) => ({
+    label,
+    points: riskCoverage(scored(rs, score)).map((p) => ({ ...p, coverage: p.accepted / cases })),
+  });
+  const curves = [
+    curve("every proposal: answer confidence", plain, answer),
+    curve("every proposal: mean token probability", plain, (r) => r.meanTokenProbability ?? 0),
+    ...(declined.size
+      ? [
+          curve("behind the relevance rule: answer confidence", reportRows, answer),
+          curve(
+            "behind the relevance rule: mean token probability",
+            reportRows,
+            (r) => r.meanTokenProbability ?? 0,
+          ),
+        ]
+      : []),
+  ];
+  writeFileSync(values.svg, riskCoverageSvg(curves));
+  console.error(`wrote ${values.svg}`);
+}

@@ -372,12 +372,24 @@ async function benchModel(name: RealModelName) {
   const slowest = results.filter((x) => x.label.startsWith("bare llama-server"));
   for (const bare of slowest) {
     const slots = bare.pool;
+    // deputy's default (jump-forward off) against the bare call.
     const ours = results.filter(
-      (x) => x.pool === slots && !x.label.startsWith("bare") && !x.label.includes("off"),
+      (x) => x.pool === slots && !x.label.startsWith("bare") && !x.label.includes("jump-forward on"),
     );
     for (const x of ours) {
+      // At equal calls: only the items where both made the same call (one at a time, so per-item CPU is known).
+      const equal = x.items.flatMap((it, k) => {
+        const b = bare.items[k]!;
+        return it.call === b.call && it.cpu !== undefined && b.cpu !== undefined ? [[it.cpu, b.cpu]] : [];
+      });
+      const atEqual =
+        equal.length > 0
+          ? `; on the ${equal.length} items where both made the same call ${(
+              equal.reduce((a, [, b]) => a + b!, 0) / equal.reduce((a, [o]) => a + o!, 0)
+            ).toFixed(2)}× the proposals a CPU-second`
+          : "";
       say(
-        `- ${x.label} against ${bare.label}: ${(bare.cpu / x.cpu).toFixed(2)}× the proposals a CPU-second, ${(bare.wall / x.wall).toFixed(2)}× the proposals a wall second`,
+        `- ${x.label} against ${bare.label}: ${(bare.cpu / x.cpu).toFixed(2)}× the proposals a CPU-second, ${(bare.wall / x.wall).toFixed(2)}× the proposals a wall second${atEqual}`,
       );
     }
   }

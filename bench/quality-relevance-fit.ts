@@ -4,7 +4,8 @@
  *   A — decline before the call when the encoder's relevance score is below T (T from the fit half's call
  *       cases alone: at most 2 % of them declined; model-independent);
  *   B — A, and after the call also when the score is below T2 and the answer confidence below C;
- *   C — A, or LocalDelegate's declineThreshold P (records with `declineProbability`).
+ *   C — A, or LocalDelegate's declineThreshold P (records with `declineProbability`);
+ *   D — A, or B's second look, or C's P together (`decline=P,relevance=encoder:T/T2@C`; protocol-1.5b.md).
  * A greedy decline counts as a decline in every rule.
  *
  *   node --import tsx bench/quality-relevance-fit.ts --relevance encoder.jsonl --label 0.5B [--weak 0.6@0.3] \
@@ -13,7 +14,7 @@
  * Records (quality-run.ts): the first file that has a case wins. `confidence` is the answer confidence; records
  * with `tokens` (`--tokens` runs, where `confidence` is the choice confidence) get it from their tokens.
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { answerConfidenceOfTokens } from "../src/confidence/answer-confidence.js";
 
@@ -50,6 +51,8 @@ const { values, positionals } = parseArgs({
     label: { type: "string", default: "model" },
     // Also score fixed settings, BELOW@C (e.g. another model's fitted ones), beside the protocol's choice.
     weak: { type: "string" },
+    // Write the ids rule D declines (one a line).
+    "write-declined": { type: "string" },
   },
 });
 const lines = <T>(file: string): T[] =>
@@ -168,6 +171,13 @@ const ruleC =
   (c) =>
     ruleA(c) || (c.decline ?? 0) >= P;
 const C = hasDecline ? choose([0.05, 0.1, 0.15, 0.2, 0.3], ruleC) : undefined;
+// Tie-break order for D: the higher P first, then the lower C, then the lower T2.
+const gridD = [0.3, 0.2, 0.15, 0.1, 0.05].flatMap((P) => gridB.map((b) => ({ ...b, P })));
+const ruleD =
+  (p: { T2: number; C: number; P: number }): Rule =>
+  (c) =>
+    ruleB(p)(c) || (c.decline ?? 0) >= p.P;
+const D = hasDecline ? choose(gridD, ruleD) : undefined;
 
 const pct = (k: number, n: number) => (n === 0 ? "–" : `${Math.round((100 * k) / n)} % (${k}/${n})`);
 function line(label: string, list: Case[], rule: Rule): string {
@@ -179,7 +189,7 @@ console.log(
   `${values.label}: ${cases.length} cases with records (fit ${fit.length}, report ${report.length}); rule A's T = ${T.toFixed(3)}`,
 );
 console.log(
-  `fit half: A declines ${pct(tally(fit, ruleA).declined, tally(fit, ruleA).irr)}; B chose ${B ? `T2 ${B.p.T2}, C ${B.p.C}` : "none"}; C chose ${C ? `P ${C.p}` : "none"}\n`,
+  `fit half: A declines ${pct(tally(fit, ruleA).declined, tally(fit, ruleA).irr)}; B chose ${B ? `T2 ${B.p.T2}, C ${B.p.C}` : "none"}; C chose ${C ? `P ${C.p}` : "none"}; D chose ${D ? `T2 ${D.p.T2}, C ${D.p.C}, P ${D.p.P} (fit half declines ${pct(D.t.declined, D.t.irr)})` : "none"}\n`,
 );
 console.log(
   "| rule (half) | irrelevance declined | 95 % Wilson | exact today | exact new | points lost | calls declined |",
@@ -190,6 +200,14 @@ const rules: [string, Rule][] = [
   [`A: relevance < ${T.toFixed(3)}`, ruleA],
   ...(B ? [[`B: A, or relevance < ${B.p.T2} and answer < ${B.p.C}`, ruleB(B.p)] as [string, Rule]] : []),
   ...(C ? [[`C: A, or P(decline) ≥ ${C.p}`, ruleC(C.p)] as [string, Rule]] : []),
+  ...(D
+    ? [
+        [`D: A, or relevance < ${D.p.T2} and answer < ${D.p.C}, or P(decline) ≥ ${D.p.P}`, ruleD(D.p)] as [
+          string,
+          Rule,
+        ],
+      ]
+    : []),
 ];
 if (values.weak) {
   const [T2, Cw] = values.weak.split("@").map(Number) as [number, number];
@@ -197,3 +215,9 @@ if (values.weak) {
 }
 for (const [label, rule] of rules) console.log(line(`${label} (report)`, report, rule));
 for (const [label, rule] of rules) console.log(line(`${label} (whole set)`, cases, rule));
+if (values["write-declined"] && D) {
+  // The ids rule D declines, for bench/confidence-threshold.ts --declined (protocol-1.5b.md, item 3).
+  const ids = cases.filter((c) => c.greedyDeclined || ruleD(D.p)(c)).map((c) => c.id);
+  writeFileSync(values["write-declined"], ids.join("\n") + "\n");
+  console.error(`wrote ${ids.length} ids rule D declines to ${values["write-declined"]}`);
+}

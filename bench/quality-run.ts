@@ -4,7 +4,10 @@
  * (`bench/quality-report.ts`) turns the files into docs/quality.md's tables and figure.
  *
  *   node --import tsx bench/quality-run.ts --backend local|llama-server|free-form --model FILE.gguf \
- *     --out results.jsonl [--suite test/fixtures/bfcl] [--limit 40] [--url http://127.0.0.1:8080]
+ *     --out results.jsonl [--suite test/fixtures/bfcl] [--limit 40] [--url http://127.0.0.1:8080] [--shard K/N]
+ *
+ * `--shard K/N` takes every N-th case from the K-th (0-based) of the interleaved list, so N processes on N cores
+ * can share one `--out` file (each appends whole lines; the ids already there are skipped by all).
  *
  * Deterministic settings: greedy, one thread, fixed seed. Categories are interleaved so a partial run covers all.
  */
@@ -33,6 +36,7 @@ const { values } = parseArgs({
     // recorded and greedy decides, so one run gives every threshold <= 0.5 offline (quality-decline.ts).
     "decline-threshold": { type: "string" },
     threads: { type: "string", default: "1" },
+    shard: { type: "string", default: "0/1" },
   },
 });
 if (!values.backend || !values.model || !values.out) {
@@ -42,8 +46,9 @@ if (!values.backend || !values.model || !values.out) {
 const out = values.out;
 const done = recordedIds(out);
 
+const [shard, shards] = values.shard!.split("/").map(Number) as [number, number];
 const cases = interleave(bfclCases(loadBfclSuite(values.suite!, { limit: Number(values.limit) }))).filter(
-  (c) => !done.has(c.sample.id),
+  (c, i) => i % shards === shard && !done.has(c.sample.id),
 );
 const server =
   values.backend !== "local" && !values.url
