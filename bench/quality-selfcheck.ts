@@ -1,0 +1,140 @@
+/**
+ * A self-check score for proposed calls (issue 23, items 2-3): the same model is asked, in a second short
+ * prompt, whether the call it proposed does what the question asks — the question, the chosen tool's name and
+ * description, and the call's arguments — and answers yes or no. The score is P(yes) / (P(yes) + P(no)) at the
+ * first answer token (raw distribution, top 40). One JSON line per proposed call of the records file, resumable.
+ *
+ *   node --import tsx bench/quality-selfcheck.ts --model FILE.gguf --records shared.jsonl --out selfcheck.jsonl \
+ *     [--half fit|report|all] [--shard K/N] [--suite test/fixtures/bfcl]
+ *
+ * The halves are those of the protocols (FNV-1a of the case id: even = fit, odd = report).
+ */
+import { appendFileSync, readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import type { Token } from "node-llama-cpp";
+import { bfclCases, loadBfclSuite } from "../src/eval/bfcl-suite.js";
+import { bfclQuestion } from "../src/eval/bfcl.js";
+import { recordedIds } from "./quality-cases.js";
+
+const { values } = parseArgs({
+  options: {
+    model: { type: "string" },
+    records: { type: "string" },
+    out: { type: "string" },
+    half: { type: "string", default: "all" },
+    shard: { type: "string", default: "0/1" },
+    suite: { type: "string", default: "test/fixtures/bfcl" },
+    threads: { type: "string", default: "1" },
+  },
+});
+if (!values.model || !values.records || !values.out) {
+  console.error("usage: quality-selfcheck.ts --model FILE --records FILE --out FILE");
+  process.exit(2);
+}
+
+/** FNV-1a, as bench/confidence-methods.ts: even = fit, odd = report. */
+function fnv1a(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h;
+}
+
+export const SYSTEM = "You review tool calls. Answer with one word: yes or no.";
+
+/** The self-check question for one call (fixed before any score existed; protocol-selfcheck.md). */
+export function selfCheckPrompt(
+  question: string,
+  tool: { name: string; description?: string },
+  args: unknown,
+): string {
+  return [
+    "A user wrote:",
+    question,
+    "",
+    "An assistant answered by calling this tool:",
+    `${tool.name}: ${tool.description ?? "(no description)"}`,
+    "",
+    "The call's arguments:",
+    JSON.stringify(args),
+    "",
+    "Does calling this tool do what the user asked for, with values the user gave? Answer yes or no.",
+  ].join("\n");
+}
+
+interface Row {
+  id: string;
+  outcome: string;
+  name?: string | null;
+  arguments?: Record<string, unknown>;
+}
+const records = readFileSync(values.records, "utf8")
+  .split("\n")
+  .filter(Boolean)
+  .map((l) => JSON.parse(l) as Row)
+  .filter((r) => r.outcome === "proposed" && typeof r.name === "string");
+const done = recordedIds(values.out);
+const [shard, shards] = values.shard!.split("/").map(Number) as [number, number];
+const wanted = records.filter((r, i) => {
+  const fit = fnv1a(r.id) % 2 === 0;
+  const inHalf = values.half === "all" || (values.half === "fit") === fit;
+  return inHalf && i % shards === shard && !done.has(r.id);
+});
+const cases = new Map(
+  bfclCases(loadBfclSuite(values.suite!, { limit: 1000 })).map((c) => [c.sample.id, c] as const),
+);
+
+const { getLlama, resolveChatWrapper } = await import("node-llama-cpp");
+const llama = await getLlama({ gpu: false });
+const model = await llama.loadModel({ modelPath: values.model });
+const context = await model.createContext({ contextSize: 4096, threads: Number(values.threads) });
+const sequence = context.getSequence();
+const wrapper = resolveChatWrapper(model);
+const pieceIs = new Map<number, "yes" | "no" | undefined>();
+const sideOf = (token: number) => {
+  if (!pieceIs.has(token)) {
+    const piece = model.detokenize([token as Token]).trim().toLowerCase();
+    pieceIs.set(token, piece === "yes" ? "yes" : piece === "no" ? "no" : undefined);
+  }
+  return pieceIs.get(token);
+};
+
+for (const r of wanted) {
+  const c = cases.get(r.id);
+  if (!c) continue;
+  const fn = c.sample.function.find((f) => f.name === r.name);
+  const started = performance.now();
+  const { contextText } = wrapper.generateContextState({
+    chatHistory: [
+      { type: "system", text: SYSTEM },
+      {
+        type: "user",
+        text: selfCheckPrompt(bfclQuestion(c.sample), { name: r.name!, description: fn?.description }, r.arguments),
+      },
+      { type: "model", response: [] },
+    ],
+  });
+  const tokens = contextText.tokenize(model.tokenizer);
+  if (sequence.nextTokenIndex > 0) await sequence.clearHistory();
+  const input = tokens.map((t, i) =>
+    i === tokens.length - 1
+      ? ([t, { generateNext: { probabilities: true, options: { temperature: 1, topK: 40, topP: 1, minP: 0 } } }] as const)
+      : t,
+  );
+  const result = await sequence.controlledEvaluate(input as never);
+  let yes = 0;
+  let no = 0;
+  for (const [token, p] of result[tokens.length - 1]?.next.probabilities ?? new Map<number, number>()) {
+    const side = sideOf(token);
+    if (side === "yes") yes += p;
+    else if (side === "no") no += p;
+  }
+  const selfCheck = yes + no > 0 ? yes / (yes + no) : 0.5;
+  const line = { id: r.id, selfCheck, yes, no, promptTokens: tokens.length, ms: performance.now() - started };
+  appendFileSync(values.out, JSON.stringify(line) + "\n");
+  console.error(`${r.id}\t${selfCheck.toFixed(3)}\t${line.ms.toFixed(0)} ms`);
+}
+await context.dispose();
+await model.dispose();
