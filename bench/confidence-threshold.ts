@@ -10,7 +10,7 @@
  *    the chosen one once on the report half.
  *
  *   node --import tsx bench/confidence-threshold.ts RECORDS.jsonl [--write-fit FIT.jsonl] [--calibration FILE] \
- *     [--declined IDS.txt]
+ *     [--declined IDS.txt] [--selfcheck SCORES.jsonl]
  *
  * Records without `tokens` (runs without `--tokens`) are read as they are: `confidence` is then the answer
  * confidence and F3 (it needs the choice confidence) is left out. `--declined` (one case id a line, e.g.
@@ -44,6 +44,9 @@ const { positionals, values } = parseArgs({
     calibration: { type: "string", multiple: true },
     target: { type: "string", default: "0.95" },
     declined: { type: "string" },
+    // Self-check scores (bench/quality-selfcheck.ts): the answer confidence becomes confidence × S
+    // (protocol-selfcheck.md, item 3); a record without one keeps its confidence.
+    selfcheck: { type: "string" },
     // A risk–coverage picture of the report half: answer confidence and mean token probability, over every
     // proposal and (with --declined) behind the relevance rule.
     svg: { type: "string" },
@@ -56,6 +59,16 @@ const all = readFileSync(positionals[0] ?? "bench/results/qwen2.5-coder-0.5b/loc
   .filter(Boolean)
   .map((l) => JSON.parse(l) as Row)
   .filter((r) => r.outcome === "proposed" && r.confidence !== null);
+if (values.selfcheck) {
+  const checks = new Map(
+    readFileSync(values.selfcheck, "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { id: string; selfCheck: number })
+      .map((c) => [c.id, c.selfCheck] as const),
+  );
+  for (const r of all) r.confidence = r.confidence! * (checks.get(r.id) ?? 1);
+}
 const withTokens = all.some((r) => (r.tokens?.length ?? 0) > 0);
 const declined = new Set(
   values.declined ? readFileSync(values.declined, "utf8").split("\n").filter(Boolean) : [],

@@ -5,7 +5,9 @@
  *       cases alone: at most 2 % of them declined; model-independent);
  *   B — A, and after the call also when the score is below T2 and the answer confidence below C;
  *   C — A, or LocalDelegate's declineThreshold P (records with `declineProbability`);
- *   D — A, or B's second look, or C's P together (`decline=P,relevance=encoder:T/T2@C`; protocol-1.5b.md).
+ *   D — A, or B's second look, or C's P together (`decline=P,relevance=encoder:T/T2@C`; protocol-1.5b.md);
+ *   E — D, or the self-check score S below s (`--selfcheck FILE`, bench/quality-selfcheck.ts;
+ *       protocol-selfcheck.md).
  * A greedy decline counts as a decline in every rule.
  *
  *   node --import tsx bench/quality-relevance-fit.ts --relevance encoder.jsonl --label 0.5B [--weak 0.6@0.3] \
@@ -42,6 +44,7 @@ interface Case {
   correct: boolean;
   answer: number;
   decline: number | undefined;
+  selfCheck: number | undefined;
 }
 
 const { values, positionals } = parseArgs({
@@ -53,6 +56,7 @@ const { values, positionals } = parseArgs({
     weak: { type: "string" },
     // Write the ids rule D declines (one a line).
     "write-declined": { type: "string" },
+    selfcheck: { type: "string" },
   },
 });
 const lines = <T>(file: string): T[] =>
@@ -81,6 +85,11 @@ const answerOf = (r: Row) =>
       )
     : (r.confidence ?? 0);
 
+const selfChecks = new Map(
+  (values.selfcheck ? lines<{ id: string; selfCheck: number }>(values.selfcheck) : []).map(
+    (c) => [c.id, c.selfCheck] as const,
+  ),
+);
 const cases: Case[] = scores.flatMap((s) => {
   const r = rows.get(s.id);
   if (!r) return [];
@@ -94,6 +103,7 @@ const cases: Case[] = scores.flatMap((s) => {
       correct: r.correct,
       answer: answerOf(r),
       decline: r.declineProbability,
+      selfCheck: selfChecks.get(s.id),
     },
   ];
 });
@@ -178,6 +188,12 @@ const ruleD =
   (c) =>
     ruleB(p)(c) || (c.decline ?? 0) >= p.P;
 const D = hasDecline ? choose(gridD, ruleD) : undefined;
+// E: D as fitted, or S < s; grid order is the tie-break order (the lower s first).
+const ruleE =
+  (s: number): Rule =>
+  (c) =>
+    (D ? ruleD(D.p)(c) : false) || (c.selfCheck ?? 1) < s;
+const E = D && selfChecks.size > 0 ? choose([0.1, 0.2, 0.3, 0.4, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9], ruleE) : undefined;
 
 const pct = (k: number, n: number) => (n === 0 ? "–" : `${Math.round((100 * k) / n)} % (${k}/${n})`);
 function line(label: string, list: Case[], rule: Rule): string {
@@ -189,7 +205,7 @@ console.log(
   `${values.label}: ${cases.length} cases with records (fit ${fit.length}, report ${report.length}); rule A's T = ${T.toFixed(3)}`,
 );
 console.log(
-  `fit half: A declines ${pct(tally(fit, ruleA).declined, tally(fit, ruleA).irr)}; B chose ${B ? `T2 ${B.p.T2}, C ${B.p.C}` : "none"}; C chose ${C ? `P ${C.p}` : "none"}; D chose ${D ? `T2 ${D.p.T2}, C ${D.p.C}, P ${D.p.P} (fit half declines ${pct(D.t.declined, D.t.irr)})` : "none"}\n`,
+  `fit half: A declines ${pct(tally(fit, ruleA).declined, tally(fit, ruleA).irr)}; B chose ${B ? `T2 ${B.p.T2}, C ${B.p.C}` : "none"}; C chose ${C ? `P ${C.p}` : "none"}; D chose ${D ? `T2 ${D.p.T2}, C ${D.p.C}, P ${D.p.P} (fit half declines ${pct(D.t.declined, D.t.irr)})` : "none"}${E ? `; E chose s ${E.p} (fit half declines ${pct(E.t.declined, E.t.irr)}, ${lostPoints(E.t).toFixed(1)} points lost)` : ""}\n`,
 );
 console.log(
   "| rule (half) | irrelevance declined | 95 % Wilson | exact today | exact new | points lost | calls declined |",
@@ -208,6 +224,7 @@ const rules: [string, Rule][] = [
         ],
       ]
     : []),
+  ...(E ? [[`E: D, or self-check < ${E.p}`, ruleE(E.p)] as [string, Rule]] : []),
 ];
 if (values.weak) {
   const [T2, Cw] = values.weak.split("@").map(Number) as [number, number];
@@ -216,8 +233,10 @@ if (values.weak) {
 for (const [label, rule] of rules) console.log(line(`${label} (report)`, report, rule));
 for (const [label, rule] of rules) console.log(line(`${label} (whole set)`, cases, rule));
 if (values["write-declined"] && D) {
-  // The ids rule D declines, for bench/confidence-threshold.ts --declined (protocol-1.5b.md, item 3).
-  const ids = cases.filter((c) => c.greedyDeclined || ruleD(D.p)(c)).map((c) => c.id);
+  // The ids rule D (E, with --selfcheck) declines, for bench/confidence-threshold.ts --declined
+  // (protocol-1.5b.md and protocol-selfcheck.md, item 3).
+  const rule = E ? ruleE(E.p) : ruleD(D.p);
+  const ids = cases.filter((c) => c.greedyDeclined || rule(c)).map((c) => c.id);
   writeFileSync(values["write-declined"], ids.join("\n") + "\n");
-  console.error(`wrote ${ids.length} ids rule D declines to ${values["write-declined"]}`);
+  console.error(`wrote ${ids.length} ids rule ${E ? "E" : "D"} declines to ${values["write-declined"]}`);
 }
