@@ -227,12 +227,13 @@ if (values.svg) {
     label,
     points: riskCoverage(scored(rs, score)).map((p) => ({ ...p, coverage: p.accepted / cases })),
   });
+  const score = values.selfcheck ? "answer confidence × self-check" : "answer confidence";
   const curves = [
-    curve("every proposal: answer confidence", plain, answer),
+    curve(`every proposal: ${score}`, plain, answer),
     curve("every proposal: mean token probability", plain, (r) => r.meanTokenProbability ?? 0),
     ...(declined.size
       ? [
-          curve("behind the relevance rule: answer confidence", reportRows, answer),
+          curve(`behind the relevance rule: ${score}`, reportRows, answer),
           curve(
             "behind the relevance rule: mean token probability",
             reportRows,

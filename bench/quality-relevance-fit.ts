@@ -188,12 +188,15 @@ const ruleD =
   (c) =>
     ruleB(p)(c) || (c.decline ?? 0) >= p.P;
 const D = hasDecline ? choose(gridD, ruleD) : undefined;
-// E: D as fitted, or S < s; grid order is the tie-break order (the lower s first).
+// E: D as fitted (B without P(decline) records), or S < s; grid order is the tie-break order (the lower s first).
 const ruleE =
   (s: number): Rule =>
   (c) =>
     (D ? ruleD(D.p)(c) : false) || (c.selfCheck ?? 1) < s;
-const E = D && selfChecks.size > 0 ? choose([0.1, 0.2, 0.3, 0.4, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9], ruleE) : undefined;
+const E =
+  D && selfChecks.size > 0
+    ? choose([0.1, 0.2, 0.3, 0.4, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9], ruleE)
+    : undefined;
 
 const pct = (k: number, n: number) => (n === 0 ? "–" : `${Math.round((100 * k) / n)} % (${k}/${n})`);
 function line(label: string, list: Case[], rule: Rule): string {
@@ -224,7 +227,7 @@ const rules: [string, Rule][] = [
         ],
       ]
     : []),
-  ...(E ? [[`E: D, or self-check < ${E.p}`, ruleE(E.p)] as [string, Rule]] : []),
+  ...(E ? [[`E: ${D ? "D" : "B"}, or self-check < ${E.p}`, ruleE(E.p)] as [string, Rule]] : []),
 ];
 if (values.weak) {
   const [T2, Cw] = values.weak.split("@").map(Number) as [number, number];

@@ -7,7 +7,9 @@
  *   node --import tsx bench/quality-selfcheck.ts --model FILE.gguf --records shared.jsonl --out selfcheck.jsonl \
  *     [--half fit|report|all] [--shard K/N] [--suite test/fixtures/bfcl]
  *
- * The halves are those of the protocols (FNV-1a of the case id: even = fit, odd = report).
+ * The halves are those of the protocols (FNV-1a of the case id: even = fit, odd = report). The prompt is
+ * LocalDelegate's own (`selfCheck`, local-self-check.ts); on BFCL's tasks (no facts, descriptions of at most
+ * 420 characters) it is the text the protocol fixed, before the library bounded descriptions at 1000.
  */
 import { appendFileSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -15,6 +17,7 @@ import type { Token } from "node-llama-cpp";
 import { bfclCases, loadBfclSuite } from "../src/eval/bfcl-suite.js";
 import { bfclQuestion } from "../src/eval/bfcl.js";
 import { recordedIds } from "./quality-cases.js";
+import { SELF_CHECK_SYSTEM as SYSTEM, selfCheckPrompt } from "../src/delegate/backends/local-self-check.js";
 
 const { values } = parseArgs({
   options: {
@@ -40,28 +43,6 @@ function fnv1a(text: string): number {
     h = Math.imul(h, 0x01000193) >>> 0;
   }
   return h;
-}
-
-export const SYSTEM = "You review tool calls. Answer with one word: yes or no.";
-
-/** The self-check question for one call (fixed before any score existed; protocol-selfcheck.md). */
-export function selfCheckPrompt(
-  question: string,
-  tool: { name: string; description?: string },
-  args: unknown,
-): string {
-  return [
-    "A user wrote:",
-    question,
-    "",
-    "An assistant answered by calling this tool:",
-    `${tool.name}: ${tool.description ?? "(no description)"}`,
-    "",
-    "The call's arguments:",
-    JSON.stringify(args),
-    "",
-    "Does calling this tool do what the user asked for, with values the user gave? Answer yes or no.",
-  ].join("\n");
 }
 
 interface Row {
@@ -95,7 +76,10 @@ const wrapper = resolveChatWrapper(model);
 const pieceIs = new Map<number, "yes" | "no" | undefined>();
 const sideOf = (token: number) => {
   if (!pieceIs.has(token)) {
-    const piece = model.detokenize([token as Token]).trim().toLowerCase();
+    const piece = model
+      .detokenize([token as Token])
+      .trim()
+      .toLowerCase();
     pieceIs.set(token, piece === "yes" ? "yes" : piece === "no" ? "no" : undefined);
   }
   return pieceIs.get(token);
@@ -111,7 +95,11 @@ for (const r of wanted) {
       { type: "system", text: SYSTEM },
       {
         type: "user",
-        text: selfCheckPrompt(bfclQuestion(c.sample), { name: r.name!, description: fn?.description }, r.arguments),
+        text: selfCheckPrompt(
+          bfclQuestion(c.sample),
+          { name: r.name!, description: fn?.description },
+          r.arguments,
+        ),
       },
       { type: "model", response: [] },
     ],
@@ -120,7 +108,10 @@ for (const r of wanted) {
   if (sequence.nextTokenIndex > 0) await sequence.clearHistory();
   const input = tokens.map((t, i) =>
     i === tokens.length - 1
-      ? ([t, { generateNext: { probabilities: true, options: { temperature: 1, topK: 40, topP: 1, minP: 0 } } }] as const)
+      ? ([
+          t,
+          { generateNext: { probabilities: true, options: { temperature: 1, topK: 40, topP: 1, minP: 0 } } },
+        ] as const)
       : t,
   );
   const result = await sequence.controlledEvaluate(input as never);

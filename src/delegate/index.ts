@@ -14,6 +14,7 @@
 export type {
   Proposal,
   ProposalRelevance,
+  ProposalSelfCheck,
   ProposalUsage,
   ProposeContext,
   ProposeRequest,

@@ -1,10 +1,10 @@
 import type { JsonSchema } from "../schema/json-schema.js";
 
-import type { Proposal, ProposalRelevance, ProposalUsage } from "../tools/proposal.js";
+import type { Proposal, ProposalRelevance, ProposalSelfCheck, ProposalUsage } from "../tools/proposal.js";
 import type { ToolSpec } from "../tools/tool-spec.js";
 import type { WorkedExample } from "../runtime/tool-call-prompt.js";
 
-export type { Proposal, ProposalRelevance, ProposalUsage, ToolSpec, WorkedExample };
+export type { Proposal, ProposalRelevance, ProposalSelfCheck, ProposalUsage, ToolSpec, WorkedExample };
 
 /** What a backend is asked. */
 export interface ProposeRequest {

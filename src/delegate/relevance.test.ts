@@ -160,6 +160,30 @@ describe("relevance on the real encoder (all-MiniLM-L6-v2)", () => {
     const sure = await delegate.propose(request("Is it windy?"));
     expect(sure).toMatchObject({ name: "get_current_weather", confidence: 0.9 });
     expect(sure.relevance!.weak).toBeUndefined();
+    // After a self-check the second look reads the call's own confidence, not the one the check lowered.
+    const checked = new RelevanceDelegate({
+      inner: {
+        name: "local",
+        maxTools: 5,
+        maxInputChars: 1000,
+        propose: async () => ({
+          name: "get_current_weather",
+          arguments: { city: "x" },
+          confidence: 0.25,
+          backend: "local",
+          latencyMs: 1,
+          selfCheck: { score: 0.5, threshold: 0.4, callConfidence: 0.5 },
+        }),
+        close: async () => {},
+      },
+      encoder,
+      threshold: -1,
+      weak: { below: 1, minConfidence: 0.3 },
+    });
+    expect(await checked.propose(request("Is it windy?"))).toMatchObject({
+      name: "get_current_weather",
+      confidence: 0.25,
+    });
     expect(
       () =>
         new RelevanceDelegate({

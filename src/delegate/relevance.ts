@@ -181,12 +181,15 @@ export class RelevanceDelegate implements ToolCallDelegate {
     }
     const proposal = await this.#inner.propose(request);
     const weak = this.#weak;
+    // The call's own confidence: a backend's self-check has already lowered `confidence` by its own score,
+    // and the second look is measured on the call's (docs/quality.md, "The self-check").
+    const callConfidence = proposal.selfCheck ? proposal.selfCheck.callConfidence : proposal.confidence;
     if (
       weak &&
       proposal.name !== null &&
       score < weak.below &&
-      proposal.confidence !== null &&
-      proposal.confidence < weak.minConfidence
+      callConfidence !== null &&
+      callConfidence < weak.minConfidence
     ) {
       return {
         ...proposal,
@@ -196,7 +199,7 @@ export class RelevanceDelegate implements ToolCallDelegate {
         confidence: null,
         relevance: {
           ...relevance,
-          weak: { ...weak, declined: proposal.name, confidence: proposal.confidence },
+          weak: { ...weak, declined: proposal.name, confidence: callConfidence },
         },
         latencyMs: performance.now() - started,
       };

@@ -25,6 +25,18 @@ export interface ProposalRelevance {
   weak?: { below: number; minConfidence: number; declined: string; confidence: number };
 }
 
+/** The self-check of a call (LocalDelegate's `selfCheck`), as a proposal records it (and its trace with it). */
+export interface ProposalSelfCheck {
+  /** The model's own P(yes) / (P(yes) + P(no)) that the call does what the task asks (0–1). */
+  score: number;
+  /** The check declines below this. */
+  threshold: number;
+  /** The call's confidence before the check: `confidence` is it times `score` when the call stands. */
+  callConfidence: number | null;
+  /** Set when the check declined the call: the tool the backend chose. */
+  declined?: string;
+}
+
 /** What a delegate backend proposes: one tool call, or a decline (`name: null`). */
 export interface Proposal {
   name: string | null;
@@ -45,6 +57,8 @@ export interface Proposal {
    * decline with a score below its threshold was the step's, not the model's.
    */
   relevance?: ProposalRelevance;
+  /** The call's self-check, when the backend ran one: a decline that has it was the check's, not the model's. */
+  selfCheck?: ProposalSelfCheck;
   /** Name of the backend that made it. */
   backend: string;
   latencyMs: number;

@@ -278,6 +278,36 @@ describe("LocalDelegate on the tiny model", () => {
     }
   }, 120_000);
 
+  it("self-checks each call on a sequence of its own: declines below the threshold, else lowers the confidence", async () => {
+    // Threshold 0 keeps every call (its confidence times the score); 1 declines every call scored below 1. The
+    // check must not evict the proposals' cached prefix: the second proposal still reuses the first's.
+    const keep = new LocalDelegate({ model, selfCheck: 0 });
+    const strict = new LocalDelegate({ model, selfCheck: 1 });
+    try {
+      const cases = buildSuiteCases(4, 7);
+      let checked = 0;
+      for (const [i, c] of cases.entries()) {
+        const kept = await keep.propose(c.request).catch((e: Error) => e);
+        if (kept instanceof Error || kept.name === null) continue;
+        checked++;
+        const check = kept.selfCheck!;
+        expect(check.score).toBeGreaterThanOrEqual(0);
+        expect(check.score).toBeLessThanOrEqual(1);
+        expect(kept.confidence).toBeCloseTo(check.callConfidence! * check.score, 12);
+        if (i > 0) expect(kept.usage!.cachedInputTokens).toBeGreaterThan(kept.usage!.inputTokens! / 2);
+        const declined = await strict.propose(c.request);
+        if (check.score < 1) {
+          expect(declined).toMatchObject({ name: null, arguments: {}, confidence: null });
+          expect(declined.selfCheck).toMatchObject({ declined: kept.name, threshold: 1 });
+        }
+      }
+      expect(checked).toBeGreaterThan(0);
+      expect(() => new LocalDelegate({ model, selfCheck: 1.5 })).toThrow(/selfCheck/);
+    } finally {
+      await Promise.all([keep.close(), strict.close()]);
+    }
+  }, 300_000);
+
   it("reports schema features the grammar cannot express, and refuses them at propose time", async () => {
     const delegate = new LocalDelegate({ model });
     const tools = [

@@ -8,7 +8,7 @@ import type {
 } from "node-llama-cpp";
 import { DelegateBackendError, InvalidOptionError } from "../../errors/index.js";
 import type { JsonSchema } from "../../schema/json-schema.js";
-import { buildPrompt, type PromptTurn } from "../../runtime/tool-call-prompt.js";
+import { buildPrompt } from "../../runtime/tool-call-prompt.js";
 import { buildProposalSchema } from "../proposal-schema.js";
 import type { Proposal, ProposeRequest, ToolCallDelegate } from "../protocol.js";
 import { NODE_LLAMA_CPP_DIALECT, toGrammarSchema } from "./grammar-schema.js";
@@ -33,6 +33,8 @@ import { localChoiceConfidence, rawGeneratedProbabilities } from "./local-scorin
 import type { DecodeStats, PrefixSource } from "./local-decode-info.js";
 import { generateAnswer, type ProbabilityReading, rawProbabilitySupported } from "./local-generation.js";
 import { SharedPrefixStates } from "./local-shared-prefix.js";
+import { renderPrompt, sharedPrefix } from "./local-prompt.js";
+import { applySelfCheck, selfCheckPrompt, selfCheckScore, selfCheckTask } from "./local-self-check.js";
 
 /** Options of {@link LocalDelegate}. */
 export interface LocalDelegateOptions {
@@ -94,6 +96,14 @@ export interface LocalDelegateOptions {
    */
   jumpForward?: boolean;
   /**
+   * The self-check after a call: the model is asked, in a second short prompt of its own sequence, whether the
+   * call does what the task asks (yes or no); below this share of yes the call becomes a decline, and otherwise
+   * its confidence is multiplied by that share (local-self-check.ts). It catches near-miss questions the call's
+   * confidence misses — measured in docs/quality.md ("Self-check") — at the cost of one more prompt of about
+   * 100–200 tokens per call. Default `false`.
+   */
+  selfCheck?: number | false;
+  /**
    * With `poolSize` > 1: evaluate the prompt's shared prefix (template, rules, tools) once and copy its state
    * into the other sequences, instead of each sequence evaluating it on its first proposal
    * (local-shared-prefix.ts). Default true.
@@ -136,6 +146,8 @@ interface State {
   /** Shared prompt prefix tokens per system prompt. */
   prefixes: Map<string, Token[]>;
   shared: SharedPrefixStates | undefined;
+  /** The self-check's own sequence (with `selfCheck`), so the proposals' cached prefix stays in theirs. */
+  checks: SequencePool<LlamaContextSequence> | undefined;
 }
 
 /**
@@ -156,8 +168,11 @@ export class LocalDelegate implements ToolCallDelegate {
   readonly maxTools: number;
   readonly maxInputChars: number;
   readonly #options: Required<
-    Omit<LocalDelegateOptions, "seed" | "modelsDirectory" | "_internal" | "name" | "declineThreshold">
-  > & { declineThreshold: number | undefined } & Pick<
+    Omit<
+      LocalDelegateOptions,
+      "seed" | "modelsDirectory" | "_internal" | "name" | "declineThreshold" | "selfCheck"
+    >
+  > & { declineThreshold: number | undefined; selfCheck: number | undefined } & Pick<
       LocalDelegateOptions,
       "seed" | "modelsDirectory" | "_internal"
     >;
@@ -190,6 +205,10 @@ export class LocalDelegate implements ToolCallDelegate {
     ) {
       throw new InvalidOptionError("declineThreshold", "a number from 0 to 1, or false", decline);
     }
+    const check = options.selfCheck;
+    if (check !== undefined && check !== false && !(typeof check === "number" && check >= 0 && check <= 1)) {
+      throw new InvalidOptionError("selfCheck", "a number from 0 to 1, or false", check);
+    }
     if (options.temperature !== undefined && !(options.temperature >= 0)) {
       throw new InvalidOptionError("temperature", "a number >= 0", options.temperature);
     }
@@ -211,6 +230,7 @@ export class LocalDelegate implements ToolCallDelegate {
       tokenProbability: options.tokenProbability ?? false,
       declineThreshold: decline === false ? undefined : decline,
       jumpForward: options.jumpForward ?? false,
+      selfCheck: check === false ? undefined : check,
       sharePrefix: options.sharePrefix ?? true,
       seed: options.seed,
       modelsDirectory: options.modelsDirectory,
@@ -333,7 +353,7 @@ export class LocalDelegate implements ToolCallDelegate {
               request.tools.map((t) => t.name),
               this.#options._internal?.onChoiceDistribution,
             );
-      return {
+      const proposal: Proposal = {
         name: parsed.name,
         arguments: parsed.arguments,
         confidence,
@@ -346,6 +366,10 @@ export class LocalDelegate implements ToolCallDelegate {
           cachedInputTokens: reused,
         },
       };
+      const threshold = this.#options.selfCheck;
+      if (threshold === undefined || proposal.name === null) return proposal;
+      const score = await this.#selfCheck(state, request, proposal, signal);
+      return { ...applySelfCheck(proposal, score, threshold), latencyMs: performance.now() - started };
     } catch (error) {
       if (DelegateBackendError.isInstance(error)) throw error;
       if (signal?.aborted) throw abortError(this.name, signal);
@@ -357,12 +381,35 @@ export class LocalDelegate implements ToolCallDelegate {
     }
   }
 
+  /** The self-check's score for a call, on the self-check's own sequence. */
+  async #selfCheck(
+    state: State,
+    request: ProposeRequest,
+    proposal: Proposal,
+    signal: AbortSignal | undefined,
+  ): Promise<number> {
+    const tool = request.tools.find((t) => t.name === proposal.name) ?? { name: proposal.name! };
+    const prompt = selfCheckPrompt(
+      selfCheckTask(request.instruction, request.facts),
+      tool,
+      proposal.arguments,
+    );
+    const sequence = await state.checks!.acquire(signal);
+    try {
+      if (signal?.aborted) throw abortError(this.name, signal);
+      return await selfCheckScore(state.model, state.wrapper, sequence, prompt);
+    } finally {
+      state.checks!.release(sequence);
+    }
+  }
+
   /** Frees the context and (after its last user) the model. Idempotent. */
   close(): Promise<void> {
     this.#closed ??= (async () => {
       const state = await this.#state?.catch(() => undefined);
       if (!state) return;
       state.pool.close(new DelegateBackendError(this.name, `${this.name} is closed`));
+      state.checks?.close(new DelegateBackendError(this.name, `${this.name} is closed`));
       await state.context.dispose();
       state.shared?.close();
       await releaseModel(state.path, this.#options.gpu);
@@ -390,8 +437,9 @@ export class LocalDelegate implements ToolCallDelegate {
     const path = await resolveModelPath(this.#options.model, this.#options.modelsDirectory);
     const model = await acquireModel(path, this.#options.gpu);
     try {
+      const checking = this.#options.selfCheck !== undefined;
       const context = await model.createContext({
-        sequences: this.#options.poolSize,
+        sequences: this.#options.poolSize + (checking ? 1 : 0),
         contextSize: this.#options.contextSize,
         threads: this.#options.threads,
       });
@@ -403,6 +451,7 @@ export class LocalDelegate implements ToolCallDelegate {
         model,
         context,
         pool: new SequencePool(sequences),
+        checks: checking ? new SequencePool([context.getSequence()]) : undefined,
         wrapper,
         grammars: new Map(),
         prefixes: new Map(),
@@ -434,48 +483,4 @@ export class LocalDelegate implements ToolCallDelegate {
     }
     return grammar;
   }
-}
-
-/** The chat-formatted prompt's tokens, in the model's own template. */
-function renderPrompt(
-  state: State,
-  system: string,
-  user: string,
-  turns: readonly PromptTurn[] = [],
-): Token[] {
-  const { contextText } = state.wrapper.generateContextState({
-    chatHistory: [
-      { type: "system", text: system },
-      // Worked examples as prior exchanges, after the system part so it stays the shared prefix.
-      ...turns.flatMap((t) => [
-        { type: "user" as const, text: t.user },
-        { type: "model" as const, response: [t.assistant] },
-      ]),
-      { type: "user", text: user },
-      { type: "model", response: [] },
-    ],
-  });
-  return contextText.tokenize(state.model.tokenizer);
-}
-
-/**
- * The tokens every prompt with this system part begins with, whatever the task: the common prefix of two renders
- * with different tasks (so the template's own tokens around the user turn count as whatever they are, and a
- * token that a task could merge with the text before it is left out). Cached per system prompt.
- */
-function sharedPrefix(state: State, system: string, promptTokens: Token[]): Token[] {
-  let prefix = state.prefixes.get(system);
-  if (!prefix) {
-    const a = renderPrompt(state, system, "Task: a");
-    const b = renderPrompt(state, system, "Task: b");
-    let n = 0;
-    while (n < a.length && n < b.length && a[n] === b[n]) n++;
-    prefix = a.slice(0, n);
-    if (state.prefixes.size >= 64) state.prefixes.delete(state.prefixes.keys().next().value!);
-    state.prefixes.set(system, prefix);
-  }
-  // A prompt that does not begin with it (a template that moves the system part) shares nothing.
-  let n = 0;
-  while (n < prefix.length && prefix[n] === promptTokens[n]) n++;
-  return n === prefix.length ? prefix : [];
 }

@@ -28,7 +28,7 @@ const COMMON = { maxTools: "maxTools", maxInputChars: "maxInputChars" };
 
 /**
  * Registers the llama.cpp backends for `--delegate`:
- * - `local=MODEL.gguf[,pool=N,threads=N,contextSize=N,confidence=false|answer|choice,decline=P|false,calibration=FILE,maxTools=N,maxInputChars=N,name=NAME]` —
+ * - `local=MODEL.gguf[,pool=N,threads=N,contextSize=N,confidence=false|answer|choice,decline=P|false,selfcheck=S|false,calibration=FILE,maxTools=N,maxInputChars=N,name=NAME]` —
  *   {@link LocalDelegate}; with `calibration=FILE` (from `deputy calibrate`) its confidence is calibrated
  * - `llama-server=URL[,model=NAME,timeoutMs=N,confidence=false|answer|choice,calibration=FILE,maxTools=N,maxInputChars=N,name=NAME]` —
  *   {@link LlamaServerDelegate}
@@ -52,6 +52,10 @@ export function registerBackendSpecs(): void {
         ...(options.decline === undefined
           ? {}
           : { declineThreshold: options.decline === "false" ? false : Number(options.decline) }),
+        // selfcheck=S: LocalDelegate's selfCheck (selfcheck=false: none).
+        ...(options.selfcheck === undefined
+          ? {}
+          : { selfCheck: options.selfcheck === "false" ? false : Number(options.selfcheck) }),
         ...(options.name ? { name: options.name } : {}),
         ...numbers(options, spec, {
           ...COMMON,
@@ -62,7 +66,7 @@ export function registerBackendSpecs(): void {
       });
       return calibration ? new CalibratedDelegate(delegate, calibration) : delegate;
     },
-    "local=MODEL.gguf[,pool=N,threads=N,contextSize=N,confidence=answer|choice|false,decline=P|false,calibration=FILE]",
+    "local=MODEL.gguf[,pool=N,threads=N,contextSize=N,confidence=answer|choice|false,decline=P|false,selfcheck=S|false,calibration=FILE]",
   );
   registerDelegateSpec(
     "llama-server",
