@@ -192,9 +192,9 @@ const D = hasDecline ? choose(gridD, ruleD) : undefined;
 const ruleE =
   (s: number): Rule =>
   (c) =>
-    (D ? ruleD(D.p)(c) : false) || (c.selfCheck ?? 1) < s;
+    (D ? ruleD(D.p)(c) : B ? ruleB(B.p)(c) : ruleA(c)) || (c.selfCheck ?? 1) < s;
 const E =
-  D && selfChecks.size > 0
+  selfChecks.size > 0
     ? choose([0.1, 0.2, 0.3, 0.4, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9], ruleE)
     : undefined;
 
