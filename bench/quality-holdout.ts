@@ -4,10 +4,12 @@
  * each `--thresholds` value for the 95 % question.
  *
  *   node --import tsx bench/quality-holdout.ts --records holdout.jsonl --relevance encoder-holdout.jsonl \
- *     --selfcheck selfcheck-holdout.jsonl [--suite bench/data/bfcl-holdout] [--thresholds 0.823,0.819]
+ *     [--selfcheck selfcheck-holdout.jsonl] [--suite bench/data/bfcl-holdout] [--thresholds 0.823,0.819] \
+ *     [--weak-confidence 0.2] [--decline 0.15|off]
  *
- * Settings (the shared set's): relevance < 0.262; relevance < 0.6 and answer confidence < 0.2; P(decline) ≥ 0.15;
- * self-check < 0.65.
+ * Settings (the shared set's, for the 1.5B): relevance < 0.262; relevance < 0.6 and answer confidence < 0.2;
+ * P(decline) ≥ 0.15; self-check < 0.65. The 0.5B's: `--weak-confidence 0.3 --decline off`, no `--selfcheck`
+ * (rule E and the thresholds are then left out).
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -21,13 +23,21 @@ const { values } = parseArgs({
     selfcheck: { type: "string" },
     suite: { type: "string", default: "bench/data/bfcl-holdout" },
     thresholds: { type: "string", default: "0.823,0.819" },
+    "weak-confidence": { type: "string", default: "0.2" },
+    decline: { type: "string", default: "0.15" },
   },
 });
-if (!values.records || !values.relevance || !values.selfcheck) {
-  console.error("usage: quality-holdout.ts --records FILE --relevance FILE --selfcheck FILE");
+if (!values.records || !values.relevance) {
+  console.error("usage: quality-holdout.ts --records FILE --relevance FILE [--selfcheck FILE]");
   process.exit(2);
 }
-const SETTINGS = { relevance: 0.262, weakBelow: 0.6, weakConfidence: 0.2, decline: 0.15, selfCheck: 0.65 };
+const SETTINGS = {
+  relevance: 0.262,
+  weakBelow: 0.6,
+  weakConfidence: Number(values["weak-confidence"]),
+  decline: values.decline === "off" ? Infinity : Number(values.decline),
+  selfCheck: 0.65,
+};
 
 interface Row {
   id: string;
@@ -46,13 +56,18 @@ const lines = <T>(file: string): T[] =>
 const records = lines<Row>(values.records);
 const relevance = new Map(lines<{ id: string; score: number }>(values.relevance).map((r) => [r.id, r.score]));
 const checks = new Map(
-  lines<{ id: string; selfCheck: number }>(values.selfcheck).map((r) => [r.id, r.selfCheck]),
+  (values.selfcheck ? lines<{ id: string; selfCheck: number }>(values.selfcheck) : []).map((r) => [
+    r.id,
+    r.selfCheck,
+  ]),
 );
 const suiteIds = bfclCases(loadBfclSuite(values.suite!, { limit: 1000 })).map((c) => c.sample.id);
 const recorded = new Set(records.map((r) => r.id));
 const missing = suiteIds.filter((id) => !recorded.has(id));
 const proposed = records.filter((r) => r.outcome === "proposed");
-const unchecked = proposed.filter((r) => typeof r.name === "string" && !checks.has(r.id));
+const unchecked = values.selfcheck
+  ? proposed.filter((r) => typeof r.name === "string" && !checks.has(r.id))
+  : [];
 
 const irrelevant = (r: Row) => r.category.includes("irrelevance");
 const ruleD = (r: Row) => {
@@ -82,7 +97,7 @@ console.log("|---|---|---|---|---|");
 for (const [label, rule] of [
   ["today (greedy)", (r: Row) => r.name === null],
   ["D", ruleD],
-  ["E (D, or self-check < 0.65)", ruleE],
+  ...(values.selfcheck ? [["E (D, or self-check < 0.65)", ruleE] as const] : []),
 ] as const) {
   const declined = irr.filter(rule).length;
   const exact = calls.filter((r) => r.correct && !rule(r)).length;
@@ -92,9 +107,10 @@ for (const [label, rule] of [
   );
 }
 
-console.log("\n| behind E: answer × self-check ≥ | coverage | precision | 95 % Wilson |");
-console.log("|---|---|---|---|");
-for (const t of values.thresholds!.split(",").map(Number)) {
+if (values.selfcheck)
+  console.log("\n| behind E: answer × self-check ≥ | coverage | precision | 95 % Wilson |");
+if (values.selfcheck) console.log("|---|---|---|---|");
+for (const t of values.selfcheck ? values.thresholds!.split(",").map(Number) : []) {
   const accepted = proposed.filter(
     (r) => !ruleE(r) && r.name !== null && (r.confidence ?? 0) * (checks.get(r.id) ?? 1) >= t,
   );
