@@ -96,7 +96,7 @@ console.log("| rule | irrelevance declined | 95 % Wilson | simple + multiple exa
 console.log("|---|---|---|---|---|");
 for (const [label, rule] of [
   ["today (greedy)", (r: Row) => r.name === null],
-  ["D", ruleD],
+  [values.decline === "off" ? "B (relevance step only)" : "D", ruleD],
   ...(values.selfcheck ? [["E (D, or self-check < 0.65)", ruleE] as const] : []),
 ] as const) {
   const declined = irr.filter(rule).length;

@@ -81,6 +81,9 @@ export interface GenerateOptions {
  */
 const JUMP_BATCH = 3;
 
+/** Characters of forced text read ahead for a draft: they hold the next two tokens of nearly every forced run. */
+const FORCED_PROBE_CHARS = 16;
+
 /** The raw next-token distribution over the 40 likeliest tokens (as the re-read in local-scoring.ts). */
 const RAW_TOP_40 = { temperature: 1, topK: 40, topP: 1, minP: 0 } as const;
 
@@ -202,8 +205,8 @@ async function decodeRaw(
   for (;;) {
     // Drafted only after a single step's input, and at most JUMP_BATCH - 1 at a time, so every batch is one
     // llama.cpp computes bit for bit like single steps (see JUMP_BATCH); the rest of the run comes next batch.
-    // 16 characters hold the next two tokens of nearly every forced run; a shorter draft only saves less.
-    const forced = options.jumpForward && input.length === 1 ? forcedText(model, state, checks, 16) : "";
+    const forced =
+      options.jumpForward && input.length === 1 ? forcedText(model, state, checks, FORCED_PROBE_CHARS) : "";
     const draft = forced === "" ? [] : model.tokenize(forced, false).slice(0, JUMP_BATCH - 1);
     const base = sequence.nextTokenIndex;
     const items: ControlledEvaluateInputItem[] = [
