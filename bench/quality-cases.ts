@@ -27,3 +27,10 @@ export function interleave(cases: BfclCase[]): BfclCase[] {
   }
   return list;
 }
+
+/** The protocols' split: FNV-1a of the case id, even = fit half, odd = report half (independent of run order). */
+export function fitHalf(id: string): boolean {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193) >>> 0;
+  return h % 2 === 0;
+}

@@ -19,6 +19,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { answerConfidenceOfTokens } from "../src/confidence/answer-confidence.js";
+import { fitHalf } from "./quality-cases.js";
 
 interface Row {
   id: string;
@@ -64,13 +65,6 @@ const lines = <T>(file: string): T[] =>
     .split("\n")
     .filter(Boolean)
     .map((l) => JSON.parse(l) as T);
-
-/** FNV-1a, as bench/confidence-methods.ts: even = fit, odd = report. */
-function fitHalf(id: string): boolean {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193) >>> 0;
-  return h % 2 === 0;
-}
 
 const scores = lines<Scored>(values.relevance!);
 const rows = new Map<string, Row>();

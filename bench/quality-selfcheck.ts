@@ -13,11 +13,10 @@
  */
 import { appendFileSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import type { Token } from "node-llama-cpp";
 import { bfclCases, loadBfclSuite } from "../src/eval/bfcl-suite.js";
 import { bfclQuestion } from "../src/eval/bfcl.js";
-import { recordedIds } from "./quality-cases.js";
-import { SELF_CHECK_SYSTEM as SYSTEM, selfCheckPrompt } from "../src/delegate/backends/local-self-check.js";
+import { fitHalf, recordedIds } from "./quality-cases.js";
+import { selfCheckPrompt, selfCheckScore } from "../src/delegate/backends/local-self-check.js";
 
 const { values } = parseArgs({
   options: {
@@ -35,16 +34,6 @@ if (!values.model || !values.records || !values.out) {
   process.exit(2);
 }
 
-/** FNV-1a, as bench/confidence-methods.ts: even = fit, odd = report. */
-function fnv1a(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h;
-}
-
 interface Row {
   id: string;
   outcome: string;
@@ -59,7 +48,7 @@ const records = readFileSync(values.records, "utf8")
 const done = recordedIds(values.out);
 const [shard, shards] = values.shard!.split("/").map(Number) as [number, number];
 const wanted = records.filter((r, i) => {
-  const fit = fnv1a(r.id) % 2 === 0;
+  const fit = fitHalf(r.id);
   const inHalf = values.half === "all" || (values.half === "fit") === fit;
   return inHalf && i % shards === shard && !done.has(r.id);
 });
@@ -73,57 +62,19 @@ const model = await llama.loadModel({ modelPath: values.model });
 const context = await model.createContext({ contextSize: 4096, threads: Number(values.threads) });
 const sequence = context.getSequence();
 const wrapper = resolveChatWrapper(model);
-const pieceIs = new Map<number, "yes" | "no" | undefined>();
-const sideOf = (token: number) => {
-  if (!pieceIs.has(token)) {
-    const piece = model
-      .detokenize([token as Token])
-      .trim()
-      .toLowerCase();
-    pieceIs.set(token, piece === "yes" ? "yes" : piece === "no" ? "no" : undefined);
-  }
-  return pieceIs.get(token);
-};
-
 for (const r of wanted) {
   const c = cases.get(r.id);
   if (!c) continue;
   const fn = c.sample.function.find((f) => f.name === r.name);
   const started = performance.now();
-  const { contextText } = wrapper.generateContextState({
-    chatHistory: [
-      { type: "system", text: SYSTEM },
-      {
-        type: "user",
-        text: selfCheckPrompt(
-          bfclQuestion(c.sample),
-          { name: r.name!, description: fn?.description },
-          r.arguments,
-        ),
-      },
-      { type: "model", response: [] },
-    ],
-  });
-  const tokens = contextText.tokenize(model.tokenizer);
-  if (sequence.nextTokenIndex > 0) await sequence.clearHistory();
-  const input = tokens.map((t, i) =>
-    i === tokens.length - 1
-      ? ([
-          t,
-          { generateNext: { probabilities: true, options: { temperature: 1, topK: 40, topP: 1, minP: 0 } } },
-        ] as const)
-      : t,
+  const prompt = selfCheckPrompt(
+    bfclQuestion(c.sample),
+    { name: r.name!, description: fn?.description },
+    r.arguments,
   );
-  const result = await sequence.controlledEvaluate(input as never);
-  let yes = 0;
-  let no = 0;
-  for (const [token, p] of result[tokens.length - 1]?.next.probabilities ?? new Map<number, number>()) {
-    const side = sideOf(token);
-    if (side === "yes") yes += p;
-    else if (side === "no") no += p;
-  }
-  const selfCheck = yes + no > 0 ? yes / (yes + no) : 0.5;
-  const line = { id: r.id, selfCheck, yes, no, promptTokens: tokens.length, ms: performance.now() - started };
+  // The library's own reading, as LocalDelegate's `selfCheck` makes it.
+  const selfCheck = await selfCheckScore(model, wrapper, sequence, prompt);
+  const line = { id: r.id, selfCheck, ms: performance.now() - started };
   appendFileSync(values.out, JSON.stringify(line) + "\n");
   console.error(`${r.id}\t${selfCheck.toFixed(3)}\t${line.ms.toFixed(0)} ms`);
 }

@@ -286,11 +286,13 @@ describe("LocalDelegate on the tiny model", () => {
     try {
       const cases = buildSuiteCases(4, 7);
       let checked = 0;
+      const scores = new Map<number, number>();
       for (const [i, c] of cases.entries()) {
         const kept = await keep.propose(c.request).catch((e: Error) => e);
         if (kept instanceof Error || kept.name === null) continue;
         checked++;
         const check = kept.selfCheck!;
+        scores.set(i, check.score);
         expect(check.score).toBeGreaterThanOrEqual(0);
         expect(check.score).toBeLessThanOrEqual(1);
         expect(kept.confidence).toBeCloseTo(check.callConfidence! * check.score, 12);
@@ -302,6 +304,10 @@ describe("LocalDelegate on the tiny model", () => {
         }
       }
       expect(checked).toBeGreaterThan(0);
+      // The same call scores the same whatever was checked before it (measured scores carry over).
+      const [at, before] = [...scores][0]!;
+      const again = await keep.propose(cases[at]!.request);
+      expect(again.selfCheck?.score).toBe(before);
       expect(() => new LocalDelegate({ model, selfCheck: 1.5 })).toThrow(/selfCheck/);
     } finally {
       await Promise.all([keep.close(), strict.close()]);

@@ -80,8 +80,9 @@ export function yesShare(
 }
 
 /**
- * Evaluates the self-check prompt on `sequence` (which it clears first: the self-check has a sequence of its own,
- * so the proposals' cached prefix stays where it is) and returns the score (0–1).
+ * Evaluates the self-check prompt on `sequence`, cleared first (the self-check has a sequence of its own, so the
+ * proposals' cached prefix stays where it is), and returns the score (0–1): the same for the same call whatever
+ * was checked before it.
  */
 export async function selfCheckScore(
   model: LlamaModel,
@@ -97,19 +98,17 @@ export async function selfCheckScore(
     ],
   });
   const tokens = contextText.tokenize(model.tokenizer);
-  // Keep what the previous check shares with this one (the template and the system part).
-  const reused = Math.min(sequence.compareContextTokens(tokens).firstDifferentIndex, tokens.length - 1);
-  if (reused < sequence.nextTokenIndex) {
-    await sequence.eraseContextTokenRanges([{ start: reused, end: sequence.nextTokenIndex }]);
-  }
-  const rest = tokens.slice(reused);
-  const input = rest.map((t, i) =>
-    i === rest.length - 1
+  // The whole prompt every time: reusing what the previous check shared with it (the template and the system
+  // line, ~20 tokens) changed scores by up to 0.03, so a call's score depended on the check before it.
+  if (sequence.nextTokenIndex > 0) await sequence.clearHistory();
+  const input = tokens.map((t, i) =>
+    i === tokens.length - 1
       ? ([t, { generateNext: { probabilities: true, options: RAW_TOP_40 } }] as const)
       : t,
   );
   const result = await sequence.controlledEvaluate(input as never);
-  const probabilities: ReadonlyMap<number, number> = result[rest.length - 1]?.next.probabilities ?? new Map();
+  const probabilities: ReadonlyMap<number, number> =
+    result[tokens.length - 1]?.next.probabilities ?? new Map();
   return yesShare(probabilities, (t) => sideOf(model, t));
 }
 
