@@ -7,6 +7,8 @@
  *
  *   node --import tsx bench/examples-run.ts --model FILE.gguf --out runs.jsonl [--set holdout2] [--k 0,4] [--limit 20]
  *     [--max-input-chars 4000]   (the backend's bound on task + examples; LocalDelegate's default, 1000, fits ~2)
+ *     [--indices 3,5,8]          (only these alerts of the set, e.g. those the distilled level passes on)
+ *     [--pool train]             (the sets the examples are drawn from, comma-separated; the set decided is never one)
  *   node --import tsx bench/examples-run.ts --report runs.jsonl
  */
 import { appendFileSync, existsSync, readFileSync } from "node:fs";
@@ -28,12 +30,15 @@ const { values } = parseArgs({
     limit: { type: "string", default: "20" },
     threads: { type: "string", default: "1" },
     "max-input-chars": { type: "string", default: "4000" },
+    pool: { type: "string", default: "train" },
+    indices: { type: "string" },
   },
 });
 
 interface Row {
   k: number;
   maxInputChars?: number;
+  pool?: string;
   set: string;
   index: number;
   exact: boolean;
@@ -58,8 +63,15 @@ async function run(): Promise<void> {
   const data = new URL("../examples/alert-triage/data/", import.meta.url);
   const read = (name: string) =>
     examplesFromTraces(readTraces(new URL(`${name}.jsonl`, data).pathname).traces, "triage_items").examples;
-  const train = read("train");
+  const poolSets = values.pool.split(",").filter(Boolean);
+  if (poolSets.includes(values.set)) {
+    console.error(`--pool must not hold the set being decided (${values.set})`);
+    process.exit(2);
+  }
+  const pool = poolSets.flatMap(read);
+  const poolKey = poolSets.join("+");
   const cases = read(values.set).slice(0, Number(values.limit));
+  const only = values.indices ? new Set(values.indices.split(",").map(Number)) : undefined;
   const done = new Set(
     existsSync(out)
       ? readFileSync(out, "utf8")
@@ -67,7 +79,7 @@ async function run(): Promise<void> {
           .filter(Boolean)
           .map((l) => {
             const r = JSON.parse(l) as Row;
-            return `${r.set}:${r.k}:${r.maxInputChars ?? 1000}:${r.index}`;
+            return `${r.set}:${r.pool ?? "train"}:${r.k}:${r.maxInputChars ?? 1000}:${r.index}`;
           })
       : [],
   );
@@ -81,9 +93,10 @@ async function run(): Promise<void> {
   const encoder = await GgufTextEncoder.open(encoderModelForTests());
   try {
     for (const k of values.k.split(",").map(Number)) {
-      const delegate = withExamples(local, { source: { examples: train }, encoder, k });
+      const delegate = withExamples(local, { source: { examples: pool }, encoder, k });
       for (const [index, c] of cases.entries()) {
-        if (done.has(`${values.set}:${k}:${maxInputChars}:${index}`)) continue;
+        if (only && !only.has(index)) continue;
+        if (done.has(`${values.set}:${poolKey}:${k}:${maxInputChars}:${index}`)) continue;
         const started = performance.now();
         const p = await delegate.propose({
           instruction: c.instruction,
@@ -94,6 +107,7 @@ async function run(): Promise<void> {
         const row: Row = {
           k,
           maxInputChars,
+          pool: poolKey,
           set: values.set,
           index,
           exact: exactMatch(p, c.call),
@@ -124,7 +138,8 @@ function report(path: string): void {
     .map((l) => JSON.parse(l) as Row);
   const groups = new Map<string, Row[]>();
   for (const r of rows) {
-    const key = `${r.set} k=${r.k} (≤ ${r.maxInputChars ?? 1000} chars)`;
+    const pool = r.k === 0 ? "" : `, from ${r.pool ?? "train"}`;
+    const key = `${r.set} k=${r.k} (≤ ${r.maxInputChars ?? 1000} chars${pool})`;
     groups.set(key, [...(groups.get(key) ?? []), r]);
   }
   console.log(
