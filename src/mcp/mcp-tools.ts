@@ -1,58 +1,12 @@
-import { readFileSync } from "node:fs";
-import { basename } from "node:path";
-import { Client, StreamableHTTPClientTransport, type Transport } from "@modelcontextprotocol/client";
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { z } from "zod";
 import { InvalidOptionError } from "../errors/invalid-option-error.js";
 import { McpSourceError } from "../errors/mcp-source-error.js";
 import { ToolError } from "../errors/tool-error.js";
 import { toTool, type Tool, type ToolContext } from "../tools/define-tool.js";
-import {
-  MAX_MCP_TOOLS,
-  McpAnswerError,
-  readCallAnswer,
-  readToolPage,
-  type McpToolDefinition,
-} from "./mcp-answers.js";
-import { forgetChild, reapOnExit } from "./reap-children.js";
+import { readCallAnswer, type McpToolDefinition } from "./mcp-answers.js";
+import { ANY_ANSWER, connect, oneLine, type Connection, type Settings } from "./mcp-connection.js";
+import type { McpHttpServer, McpServerInfo, McpServerOptions, McpStdioServer } from "./mcp-server-options.js";
 
-/** What every server of {@link mcpTools} may say besides where it is. */
-interface McpServerCommon {
-  /**
-   * The prefix of its tools' names where they would clash (`github_search`). Default: the name the server gives
-   * itself at the handshake, made name-safe (`secure-filesystem-server`).
-   */
-  name?: string;
-  /**
-   * `true` when the host vouches for this server: then, and only then, a tool it annotates `readOnlyHint: true`
-   * is delegate-safe. Default `false`: every hint of the server is kept but decides nothing (the MCP spec: hints
-   * from untrusted servers must not be relied on), so its tools need the side-effect double key.
-   */
-  trusted?: boolean;
-}
-
-/** An MCP server that deputy starts as a child process and talks to over its stdin/stdout. */
-export interface McpStdioServer extends McpServerCommon {
-  command: string;
-  args?: string[];
-  /**
-   * Its environment, over the few variables the MCP SDK passes on by default (`HOME`, `PATH`, `USER`, …): a
-   * secret in deputy's own environment reaches the server only when named here. Default: those few.
-   */
-  env?: Record<string, string>;
-  /** Its working directory. Default: this process's. */
-  cwd?: string;
-}
-
-/** An MCP server reached over Streamable HTTP. */
-export interface McpHttpServer extends McpServerCommon {
-  url: string | URL;
-  /** Sent with every request (an `Authorization` header). Never stored or traced. Default: none. */
-  headers?: Record<string, string>;
-}
-
-/** Where an MCP server is: a command to start (stdio) or a URL (Streamable HTTP). */
-export type McpServerOptions = McpStdioServer | McpHttpServer;
+export type { McpHttpServer, McpServerInfo, McpServerOptions, McpStdioServer } from "./mcp-server-options.js";
 
 /** Options of {@link mcpTools}. */
 export interface McpToolsOptions {
@@ -77,25 +31,7 @@ export interface McpToolsOptions {
   callTimeoutMs?: number;
 }
 
-/** A connected server, as {@link McpTools.servers} lists it. */
-export interface McpServerInfo {
-  /** The prefix its clashing tools got (see {@link McpServerCommon.name}). */
-  readonly name: string;
-  /** The name and version the server gave at the handshake (self-reported: never a basis for trust). */
-  readonly reported: { name: string; version: string } | undefined;
-  readonly trusted: boolean;
-  /** The process id of a stdio server while it runs. */
-  readonly pid: number | undefined;
-  /** Its tools by deputy name → the name the server calls it. */
-  readonly tools: ReadonlyMap<string, string>;
-}
-
 const DEFAULTS = { maxResultBytes: 1024 * 1024, connectTimeoutMs: 30_000, callTimeoutMs: 60_000 } as const;
-
-/** deputy reads every answer itself (see mcp-answers.ts): the SDK only checks it is JSON-RPC. */
-const ANY_ANSWER = z.unknown();
-/** The most pages of `tools/list` read, as the MCP SDK's own `listMaxPages`. */
-const MAX_PAGES = 64;
 
 /**
  * The tools of one or more MCP servers as deputy tools, plus `close()`, which stops the servers deputy started.
@@ -159,12 +95,6 @@ export class McpTools implements Iterable<Tool>, AsyncDisposable {
   }
 }
 
-interface Settings {
-  maxResultBytes: number;
-  connectTimeoutMs: number;
-  callTimeoutMs: number;
-}
-
 function checkOptions(options: McpToolsOptions): Settings {
   if (typeof options !== "object" || options === null)
     throw new InvalidOptionError("options", "an object", options);
@@ -220,222 +150,6 @@ function checkServer(server: McpServerOptions, where: string): void {
 }
 
 const PREFIX = /^[A-Za-z_][A-Za-z0-9_-]*$/;
-
-/**
- * How a server is named in messages: its command line with paths cut to their last part (`node index.js stdio`),
- * or its URL without credentials or query.
- */
-function label(server: McpServerOptions): string {
-  if ("command" in server) {
-    const line = [server.command, ...(server.args ?? [])].map((a) => (a.includes("/") ? basename(a) : a));
-    const text = line.join(" ");
-    return `"${text.length > 60 ? `${text.slice(0, 60)}…` : text}"`;
-  }
-  const url = new URL(String(server.url));
-  return `${url.protocol}//${url.host}${url.pathname}`;
-}
-
-/** The last bytes a stdio server wrote to stderr, for a message when it fails (never printed otherwise). */
-const STDERR_TAIL = 2000;
-
-/** One connected server. */
-class Connection {
-  closed = false;
-  #closing: Promise<void> | undefined;
-  #reviving: Promise<string | undefined> | undefined;
-  #restarts = 0;
-  #stderr = "";
-  definitions: McpToolDefinition[] = [];
-  prefix = "";
-  readonly names = new Map<string, string>();
-  client!: Client;
-  transport!: Transport;
-
-  constructor(
-    readonly server: McpServerOptions,
-    readonly label: string,
-    readonly settings: Settings,
-  ) {}
-
-  /** Starts (or reaches) the server, does the handshake and lists its tools. */
-  async open(): Promise<McpToolDefinition[]> {
-    const server = this.server;
-    const client = new Client({ name: "deputy", version: deputyVersion() }, { capabilities: {} });
-    const transport =
-      "command" in server
-        ? new ReapedStdioTransport({
-            command: server.command,
-            ...(server.args ? { args: server.args } : {}),
-            ...(server.env ? { env: server.env } : {}),
-            ...(server.cwd ? { cwd: server.cwd } : {}),
-            // Piped, never inherited: an untrusted server's output must not reach the terminal as it is.
-            stderr: "pipe",
-          })
-        : new StreamableHTTPClientTransport(new URL(String(server.url)), {
-            ...(server.headers ? { requestInit: { headers: server.headers } } : {}),
-          });
-    this.client = client;
-    this.transport = transport;
-    this.closed = false;
-    if (transport instanceof StdioClientTransport) transport.stderr?.on("data", (c) => this.keepStderr(c));
-    client.onclose = () => {
-      if (this.client !== client) return;
-      this.closed = true;
-      // It ended (or was stopped): its pid is no longer ours to kill at exit.
-      if (this.pid !== undefined) forgetChild(this.pid);
-    };
-    // Errors of the transport after the handshake (a line that is not JSON) reach the call that waits, if any.
-    client.onerror = () => {};
-    await client.connect(transport, { timeout: this.settings.connectTimeoutMs });
-    return listTools(this);
-  }
-
-  /**
-   * Starts a stdio server again after it died, so that a node's retry can succeed: at most
-   * {@link MAX_RESTARTS} times per connection (a server that keeps dying is not restarted for ever), never after
-   * `close()`, never for HTTP (the server is not ours to start), and only to serve the same tools: a restarted
-   * server that lists other definitions stays down, since the plan was validated against the first ones.
-   */
-  revive(): Promise<string | undefined> {
-    this.#reviving ??= this.#restart().finally(() => (this.#reviving = undefined));
-    return this.#reviving;
-  }
-
-  /** Resolves to why the server could not be started again, or `undefined` once it runs. */
-  async #restart(): Promise<string | undefined> {
-    if (this.#closing !== undefined || !("command" in this.server))
-      return `the server is gone${this.lastWords()}`;
-    if (this.#restarts >= MAX_RESTARTS)
-      return `the server is gone, restarted ${MAX_RESTARTS} times already${this.lastWords()}`;
-    this.#restarts++;
-    let listed: McpToolDefinition[];
-    try {
-      listed = await this.open();
-    } catch (cause) {
-      await this.client.close().catch(() => {});
-      return `the server is gone and did not start again: ${oneLine(cause)}${this.lastWords()}`;
-    }
-    if (JSON.stringify(listed) !== JSON.stringify(this.definitions)) {
-      await this.client.close().catch(() => {});
-      return "the server was started again and lists other tools than it did; it stays down";
-    }
-    return undefined;
-  }
-
-  /** The stdio server's process id (kept once the process ends). */
-  get pid(): number | undefined {
-    return this.transport instanceof ReapedStdioTransport ? this.transport.spawned : undefined;
-  }
-
-  get trusted(): boolean {
-    return this.server.trusted === true;
-  }
-
-  /** Keeps the tail of the server's stderr: draining it keeps a chatty server from blocking on a full pipe. */
-  keepStderr(chunk: Buffer | string): void {
-    this.#stderr = (this.#stderr + String(chunk)).slice(-STDERR_TAIL);
-  }
-
-  /** The server's last stderr line, as a clause for a message (`: Error: EACCES …`), or nothing. */
-  lastWords(): string {
-    const line = this.#stderr.trim().split(/\r?\n/).pop()?.trim();
-    return line ? ` (its stderr: ${line.slice(0, 300)})` : "";
-  }
-
-  info(): McpServerInfo {
-    const reported = this.client.getServerVersion();
-    return {
-      name: this.prefix,
-      reported: reported ? { name: String(reported.name), version: String(reported.version) } : undefined,
-      trusted: this.trusted,
-      pid: this.closed ? undefined : this.pid,
-      tools: new Map(this.names),
-    };
-  }
-
-  close(): Promise<void> {
-    this.#closing ??= (async () => {
-      // A restart under way finishes first, so the process it starts is the one stopped here.
-      await this.#reviving?.catch(() => {});
-      const pid = this.pid;
-      this.closed = true;
-      if (this.transport instanceof StreamableHTTPClientTransport)
-        await this.transport.terminateSession().catch(() => {});
-      await this.client?.close().catch(() => {});
-      if (pid !== undefined) forgetChild(pid);
-    })();
-    return this.#closing;
-  }
-}
-
-/** The SDK's stdio transport, its child listed for killing at exit from the moment it is spawned. */
-class ReapedStdioTransport extends StdioClientTransport {
-  /** The child's pid, kept after it ends (the SDK's `pid` forgets it). */
-  spawned: number | undefined;
-
-  override async start(): Promise<void> {
-    await super.start();
-    this.spawned = this.pid ?? undefined;
-    if (this.spawned !== undefined) reapOnExit(this.spawned);
-  }
-}
-
-/** How often a dead stdio server is started again for the calls that follow (see `Connection.revive`). */
-const MAX_RESTARTS = 3;
-
-async function connect(server: McpServerOptions, settings: Settings): Promise<Connection> {
-  const where = label(server);
-  const connection = new Connection(server, where, settings);
-  try {
-    connection.definitions = await connection.open();
-  } catch (cause) {
-    await connection.close();
-    if (McpSourceError.isInstance(cause)) throw cause;
-    throw new McpSourceError(
-      "MCP_CONNECT_FAILED",
-      where,
-      `Could not connect to MCP server ${where}: ${oneLine(cause)}${connection.lastWords()}`,
-      { cause },
-    );
-  }
-  return connection;
-}
-
-async function listTools(connection: Connection): Promise<McpToolDefinition[]> {
-  const { client, label: where, settings } = connection;
-  const tools: McpToolDefinition[] = [];
-  let cursor: string | undefined;
-  for (let page = 0; page < MAX_PAGES; page++) {
-    const answer = await client.request(
-      { method: "tools/list", ...(cursor ? { params: { cursor } } : {}) },
-      ANY_ANSWER,
-      { timeout: settings.connectTimeoutMs },
-    );
-    let read;
-    try {
-      read = readToolPage(answer);
-    } catch (error) {
-      if (!(error instanceof McpAnswerError)) throw error;
-      throw new McpSourceError("MCP_TOOLS_INVALID", where, `MCP server ${where}: ${error.message}.`, {
-        ...(error.tool !== undefined ? { tool: error.tool } : {}),
-      });
-    }
-    tools.push(...read.tools);
-    if (tools.length > MAX_MCP_TOOLS)
-      throw new McpSourceError(
-        "MCP_TOOLS_INVALID",
-        where,
-        `MCP server ${where} lists more than ${MAX_MCP_TOOLS} tools.`,
-      );
-    cursor = read.nextCursor;
-    if (!cursor) return tools;
-  }
-  throw new McpSourceError(
-    "MCP_TOOLS_INVALID",
-    where,
-    `MCP server ${where}: its tool list goes on past ${MAX_PAGES} pages.`,
-  );
-}
 
 function besidesOf(besides: McpToolsOptions["besides"]): Set<string> {
   const names = new Set<string>();
@@ -567,19 +281,4 @@ async function callTool(
   const outcome = readCallAnswer(answer, settings.maxResultBytes);
   if (outcome.ok) return outcome.value;
   throw failed(outcome.reason === "too_large" ? "TOOL_RESULT_TOO_LARGE" : "TOOL_FAILED", outcome.message);
-}
-
-/** An error as one line, cut short: servers write what they like into their messages. */
-function oneLine(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  const line = message.replace(/\s+/g, " ").trim() || "unknown error";
-  return line.length > 300 ? `${line.slice(0, 300)}…` : line;
-}
-
-let version: string | undefined;
-function deputyVersion(): string {
-  version ??= (
-    JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }
-  ).version;
-  return version;
 }
