@@ -19,6 +19,8 @@ import { GgufTextEncoder } from "../src/distill/gguf-text-encoder.js";
 import { withExamples } from "../src/distill/in-context-examples.js";
 import { encoderModelForTests } from "../src/distill/encoder-model-path.js";
 import { readTraces } from "../src/traces/read-traces.js";
+import { DelegateBackendError } from "../src/errors/delegate-backend-error.js";
+import type { Proposal } from "../src/delegate/protocol.js";
 
 const { values } = parseArgs({
   options: {
@@ -49,6 +51,8 @@ interface Row {
   call: { name: string | null; arguments: Record<string, unknown> };
   label: { name: string | null; arguments: Record<string, unknown> };
   similarities?: number[];
+  /** Set when the backend failed (no call): `declined` stays false, as it was no decline. */
+  error?: string;
 }
 
 if (values.report) report(values.report);
@@ -98,12 +102,22 @@ async function run(): Promise<void> {
         if (only && !only.has(index)) continue;
         if (done.has(`${values.set}:${poolKey}:${k}:${maxInputChars}:${index}`)) continue;
         const started = performance.now();
-        const p = await delegate.propose({
-          instruction: c.instruction,
-          facts: c.facts,
-          tools: c.tools,
-          context: { runId: "bench", nodeId: "triage_items", item: index },
-        });
+        let p: Proposal;
+        let error: string | undefined;
+        try {
+          p = await delegate.propose({
+            instruction: c.instruction,
+            facts: c.facts,
+            tools: c.tools,
+            context: { runId: "bench", nodeId: "triage_items", item: index },
+          });
+        } catch (cause) {
+          // A backend failure (an answer that never ends, say) is an outcome the plan sees as such (its node's
+          // on_reject takes over): recorded as no call, never a crash of the run.
+          if (!DelegateBackendError.isInstance(cause)) throw cause;
+          error = cause.message;
+          p = { name: null, arguments: {}, confidence: null };
+        }
         const row: Row = {
           k,
           maxInputChars,
@@ -112,12 +126,13 @@ async function run(): Promise<void> {
           index,
           exact: exactMatch(p, c.call),
           tool: p.name === c.call.name,
-          declined: p.name === null,
+          declined: p.name === null && error === undefined,
           confidence: p.confidence,
           latencyMs: Math.round(performance.now() - started),
           call: { name: p.name, arguments: p.arguments },
           label: c.call,
           ...(p.examples ? { similarities: p.examples } : {}),
+          ...(error ? { error } : {}),
         };
         appendFileSync(out, `${JSON.stringify(row)}\n`);
         console.error(
