@@ -73,9 +73,14 @@ async function run(): Promise<void> {
     process.exit(2);
   }
   const pool = poolSets.flatMap(read);
-  const poolKey = poolSets.join("+");
+  // A k = 0 row shows no examples, so it is the same whatever the pool: keyed without one, it runs once.
+  const poolKey = (k: number) => (k === 0 ? "none" : poolSets.join("+"));
   const cases = read(values.set).slice(0, Number(values.limit));
   const only = values.indices ? new Set(values.indices.split(",").map(Number)) : undefined;
+  if (only && [...only].some((i) => !Number.isInteger(i) || i < 0)) {
+    console.error(`--indices must be alert indices like 3,5,8, got ${values.indices}`);
+    process.exit(2);
+  }
   const done = new Set(
     existsSync(out)
       ? readFileSync(out, "utf8")
@@ -83,7 +88,7 @@ async function run(): Promise<void> {
           .filter(Boolean)
           .map((l) => {
             const r = JSON.parse(l) as Row;
-            return `${r.set}:${r.pool ?? "train"}:${r.k}:${r.maxInputChars ?? 1000}:${r.index}`;
+            return `${r.set}:${r.k === 0 ? "none" : (r.pool ?? "train")}:${r.k}:${r.maxInputChars ?? 1000}:${r.index}`;
           })
       : [],
   );
@@ -100,7 +105,7 @@ async function run(): Promise<void> {
       const delegate = withExamples(local, { source: { examples: pool }, encoder, k });
       for (const [index, c] of cases.entries()) {
         if (only && !only.has(index)) continue;
-        if (done.has(`${values.set}:${poolKey}:${k}:${maxInputChars}:${index}`)) continue;
+        if (done.has(`${values.set}:${poolKey(k)}:${k}:${maxInputChars}:${index}`)) continue;
         const started = performance.now();
         let p: Proposal;
         let error: string | undefined;
@@ -116,12 +121,18 @@ async function run(): Promise<void> {
           // on_reject takes over): recorded as no call, never a crash of the run.
           if (!DelegateBackendError.isInstance(cause)) throw cause;
           error = cause.message;
-          p = { name: null, arguments: {}, confidence: null };
+          p = {
+            name: null,
+            arguments: {},
+            confidence: null,
+            backend: delegate.name,
+            latencyMs: performance.now() - started,
+          };
         }
         const row: Row = {
           k,
           maxInputChars,
-          pool: poolKey,
+          ...(k === 0 ? {} : { pool: poolKey(k) }),
           set: values.set,
           index,
           exact: exactMatch(p, c.call),
