@@ -5,7 +5,7 @@
  *
  *   node --import tsx bench/quality-holdout.ts --records holdout.jsonl --relevance encoder-holdout.jsonl \
  *     [--selfcheck selfcheck-holdout.jsonl] [--suite bench/data/bfcl-holdout] [--thresholds 0.823,0.819] \
- *     [--weak-confidence 0.2] [--decline 0.15|off]
+ *     [--weak-confidence 0.2] [--decline 0.15|off] [--selfcheck-below 0.65]
  *
  * Settings (the shared set's, for the 1.5B): relevance < 0.262; relevance < 0.6 and answer confidence < 0.2;
  * P(decline) ≥ 0.15; self-check < 0.65. The 0.5B's: `--weak-confidence 0.3 --decline off`, no `--selfcheck`
@@ -25,6 +25,8 @@ const { values } = parseArgs({
     thresholds: { type: "string", default: "0.823,0.819" },
     "weak-confidence": { type: "string", default: "0.2" },
     decline: { type: "string", default: "0.15" },
+    // Rule E's self-check threshold S (protocol-holdout-b.md fixes 0.68 for the second holdout).
+    "selfcheck-below": { type: "string", default: "0.65" },
   },
 });
 if (!values.records || !values.relevance) {
@@ -36,7 +38,7 @@ const SETTINGS = {
   weakBelow: 0.6,
   weakConfidence: Number(values["weak-confidence"]),
   decline: values.decline === "off" ? Infinity : Number(values.decline),
-  selfCheck: 0.65,
+  selfCheck: Number(values["selfcheck-below"]),
 };
 
 interface Row {
@@ -97,7 +99,7 @@ console.log("|---|---|---|---|---|");
 for (const [label, rule] of [
   ["today (greedy)", (r: Row) => r.name === null],
   [values.decline === "off" ? "B (relevance step only)" : "D", ruleD],
-  ...(values.selfcheck ? [["E (D, or self-check < 0.65)", ruleE] as const] : []),
+  ...(values.selfcheck ? [[`E (D, or self-check < ${SETTINGS.selfCheck})`, ruleE] as const] : []),
 ] as const) {
   const declined = irr.filter(rule).length;
   const exact = calls.filter((r) => r.correct && !rule(r)).length;
