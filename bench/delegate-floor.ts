@@ -6,14 +6,15 @@
  * 2. Per item of the fan-out (one tool set for every item, as a `for_each` delegate node has): the prompt tokens
  *    shared with every item vs the item's own, the answer's value tokens vs its structure (forced or formatting),
  *    and the floor = own prompt tokens / prefill rate + value tokens / decode rate. Every speed is a ratio to it.
- * 3. Jump-forward off and on (decode batches and time per proposal, same calls), LocalDelegate pool sizes,
+ * 3. The whole answer decoded against stopping once it is decided, jump-forward off and on (decode batches and
+ *    time per proposal, same calls), LocalDelegate pool sizes,
  *    LlamaServerDelegate parallel slots, and a bare llama-server `/completion` with the same prompt and JSON-schema
  *    grammar and no prefix reuse (`cache_prompt: false`): proposals/s, side by side.
  *
  *   npx tsx bench/delegate.ts --floor
  *     DEPUTY_BENCH_FLOOR_MODELS=qwen2.5-coder-0.5b-instruct,qwen2.5-coder-1.5b-instruct
  *     DEPUTY_BENCH_FLOOR_N=100 items   DEPUTY_BENCH_FLOOR_POOLS=1,2   DEPUTY_BENCH_FLOOR_THREADS=1,2 (rates)
- *     DEPUTY_BENCH_FLOOR_PARTS=rates,jump,pools,server (which parts run)
+ *     DEPUTY_BENCH_FLOOR_PARTS=rates,whole,jump,pools,server (which parts run)
  *     DEPUTY_BENCH_FLOOR_SVG=bench/results/delegate-floor.svg
  *
  * Prints markdown tables, the load average before and after every part, and writes the SVG.
@@ -42,7 +43,7 @@ const MODELS = (
 const N = Number(env.DEPUTY_BENCH_FLOOR_N ?? 100);
 const POOLS = (env.DEPUTY_BENCH_FLOOR_POOLS ?? "1,2").split(",").map(Number);
 const THREADS = (env.DEPUTY_BENCH_FLOOR_THREADS ?? "1,2").split(",").map(Number);
-const PARTS = new Set((env.DEPUTY_BENCH_FLOOR_PARTS ?? "rates,jump,pools,server").split(","));
+const PARTS = new Set((env.DEPUTY_BENCH_FLOOR_PARTS ?? "rates,whole,jump,pools,server").split(","));
 const SVG = env.DEPUTY_BENCH_FLOOR_SVG ?? "bench/results/delegate-floor.svg";
 
 const load = () =>
@@ -130,6 +131,54 @@ async function rates(model: string, threads: number, prompt: string): Promise<Ra
   return best;
 }
 
+/** Tokens of an item's own prompt in a window reading: about what an alert-triage item brings that is new. */
+const OWN_TOKENS = 48;
+
+/**
+ * Rates read in the same window as a configuration's proposals, on a context of its own: the CPU a prompt tail of
+ * {@link OWN_TOKENS} costs evaluated after the rest of the prompt (as an item's own tokens are, after the shared
+ * prefix: attention over the prefix makes them dearer than a prompt's average token) and single decode steps.
+ * The machine's speed drifts: the same readings were 38 % apart an hour apart on a quiet machine (load ~1), so a
+ * floor read once at the start would not be the floor of a run half an hour later.
+ */
+async function windowRates(model: string, prompt: string) {
+  const m = await import("node-llama-cpp");
+  const llama = await m.getLlama({ gpu: false, build: "never", logLevel: m.LlamaLogLevel.error });
+  const loaded = await llama.loadModel({ modelPath: model });
+  const context = await loaded.createContext({ contextSize: 2048, threads: 1 });
+  const sequence = context.getSequence();
+  const tokens = loaded.tokenize(prompt, true);
+  const head = tokens.length - OWN_TOKENS;
+  await sequence.evaluateWithoutGeneratingNewTokens(tokens.slice(0, head));
+  return {
+    /** Best of three: tokens a CPU-second for the tail after the head, and for decode steps. */
+    async read(): Promise<{ prefill: number; decode: number }> {
+      const best = { prefill: 0, decode: 0 };
+      for (let run = 0; run < 3; run++) {
+        await sequence.eraseContextTokenRanges([{ start: head, end: sequence.nextTokenIndex }]);
+        let c = cpuMs();
+        await sequence.evaluateWithoutGeneratingNewTokens(tokens.slice(head));
+        best.prefill = Math.max(best.prefill, OWN_TOKENS / ((cpuMs() - c) / 1000));
+        const steps = 16;
+        let token = tokens.at(-1)!;
+        c = cpuMs();
+        for (let n = 0; n < steps; n++) {
+          const [output] = await sequence.controlledEvaluate([
+            [token, { generateNext: { token: true, options: { temperature: 0 } } }],
+          ]);
+          token = output?.next.token ?? token;
+        }
+        best.decode = Math.max(best.decode, steps / ((cpuMs() - c) / 1000));
+      }
+      return best;
+    },
+    async close() {
+      await context.dispose();
+      await loaded.dispose();
+    },
+  };
+}
+
 interface Item {
   ms: number;
   /** CPU ms of this proposal alone (one at a time only). */
@@ -178,9 +227,16 @@ const median = (xs: number[]) => {
 };
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 
-/** The floor of one proposal (seconds) from its token accounting. */
-function floorOf(info: LocalDecodeInfo, r: Rates): { own: number; value: number; floor: number } {
-  const own = info.promptTokens - info.sharedPromptTokens;
+/**
+ * The floor of one proposal (seconds) from its token accounting: the prompt tokens it had to evaluate — past the
+ * prefix it shares with every item, and past what it shares with the item before it (every alert's task begins
+ * with the same words, which the prefix cache already serves) — and its value tokens.
+ */
+function floorOf(
+  info: LocalDecodeInfo,
+  r: { prefill: number; decode: number },
+): { own: number; value: number; floor: number } {
+  const own = info.promptTokens - Math.max(info.sharedPromptTokens, info.reusedPromptTokens);
   const value = valueTokens(info.pieces).filter(Boolean).length;
   return { own, value, floor: own / r.prefill + value / r.decode };
 }
@@ -258,11 +314,16 @@ async function benchModel(name: RealModelName) {
       );
     }
   }
-  const r1 = byThreads.get(1) ?? (await rates(model, 1, `${system}\n${user}`));
 
   const infos: LocalDecodeInfo[] = [];
-  const local = (options: { poolSize?: number; jumpForward?: boolean }) =>
-    new LocalDelegate({ model, threads: 1, ...options, _internal: { onDecode: (i) => infos.push(i) } });
+  const local = (options: { poolSize?: number; jumpForward?: boolean; decodeWholeAnswer?: boolean }) =>
+    new LocalDelegate({
+      model,
+      threads: 1,
+      ...(options.poolSize !== undefined ? { poolSize: options.poolSize } : {}),
+      ...(options.jumpForward !== undefined ? { jumpForward: options.jumpForward } : {}),
+      _internal: { onDecode: (i) => infos.push(i), decodeWholeAnswer: options.decodeWholeAnswer ?? false },
+    });
   const results: {
     label: string;
     items: Item[];
@@ -270,17 +331,37 @@ async function benchModel(name: RealModelName) {
     cpu: number;
     infos: LocalDecodeInfo[];
     pool: number;
+    /** The floor's rates in this configuration's window: per-token costs averaged over the readings around it. */
+    window: { prefill: number; decode: number };
   }[] = [];
+  const probe = await windowRates(model, `${system}\n${user}`);
+  let before = await probe.read();
   const measure = async (label: string, delegate: ToolCallDelegate, pool: number, serverPid?: number) => {
     const isLocal = serverPid === undefined;
     const pids = isLocal ? [] : [serverPid];
     const { items, wall, cpu } = await run(delegate, list, pool, isLocal ? infos : undefined, pids);
     await delegate.close();
-    results.push({ label, items, wall, cpu, infos: isLocal ? [...infos] : [], pool });
+    const after = await probe.read();
+    const window = {
+      prefill: 2 / (1 / before.prefill + 1 / after.prefill),
+      decode: 2 / (1 / before.decode + 1 / after.decode),
+    };
+    results.push({ label, items, wall, cpu, infos: isLocal ? [...infos] : [], pool, window });
     say(
-      `  ${label}: ${(list.length / wall).toFixed(3)} proposals/s, ${(cpu / list.length).toFixed(0)} CPU ms a proposal, load average ${load()}`,
+      `  ${label}: ${(list.length / wall).toFixed(3)} proposals/s, ${(cpu / list.length).toFixed(0)} CPU ms a proposal, ` +
+        `window rates (own-token prefill / decode, tokens a CPU-second) ${before.prefill.toFixed(1)} / ${before.decode.toFixed(1)} before, ` +
+        `${after.prefill.toFixed(1)} / ${after.decode.toFixed(1)} after, load average ${load()}`,
     );
+    before = after;
   };
+  if (PARTS.has("whole")) {
+    // Before stopping at a decided answer: every token decoded, the closing brackets and a decline's tail too.
+    await measure(
+      "LocalDelegate pool 1, whole answer decoded",
+      local({ jumpForward: false, decodeWholeAnswer: true }),
+      1,
+    );
+  }
   if (PARTS.has("jump")) {
     await measure("LocalDelegate pool 1, jump-forward off", local({ jumpForward: false }), 1);
     await measure("LocalDelegate pool 1, jump-forward on", local({ jumpForward: true }), 1);
@@ -322,8 +403,11 @@ async function benchModel(name: RealModelName) {
   const accounting =
     results.find((x) => x.infos.length === list.length && x.infos.some((i) => i.forced > 0)) ??
     results.find((x) => x.infos.length === list.length);
+  await probe.close();
   if (!accounting) return;
-  const floors = accounting.infos.map((i) => floorOf(i, r1));
+  const floorsIn = (w: { prefill: number; decode: number }) => accounting.infos.map((i) => floorOf(i, w));
+  const w0 = results[0]!.window;
+  const floors = floorsIn(w0);
   const floorTotal = sum(floors.map((f) => f.floor));
   const shared = median(accounting.infos.map((i) => i.sharedPromptTokens));
   const own = median(floors.map((f) => f.own));
@@ -332,33 +416,48 @@ async function benchModel(name: RealModelName) {
   const forced = median(accounting.infos.map((i) => i.forced));
   say(
     `\nPer proposal (median of ${list.length}): reads ${shared} shared + ${own} own prompt tokens; writes ${written} ` +
-      `tokens, ${value} of them value tokens, ${forced} appended as forced runs. Floor at 1 thread ` +
-      `(${r1.prefill.toFixed(0)} prefill, ${r1.decode.toFixed(1)} decode tokens a CPU-second): median ` +
-      `${(median(floors.map((f) => f.floor)) * 1000).toFixed(0)} CPU ms a proposal, ${(list.length / floorTotal).toFixed(3)} proposals a CPU-second.\n`,
+      `tokens, ${value} of them value tokens, ${forced} appended as forced runs. Floor at 1 thread in the first ` +
+      `configuration's window (${w0.prefill.toFixed(1)} own-token prefill, ${w0.decode.toFixed(1)} decode tokens a CPU-second): median ` +
+      `${(median(floors.map((f) => f.floor)) * 1000).toFixed(0)} CPU ms a proposal, ${(list.length / floorTotal).toFixed(3)} proposals a CPU-second. ` +
+      `Each row's ratios are to the floor in its own window (the rates read before and after it).\n`,
   );
   const reference = results[0]!.items.map((i) => i.call);
   say(
-    "| backend | proposals/s (wall) | CPU ms a proposal | CPU ÷ floor (all items) | median CPU ÷ floor (per item) | median wall ms | batches a proposal | same calls as the first row |",
+    "| backend | proposals/s (wall) | CPU ms a proposal | floor in its window, CPU ms a proposal | CPU ÷ floor (all items) | median CPU ÷ floor (per item) | median wall ms | batches a proposal | same calls as the first row |",
   );
-  say("|---|---|---|---|---|---|---|---|");
+  say("|---|---|---|---|---|---|---|---|---|");
   for (const x of results) {
     const perSecond = list.length / x.wall;
-    const ratios = x.items.flatMap((it, k) =>
-      it.cpu === undefined ? [] : [it.cpu / 1000 / floors[k]!.floor],
-    );
+    const own = floorsIn(x.window);
+    const ownTotal = sum(own.map((f) => f.floor));
+    const ratios = x.items.flatMap((it, k) => (it.cpu === undefined ? [] : [it.cpu / 1000 / own[k]!.floor]));
     const batches = x.infos.length ? median(x.infos.map((i) => i.batches)).toFixed(0) : "";
     const same = x.items.filter((it, k) => it.call === reference[k]).length;
     say(
-      `| ${x.label} | ${perSecond.toFixed(3)} | ${(x.cpu / list.length).toFixed(0)} | ${(x.cpu / 1000 / floorTotal).toFixed(2)}× | ${ratios.length ? `${median(ratios).toFixed(2)}×` : ""} | ${median(x.items.map((i) => i.ms)).toFixed(0)} | ${batches} | ${same}/${list.length} |`,
+      `| ${x.label} | ${perSecond.toFixed(3)} | ${(x.cpu / list.length).toFixed(0)} | ${((ownTotal / list.length) * 1000).toFixed(0)} | ${(x.cpu / 1000 / ownTotal).toFixed(2)}× | ${ratios.length ? `${median(ratios).toFixed(2)}×` : ""} | ${median(x.items.map((i) => i.ms)).toFixed(0)} | ${batches} | ${same}/${list.length} |`,
     );
     bars.push({
       model: name,
       label: x.label,
       perSecond: list.length / (x.cpu / 1000),
-      floorPerSecond: list.length / floorTotal,
+      floorPerSecond: list.length / ownTotal,
     });
   }
-  const off = results.find((x) => x.label.includes("jump-forward off"));
+  const whole = results.find((x) => x.label.includes("whole answer decoded"));
+  // The default path: jump-forward off, or pool 1 when the jump part did not run.
+  const off =
+    results.find((x) => x.label.includes("jump-forward off")) ??
+    results.find((x) => x.label === "LocalDelegate pool 1");
+  if (whole && off) {
+    const steps = (x: typeof whole) => median(x.infos.map((i) => i.pieces.length));
+    say(
+      `\nStopping at a decided answer: tokens decoded a proposal ${steps(whole)} → ${steps(off)} (medians; ` +
+        `${sum(whole.infos.map((i) => i.pieces.length))} → ${sum(off.infos.map((i) => i.pieces.length))} in all), ` +
+        `CPU a proposal ${median(whole.items.map((i) => i.cpu ?? NaN)).toFixed(0)} → ${median(off.items.map((i) => i.cpu ?? NaN)).toFixed(0)} ms, ` +
+        `calls identical on ${off.items.filter((it, k) => it.call === whole.items[k]!.call).length}/${list.length}, ` +
+        `answer confidence identical on ${off.items.filter((it, k) => it.confidence === whole.items[k]!.confidence).length}/${list.length}.`,
+    );
+  }
   const on = results.find((x) => x.label.includes("jump-forward on"));
   if (off && on) {
     const drift = on.items.map((it, k) => {

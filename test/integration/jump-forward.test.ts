@@ -1,7 +1,9 @@
 // Jump-forward decoding on real weights: Qwen2.5-Coder-0.5B-Instruct (`bash scripts/models.sh`; skipped when it
 // is not cached) proposes for a fixed labelled set — the first alert-triage held-out items, one tool set — with
 // the forced runs appended in batches and step by step. The calls and their confidences must be the same bit for
-// bit (each batch is small enough for llama.cpp to compute like single steps); the batches fewer.
+// bit (each batch is small enough for llama.cpp to compute like single steps); the batches fewer. And against
+// decoding every token of the answer: stopping once only closing brackets may follow gives the same calls and
+// confidences from fewer tokens.
 import { readFileSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
 import { type LocalDecodeInfo, LocalDelegate } from "../../src/delegate/backends/local-delegate.js";
@@ -20,17 +22,17 @@ const labelled = readFileSync(
   .map((line) => JSON.parse(line) as ProposeRequest & { finalCall: { name: string } });
 
 describe.skipIf(!model)("jump-forward decoding on Qwen2.5-Coder-0.5B-Instruct (real weights)", () => {
-  const infos: LocalDecodeInfo[][] = [[], []];
-  const [stepwise, jumping] = [false, true].map(
+  const infos: LocalDecodeInfo[][] = [[], [], []];
+  const [stepwise, jumping, whole] = [false, true, false].map(
     (jumpForward, k) =>
       new LocalDelegate({
         model: model!,
         threads: 1,
         jumpForward,
-        _internal: { onDecode: (i) => infos[k]!.push(i) },
+        _internal: { onDecode: (i) => infos[k]!.push(i), decodeWholeAnswer: k === 2 },
       }),
   );
-  afterAll(() => Promise.all([stepwise!.close(), jumping!.close()]));
+  afterAll(() => Promise.all([stepwise!.close(), jumping!.close(), whole!.close()]));
 
   it(
     "proposes the same calls with the same confidences with the forced runs batched, in fewer batches",
@@ -48,10 +50,25 @@ describe.skipIf(!model)("jump-forward decoding on Qwen2.5-Coder-0.5B-Instruct (r
         // The same tokens' probabilities, read at the same positions from the same arithmetic.
         expect(b.confidence).toBe(a.confidence);
         if (b.name === item.finalCall.name) right++;
+        const c = await whole!.propose(request);
+        expect({ name: c.name, arguments: c.arguments, confidence: c.confidence }, item.instruction).toEqual({
+          name: a.name,
+          arguments: a.arguments,
+          confidence: a.confidence,
+        });
       }
       // The model picks the labelled tool on most of these (what the comparison is about is the same calls).
       expect(right).toBeGreaterThanOrEqual(ITEMS / 2);
-      const [off, on] = infos;
+      const [off, on, all] = infos;
+      // The closing brackets after the last value came from no decode step where the model wrote them apart.
+      let shorter = 0;
+      for (let k = 0; k < ITEMS; k++) {
+        const [cut, full] = [off![k]!.pieces.join(""), all![k]!.pieces.join("")];
+        expect(full.startsWith(cut), full).toBe(true);
+        expect(full.slice(cut.length), full).toMatch(/^[\s}\]]*$/);
+        if (cut.length < full.length) shorter++;
+      }
+      expect(shorter).toBeGreaterThanOrEqual(1);
       for (let k = 0; k < ITEMS; k++) {
         expect(off![k]!.forced).toBe(0);
         // Keys, quotes and the rest of each tool name came in forced runs, not steps of their own.

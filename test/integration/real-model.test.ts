@@ -147,12 +147,16 @@ describe("declining on real weights: Qwen2.5-Coder-0.5B-Instruct, LocalDelegate,
   const DECLINED = ["irrelevance_11", "irrelevance_14", "live_irrelevance_57-2-45"];
   const ANSWERED = ["simple_python_2", "simple_python_12", "multiple_3"];
   const shares = new Map<string, number | undefined>();
+  const written = new Map<string, string>();
   let current = "";
   const local = new LocalDelegate({
     model,
     ...settings,
     declineThreshold: DECLINE_THRESHOLD_05,
-    _internal: { onDeclineProbability: (p) => shares.set(current, p) },
+    _internal: {
+      onDeclineProbability: (p) => shares.set(current, p),
+      onDecode: (i) => written.set(current, i.pieces.join("")),
+    },
   });
   afterAll(() => local.close());
 
@@ -167,6 +171,8 @@ describe("declining on real weights: Qwen2.5-Coder-0.5B-Instruct, LocalDelegate,
           expect(r.name, current).toBeNull();
           expect(verdictOf(c, r), current).toBe("declined");
           expect(shares.get(current), current).toBeGreaterThanOrEqual(DECLINE_THRESHOLD_05);
+          // Decoding stopped at the decided `null`: a decline's empty arguments are not decoded token by token.
+          expect(written.get(current), current).toMatch(/^\s*\{\s*"name"\s*:\s*null\W*$/);
         } else {
           expect(r, current).toMatchObject({ correct: true });
           expect(shares.get(current), current).toBeLessThan(DECLINE_THRESHOLD_05);

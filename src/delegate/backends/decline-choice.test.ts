@@ -1,5 +1,7 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { atChoice, declineChoice, pastChoice } from "./decline-choice.js";
+import { parseProposal } from "./parse-proposal.js";
+import { atChoice, declineChoice, declinedAnswer, pastChoice } from "./decline-choice.js";
 
 // A toy vocabulary: token id → text, as a model's tokenizer would give it.
 const PIECES: Record<number, string> = {
@@ -75,5 +77,29 @@ describe("atChoice / pastChoice", () => {
     expect(pastChoice('{"name":"')).toBe(true);
     expect(pastChoice('{"name":nu')).toBe(true);
     expect(pastChoice('{"arguments"')).toBe(true);
+  });
+});
+
+describe("declinedAnswer", () => {
+  it("closes an answer once its null is written, whatever the token after it began", () => {
+    expect(declinedAnswer('{"name":null')).toBe('{"name":null}');
+    expect(declinedAnswer('{ "name" : null,"')).toBe('{ "name" : null}');
+    expect(declinedAnswer('{"name":nul')).toBeUndefined();
+    expect(declinedAnswer('{"name":"null')).toBeUndefined();
+    expect(declinedAnswer('{"name":"get')).toBeUndefined();
+    expect(declinedAnswer('{"')).toBeUndefined();
+  });
+
+  it("gives a decline for every spacing of a written null, and nothing before the null is whole", () => {
+    const space = fc.constantFrom("", " ", "\n", "  ", "\t");
+    fc.assert(
+      fc.property(space, space, space, space, fc.string({ maxLength: 12 }), (a, b, c, d, after) => {
+        const declined = `${a}{${b}"name"${c}:${d}null`;
+        const answer = declinedAnswer(declined + after);
+        expect(parseProposal("local", answer!)).toEqual({ name: null, arguments: {} });
+        for (let n = 0; n < declined.length; n++)
+          expect(declinedAnswer(declined.slice(0, n))).toBeUndefined();
+      }),
+    );
   });
 });

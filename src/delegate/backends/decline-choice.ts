@@ -11,6 +11,8 @@ const BEFORE_CHOICE = /^\s*\{\s*"name"\s*:\s*$/;
 /** An answer prefix that has chosen: `null` (declined) or the opening quote of a tool name. */
 const CHOSE_NULL = /^\s*\{\s*"name"\s*:\s*n/;
 const CHOSE_TOOL = /^\s*\{\s*"name"\s*:\s*"/;
+/** An answer that has written the whole `null`: declined, whatever follows. */
+const DECLINED = /^\s*\{\s*"name"\s*:\s*null/;
 
 /** What {@link declineChoice} found at one decoding step. */
 export interface DeclineChoice {
@@ -68,4 +70,14 @@ export function pastChoice(text: string): boolean {
 /** True while the answer is still a prefix of `{"name":` (a step may then write the colon and the choice). */
 function isPrefixOfChoice(text: string): boolean {
   return '{"name":'.startsWith(text.replace(/\s+/g, ""));
+}
+
+/**
+ * The whole answer once `text` has declined (`{"name":null`, whatever token it ended in): `text` up to the
+ * `null`, closed. A decline's arguments can only be empty, so nothing after the `null` is a choice and the answer
+ * need not be decoded further. Undefined while the answer has not declined.
+ */
+export function declinedAnswer(text: string): string | undefined {
+  const declined = DECLINED.exec(text);
+  return declined ? `${declined[0]}}` : undefined;
 }

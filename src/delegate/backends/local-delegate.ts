@@ -111,6 +111,11 @@ export interface LocalDelegateOptions {
   sharePrefix?: boolean;
   /** @internal Test hooks. */
   _internal?: {
+    /**
+     * Decode every token of the answer, not stopping once it is decided (a decline's `null`, or only closing
+     * brackets left; local-generation.ts). Default false: the same call and confidence in fewer steps.
+     */
+    decodeWholeAnswer?: boolean;
     /** Per proposal: how it was decoded and how much of its prompt was shared (counts, no times). */
     onDecode?: (info: LocalDecodeInfo) => void;
     /** The decline's probability at the choice point (undefined when it was not read). */
@@ -306,6 +311,11 @@ export class LocalDelegate implements ToolCallDelegate {
           seed: this.#options.seed,
           maxOutputTokens: this.#options.maxOutputTokens,
           jumpForward: this.#options.jumpForward,
+          // The mean token probability and the onTokens hook read every token, the closing ones too.
+          stopWhenDecided:
+            !this.#options._internal?.decodeWholeAnswer &&
+            !this.#options.tokenProbability &&
+            reading !== "grammar",
           ...(declineThreshold !== undefined ? { declineThreshold } : {}),
           name: this.name,
           signal,

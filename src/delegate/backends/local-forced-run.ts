@@ -74,3 +74,59 @@ export function forcedText(
   }
   return text;
 }
+
+/** The brackets still open at the end of `text` (outside strings), innermost last; undefined inside a string. */
+function openBrackets(text: string): string[] | undefined {
+  const open: string[] = [];
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (inString) {
+      if (c === "\\") i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === "{" || c === "[") open.push(c);
+    else if (c === "}" || c === "]") open.pop();
+  }
+  return inString ? undefined : open;
+}
+
+/**
+ * The closing brackets that must end the answer, when the grammar allows nothing else after `text` (whitespace
+ * aside): the last value is complete and no key, element or separator may follow. Then the answer is decided —
+ * the brackets hold no choice and no value — and need not be decoded. Undefined when anything else may come, or
+ * when `text` is inside a string or already complete. `state` is not moved (the check runs on a clone).
+ */
+export function forcedClose(
+  model: LlamaModel,
+  state: LlamaGrammarEvaluationState,
+  checks: GrammarChecks,
+  text: string,
+): string | undefined {
+  const last = text.trimEnd().at(-1);
+  // Only after a value's last character: a string's closing quote, a bracket, or a literal (true, false, null).
+  if (last === undefined || !'"}]el'.includes(last)) return undefined;
+  const open = openBrackets(text);
+  if (!open || open.length === 0) return undefined;
+  const characters = charactersOf(model);
+  if (characters.length < 97) return undefined;
+  const comma = characters.find((c) => c.char === ",")!;
+  // Cheapest refusal first: a separator allowed means more may follow.
+  if (checks.canBeNextTokenForGrammarEvaluationState(nativeState(state), comma.token)) return undefined;
+  const probe = nativeState(state.clone());
+  let closing = "";
+  for (const bracket of open.reverse()) {
+    const close = bracket === "{" ? "}" : "]";
+    let only: Token | undefined;
+    for (const c of characters) {
+      if (c.char === " " || c.char === "\n" || c.char === "\t") continue;
+      if (!checks.canBeNextTokenForGrammarEvaluationState(probe, c.token)) continue;
+      if (c.char !== close || only !== undefined) return undefined;
+      only = c.token;
+    }
+    if (only === undefined) return undefined;
+    checks.acceptGrammarEvaluationStateToken(probe, only);
+    closing += close;
+  }
+  return closing;
+}

@@ -10,8 +10,14 @@ import type { DecodeStats } from "./local-decode-info.js";
 import { DelegateBackendError } from "../../errors/index.js";
 import type { NodeLlamaCpp } from "./node-llama-cpp-loader.js";
 import { abortError } from "./abort-error.js";
-import { atChoice, declineChoice, pastChoice } from "./decline-choice.js";
-import { forcedText, grammarChecks, nativeState } from "./local-forced-run.js";
+import { atChoice, declineChoice, declinedAnswer, pastChoice } from "./decline-choice.js";
+import {
+  forcedClose,
+  forcedText,
+  type GrammarChecks,
+  grammarChecks,
+  nativeState,
+} from "./local-forced-run.js";
 
 /**
  * How {@link generateAnswer} reads probabilities while it decodes:
@@ -27,7 +33,9 @@ export type ProbabilityReading = "none" | "grammar" | "raw";
 
 /** A finished answer: its text and tokens, and the probabilities the reading asked for (else empty). */
 export interface GeneratedAnswer {
+  /** The answer's JSON: the generated tokens' text, completed when decoding stopped at a decided answer. */
   text: string;
+  /** The tokens decoded (without the completion `stopWhenDecided` wrote). */
   generated: Token[];
   /** Prompt tokens reused from the sequence's previous evaluation (prefix cache). */
   reused: number;
@@ -67,6 +75,13 @@ export interface GenerateOptions {
    * at least this, even if a tool name is likelier. Unset: the likeliest allowed token, as llama.cpp would.
    */
   declineThreshold?: number;
+  /**
+   * Stop decoding once the answer is decided: it declined (a decline's arguments can only be empty), or the
+   * grammar allows nothing but the closing brackets (with `"raw"`). What is left holds no choice and no value
+   * token, so the call and its answer confidence are those of the whole decode, in fewer steps; the answer's
+   * text is completed without them. Default false (every token decoded).
+   */
+  stopWhenDecided?: boolean;
   /** Backend name for errors. */
   name: string;
   signal: AbortSignal | undefined;
@@ -80,6 +95,9 @@ export interface GenerateOptions {
  * into one batch. Capped here, jump-forward changes no call and no confidence (bench/RESULTS.md, "Quiet rerun").
  */
 const JUMP_BATCH = 3;
+
+/** Tokens within which a decline's `null` is written (`{"`, `name`, `":`, ` null`, with room for whitespace). */
+const DECLINE_WITHIN = 8;
 
 /** Characters of forced text read ahead for a draft: they hold the next two tokens of nearly every forced run. */
 const FORCED_PROBE_CHARS = 16;
@@ -111,7 +129,7 @@ export async function generateAnswer(options: GenerateOptions): Promise<Generate
   if (options.reading === "raw") await decodeRaw(options, promptTokens.slice(reused), state, answer);
   else await decodePlain(options, promptTokens.slice(reused), state, answer);
   return {
-    text: model.detokenize(answer.generated),
+    text: answer.decided ?? model.detokenize(answer.generated),
     generated: answer.generated,
     reused,
     grammarProbabilities: answer.grammar,
@@ -127,6 +145,8 @@ class Answer {
   readonly grammar: number[] = [];
   readonly raw: number[] = [];
   readonly stats: DecodeStats = { batches: 0, drafted: 0, forced: 0 };
+  /** The whole answer's text when decoding stopped at a decided answer (`stopWhenDecided`). */
+  decided: string | undefined;
   /** The decline's probability at the choice point; `chosen` once the answer is past it. */
   declineProbability: number | undefined;
   chosen = false;
@@ -145,7 +165,22 @@ class Answer {
         raw: model.detokenize(this.generated),
       });
     }
-    return model.detokenize([token]).includes("}") && isCompleteJson(model.detokenize(this.generated));
+    const piece = model.detokenize([token]);
+    if (this.options.stopWhenDecided && this.generated.length <= DECLINE_WITHIN && piece.includes("l")) {
+      this.decided = declinedAnswer(model.detokenize(this.generated));
+      if (this.decided !== undefined) return true;
+    }
+    return piece.includes("}") && isCompleteJson(model.detokenize(this.generated));
+  }
+
+  /** After the grammar took the last token: true (the answer completed) when only closing brackets may follow. */
+  closeIfForced(state: LlamaGrammarEvaluationState, checks: GrammarChecks): boolean {
+    if (!this.options.stopWhenDecided) return false;
+    const text = this.options.model.detokenize(this.generated);
+    const closing = forcedClose(this.options.model, state, checks, text);
+    if (closing === undefined) return false;
+    this.decided = text + closing;
+    return true;
   }
 }
 
@@ -230,6 +265,7 @@ async function decodeRaw(
       }
       if (!model.isEogToken(best.token)) checks.acceptGrammarEvaluationStateToken(native, best.token);
       if (answer.add(best.token, { raw: best.probability })) return;
+      if (answer.closeIfForced(state, checks)) return;
       const d = at - (input.length - 1);
       if (d < draft.length && draft[d] === best.token) {
         answer.stats.forced++;
@@ -256,6 +292,7 @@ async function decodeRaw(
     }
     answer.stats.batches++;
     if (token === undefined || answer.add(token, { raw: 0 })) return;
+    if (answer.closeIfForced(state, checks)) return;
     input = [token];
   }
 }
