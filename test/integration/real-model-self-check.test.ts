@@ -1,5 +1,5 @@
 // The self-check on real weights: Qwen2.5-Coder-1.5B-Instruct (Q4_K_M), built from the spec a user writes with
-// the measured threshold (`selfcheck=0.65`, bench/results/relevance/protocol-selfcheck.md), greedy, one thread.
+// the measured threshold (`selfcheck=0.68`, bench/results/relevance/protocol-holdout-b.md), greedy, one thread.
 // A BFCL question no offered tool fits, which the model answers with a call it is fairly sure of (answer
 // confidence 0.82) and which no relevance or decline rule catches, is declined by the check — the proposal says
 // why and which call it replaced — while an easy call stands, exactly right, its confidence the call's times
@@ -36,7 +36,7 @@ async function freshScore(fn: { name: string; description?: string }, args: unkn
 describe.skipIf(!model)("the self-check on Qwen2.5-Coder-1.5B-Instruct (real weights)", () => {
   let delegate: ToolCallDelegate | undefined;
   const open = async () =>
-    (delegate ??= await createDelegateFromSpec(`local=${model},threads=1,maxInputChars=4000,selfcheck=0.65`));
+    (delegate ??= await createDelegateFromSpec(`local=${model},threads=1,maxInputChars=4000,selfcheck=0.68`));
   afterAll(() => delegate?.close());
 
   it(
@@ -52,8 +52,8 @@ describe.skipIf(!model)("the self-check on Qwen2.5-Coder-1.5B-Instruct (real wei
       });
       expect(proposal.name).toBeNull();
       expect(proposal.confidence).toBeNull();
-      expect(proposal.selfCheck).toMatchObject({ threshold: 0.65, declined: c.sample.function[0]!.name });
-      expect(proposal.selfCheck!.score).toBeLessThan(0.65);
+      expect(proposal.selfCheck).toMatchObject({ threshold: 0.68, declined: c.sample.function[0]!.name });
+      expect(proposal.selfCheck!.score).toBeLessThan(0.68);
       // The model itself was sure enough of its call that the confidence alone would not have stopped it.
       expect(proposal.selfCheck!.callConfidence).toBeGreaterThan(0.5);
     },
@@ -77,7 +77,7 @@ describe.skipIf(!model)("the self-check on Qwen2.5-Coder-1.5B-Instruct (real wei
       const record = await evaluateCase(keeping, c);
       expect([record.outcome, record.correct]).toEqual(["proposed", true]);
       const check = proposal!.selfCheck!;
-      expect(check.score).toBeGreaterThanOrEqual(0.65);
+      expect(check.score).toBeGreaterThanOrEqual(0.68);
       // Checked right after the decline above, it scores what the same question scores on a fresh sequence of a
       // fresh context, as the measurement reads it (bench/quality-selfcheck.ts): a score does not depend on the
       // check before. (Compared on this CPU: the recorded 0.8831 came from another one; this AMD EPYC reads
