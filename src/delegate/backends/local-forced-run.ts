@@ -92,6 +92,16 @@ function openBrackets(text: string): string[] | undefined {
 }
 
 /**
+ * Whether `text` (whitespace at its end aside) ends in a character that can end a value: a string's closing
+ * quote, a bracket, or a literal's last letter (true, false, null). Only then can {@link forcedClose} find one.
+ * Undefined for text that is all whitespace (the answer's earlier text decides).
+ */
+export function mayEndValue(text: string): boolean | undefined {
+  const last = text.trimEnd().at(-1);
+  return last === undefined ? undefined : '"}]el'.includes(last);
+}
+
+/**
  * The closing brackets that must end the answer, when the grammar allows nothing else after `text` (whitespace
  * aside): the last value is complete and no key, element or separator may follow. Then the answer is decided —
  * the brackets hold no choice and no value — and need not be decoded. Undefined when anything else may come, or
@@ -103,9 +113,7 @@ export function forcedClose(
   checks: GrammarChecks,
   text: string,
 ): string | undefined {
-  const last = text.trimEnd().at(-1);
-  // Only after a value's last character: a string's closing quote, a bracket, or a literal (true, false, null).
-  if (last === undefined || !'"}]el'.includes(last)) return undefined;
+  if (mayEndValue(text) !== true) return undefined;
   const open = openBrackets(text);
   if (!open || open.length === 0) return undefined;
   const characters = charactersOf(model);

@@ -14,6 +14,7 @@ import { atChoice, declineChoice, declinedAnswer, pastChoice } from "./decline-c
 import {
   forcedClose,
   forcedText,
+  mayEndValue,
   type GrammarChecks,
   grammarChecks,
   nativeState,
@@ -147,6 +148,8 @@ class Answer {
   readonly stats: DecodeStats = { batches: 0, drafted: 0, forced: 0 };
   /** The whole answer's text when decoding stopped at a decided answer (`stopWhenDecided`). */
   decided: string | undefined;
+  /** The text of the last token added. */
+  lastPiece = "";
   /** The decline's probability at the choice point; `chosen` once the answer is past it. */
   declineProbability: number | undefined;
   chosen = false;
@@ -166,6 +169,7 @@ class Answer {
       });
     }
     const piece = model.detokenize([token]);
+    this.lastPiece = piece;
     if (this.options.stopWhenDecided && this.generated.length <= DECLINE_WITHIN && piece.includes("l")) {
       this.decided = declinedAnswer(model.detokenize(this.generated));
       if (this.decided !== undefined) return true;
@@ -176,6 +180,8 @@ class Answer {
   /** After the grammar took the last token: true (the answer completed) when only closing brackets may follow. */
   closeIfForced(state: LlamaGrammarEvaluationState, checks: GrammarChecks): boolean {
     if (!this.options.stopWhenDecided) return false;
+    // Most steps end inside a string or a number: known from the last token alone, without the whole text.
+    if (mayEndValue(this.lastPiece) === false) return false;
     const text = this.options.model.detokenize(this.generated);
     const closing = forcedClose(this.options.model, state, checks, text);
     if (closing === undefined) return false;
