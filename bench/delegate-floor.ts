@@ -364,7 +364,7 @@ async function benchModel(name: RealModelName) {
   }
   if (PARTS.has("jump")) {
     await measure("LocalDelegate pool 1, jump-forward off", local({ jumpForward: false }), 1);
-    await measure("LocalDelegate pool 1, jump-forward on", local({ jumpForward: true }), 1);
+    await measure("LocalDelegate pool 1, jump-forward on (the default)", local({ jumpForward: true }), 1);
   }
   if (PARTS.has("pools")) {
     for (const pool of POOLS.filter((p) => p > 1 || !PARTS.has("jump"))) {

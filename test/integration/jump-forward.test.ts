@@ -1,7 +1,8 @@
 // Jump-forward decoding on real weights: Qwen2.5-Coder-0.5B-Instruct (`bash scripts/models.sh`; skipped when it
 // is not cached) proposes for a fixed labelled set — the first alert-triage held-out items, one tool set — with
-// the forced runs appended in batches and step by step. The calls and their confidences must be the same bit for
-// bit (each batch is small enough for llama.cpp to compute like single steps); the batches fewer. And against
+// drafted runs (the answer before's structure, the prompt's values, forced text) appended in batches and step
+// by step. The calls and their confidences must be the same bit for bit (each batch is small enough for
+// llama.cpp to compute like single steps); the batches fewer. And against
 // decoding every token of the answer: stopping once only closing brackets may follow gives the same calls and
 // confidences from fewer tokens.
 import { readFileSync } from "node:fs";
@@ -71,10 +72,16 @@ describe.skipIf(!model)("jump-forward decoding on Qwen2.5-Coder-0.5B-Instruct (r
       expect(shorter).toBeGreaterThanOrEqual(1);
       for (let k = 0; k < ITEMS; k++) {
         expect(off![k]!.forced).toBe(0);
-        // Keys, quotes and the rest of each tool name came in forced runs, not steps of their own.
+        // Keys, quotes and the rest of each tool name came in drafted runs, not steps of their own.
         expect(on![k]!.forced).toBeGreaterThanOrEqual(5);
         expect(on![k]!.batches).toBeLessThan(off![k]!.batches);
       }
+      // From the second answer on, drafts come from the answer before (its structure) and the prompt (copied
+      // values): nearly all are kept, and the answers take well under two thirds of the batches.
+      const sum = (xs: LocalDecodeInfo[], f: (i: LocalDecodeInfo) => number) =>
+        xs.slice(1).reduce((n, i) => n + f(i), 0);
+      expect(sum(on!, (i) => i.forced)).toBeGreaterThanOrEqual(0.8 * sum(on!, (i) => i.drafted));
+      expect(sum(on!, (i) => i.batches)).toBeLessThan((2 / 3) * sum(off!, (i) => i.batches));
     },
     30 * 60_000,
   );

@@ -49,6 +49,8 @@ interface State {
   shared: SharedPrefixStates | undefined;
   /** The self-check's own sequence (with `selfCheck`), so the proposals' cached prefix stays in theirs. */
   checks: SequencePool<LlamaContextSequence> | undefined;
+  /** The last answer's tokens: jump-forward drafts the next answer's structure from them (local-draft.ts). */
+  previousAnswer: Token[];
 }
 
 /**
@@ -130,7 +132,7 @@ export class LocalDelegate implements ToolCallDelegate {
       confidenceMethod: options.confidenceMethod ?? "answer",
       tokenProbability: options.tokenProbability ?? false,
       declineThreshold: decline === false ? undefined : decline,
-      jumpForward: options.jumpForward ?? false,
+      jumpForward: options.jumpForward ?? true,
       selfCheck: check === false ? undefined : check,
       sharePrefix: options.sharePrefix ?? true,
       seed: options.seed,
@@ -207,6 +209,7 @@ export class LocalDelegate implements ToolCallDelegate {
           seed: this.#options.seed,
           maxOutputTokens: this.#options.maxOutputTokens,
           jumpForward: this.#options.jumpForward,
+          previousAnswer: state.previousAnswer,
           // The mean token probability and the onTokens hook read every token, the closing ones too.
           stopWhenDecided:
             !this.#options._internal?.decodeWholeAnswer &&
@@ -219,6 +222,11 @@ export class LocalDelegate implements ToolCallDelegate {
       this.#options._internal?.onDeclineProbability?.(declineProbability);
       const parsed = parseProposal(this.name, text);
       const pieces = generated.map((t) => state.model.detokenize([t]));
+      if (this.#options.jumpForward) {
+        // Its structure only: a value of another item is no guess for this one's (-1 ends a draft there).
+        const values = valueTokens(pieces);
+        state.previousAnswer = generated.map((t, i) => (values[i] ? (-1 as Token) : t));
+      }
       this.#options._internal?.onDecode?.({
         ...stats,
         sharedPromptTokens: sharedTokens.length,
@@ -361,6 +369,7 @@ export class LocalDelegate implements ToolCallDelegate {
         wrapper,
         grammars: new Map(),
         prefixes: new Map(),
+        previousAnswer: [],
         shared:
           this.#options.sharePrefix && this.#options.poolSize > 1 ? new SharedPrefixStates() : undefined,
       };

@@ -19,6 +19,7 @@ import {
   grammarChecks,
   nativeState,
 } from "./local-forced-run.js";
+import { lookupDraft } from "./local-draft.js";
 
 /**
  * How {@link generateAnswer} reads probabilities while it decodes:
@@ -67,10 +68,12 @@ export interface GenerateOptions {
   seed: number | undefined;
   maxOutputTokens: number;
   /**
-   * With `"raw"`: append the runs the grammar forces in one batch with the step before them, checked against
-   * the steps' own choices (same tokens and probabilities as step by step, fewer batches). Default false.
+   * With `"raw"`: append drafted tokens to a step's batch, checked against the steps' own choices (same tokens
+   * and probabilities as step by step, fewer batches). Default false here; LocalDelegate turns it on.
    */
   jumpForward?: boolean;
+  /** With `jumpForward`: the tokens of the answer before this one, where drafts of its structure come from. */
+  previousAnswer?: readonly Token[];
   /**
    * With `"raw"`: decline (write `null`) at the choice point when the model's probability of declining there is
    * at least this, even if a tool name is likelier. Unset: the likeliest allowed token, as llama.cpp would.
@@ -220,14 +223,13 @@ async function decodePlain(
  * more with llama.cpp's own grammar sampling, and the token (outside the top 40) counts as 0 — as in the re-read
  * this replaces.
  *
- * Jump-forward (`jumpForward`): where the grammar forces the next characters (keys, quotes, braces, the rest of
- * a tool name once its first token decides it; {@link forcedText}), up to two of their tokens go into the same
- * batch as the step's input ({@link JUMP_BATCH}), each with a distribution read at its position. The run is
- * then checked token by token against what the steps would have chosen (the same pick from the same
- * distribution): while they agree the forced token is kept; at the first that differs (the model joins a forced
- * quote with a free space, say) its own pick is taken and the rest of the run is erased from the sequence. So
- * each token is the steps' pick, read from the distribution the steps would have read: the same answer and
- * confidence as step by step.
+ * Jump-forward (`jumpForward`): up to two drafted tokens ({@link nextDraft}: the structure of the answer before,
+ * text copied from the prompt, else the text the grammar forces) go into the same batch as the step's input
+ * ({@link JUMP_BATCH}), each with a distribution read at its position. The draft is then checked token by token
+ * against what the steps would have chosen (the same pick from the same distribution): while they agree the
+ * drafted token is kept; at the first that differs its own pick is taken and the rest of the draft is erased
+ * from the sequence. So each token is the steps' pick, read from the distribution the steps would have read:
+ * the same answer and confidence as step by step.
  */
 async function decodeRaw(
   options: GenerateOptions,
@@ -246,9 +248,7 @@ async function decodeRaw(
   for (;;) {
     // Drafted only after a single step's input, and at most JUMP_BATCH - 1 at a time, so every batch is one
     // llama.cpp computes bit for bit like single steps (see JUMP_BATCH); the rest of the run comes next batch.
-    const forced =
-      options.jumpForward && input.length === 1 ? forcedText(model, state, checks, FORCED_PROBE_CHARS) : "";
-    const draft = forced === "" ? [] : model.tokenize(forced, false).slice(0, JUMP_BATCH - 1);
+    const draft = options.jumpForward && input.length === 1 ? nextDraft(options, state, checks, answer) : [];
     const base = sequence.nextTokenIndex;
     const items: ControlledEvaluateInputItem[] = [
       ...input.slice(0, -1),
@@ -301,6 +301,41 @@ async function decodeRaw(
     if (answer.closeIfForced(state, checks)) return;
     input = [token];
   }
+}
+
+/**
+ * What jump-forward appends after a single step's input: the model's likely next tokens where the answer repeats
+ * the answer before it or the prompt ({@link lookupDraft}), else the tokens of the text the grammar forces.
+ */
+function nextDraft(
+  options: GenerateOptions,
+  state: LlamaGrammarEvaluationState,
+  checks: GrammarChecks,
+  answer: Answer,
+): Token[] {
+  const sources = [options.previousAnswer ?? [], options.promptTokens, answer.generated];
+  const looked = grammarPrefix(state, checks, lookupDraft(sources, answer.generated, JUMP_BATCH - 1));
+  if (looked.length > 0) return looked;
+  const forced = forcedText(options.model, state, checks, FORCED_PROBE_CHARS);
+  if (forced === "") return [];
+  const tokens = options.model.tokenize(forced, false);
+  // A run that ends where the model's choice begins (`":` before an optional space) may end inside the token
+  // the model writes there (`":"`): its last token is a guess worth no batch slot.
+  return tokens.slice(
+    0,
+    Math.min(JUMP_BATCH - 1, forced.length < FORCED_PROBE_CHARS ? tokens.length - 1 : tokens.length),
+  );
+}
+
+/** The longest prefix of `tokens` the grammar allows next (checked on a clone: `state` is not moved). */
+function grammarPrefix(state: LlamaGrammarEvaluationState, checks: GrammarChecks, tokens: Token[]): Token[] {
+  if (tokens.length === 0) return tokens;
+  const probe = nativeState(state.clone());
+  let n = 0;
+  while (n < tokens.length && checks.canBeNextTokenForGrammarEvaluationState(probe, tokens[n]!)) {
+    checks.acceptGrammarEvaluationStateToken(probe, tokens[n++]!);
+  }
+  return tokens.slice(0, n);
 }
 
 /**

@@ -16,3 +16,15 @@ describe("confidence= in llama.cpp delegate specs", () => {
     await expect(bad).rejects.toThrow(/confidence.*llama-server=http/);
   });
 });
+
+describe("jump= in a local= spec", () => {
+  it("takes true or false, and refuses anything else naming the spec, before loading any model", async () => {
+    const bad = createDelegateFromSpec("local=/nonexistent/model.gguf,jump=maybe");
+    await expect(bad).rejects.toSatisfy((e: unknown) => InvalidOptionError.isInstance(e));
+    await expect(bad).rejects.toThrow(/jump in local=\/nonexistent\/model\.gguf,jump=maybe.*true or false/);
+    for (const value of ["true", "false"]) {
+      const d = await createDelegateFromSpec(`local=/nonexistent/model.gguf,jump=${value}`);
+      await d.close();
+    }
+  });
+});

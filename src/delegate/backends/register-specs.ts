@@ -28,7 +28,7 @@ const COMMON = { maxTools: "maxTools", maxInputChars: "maxInputChars" };
 
 /**
  * Registers the llama.cpp backends for `--delegate`:
- * - `local=MODEL.gguf[,pool=N,threads=N,contextSize=N,confidence=false|answer|choice,decline=P|false,selfcheck=S|false,calibration=FILE,maxTools=N,maxInputChars=N,name=NAME]` —
+ * - `local=MODEL.gguf[,pool=N,threads=N,contextSize=N,confidence=false|answer|choice,decline=P|false,selfcheck=S|false,jump=true|false,calibration=FILE,maxTools=N,maxInputChars=N,name=NAME]` —
  *   {@link LocalDelegate}; with `calibration=FILE` (from `deputy calibrate`) its confidence is calibrated
  * - `llama-server=URL[,model=NAME,timeoutMs=N,confidence=false|answer|choice,calibration=FILE,maxTools=N,maxInputChars=N,name=NAME]` —
  *   {@link LlamaServerDelegate}
@@ -56,6 +56,8 @@ export function registerBackendSpecs(): void {
         ...(options.selfcheck === undefined
           ? {}
           : { selfCheck: options.selfcheck === "false" ? false : Number(options.selfcheck) }),
+        // jump=false: step-by-step decoding (LocalDelegate's jumpForward; the same answers, more batches).
+        ...(options.jump === undefined ? {} : { jumpForward: booleanOption(options, "jump", spec) }),
         ...(options.name ? { name: options.name } : {}),
         ...numbers(options, spec, {
           ...COMMON,
@@ -66,7 +68,7 @@ export function registerBackendSpecs(): void {
       });
       return calibration ? new CalibratedDelegate(delegate, calibration) : delegate;
     },
-    "local=MODEL.gguf[,pool=N,threads=N,contextSize=N,confidence=answer|choice|false,decline=P|false,selfcheck=S|false,calibration=FILE]",
+    "local=MODEL.gguf[,pool=N,threads=N,contextSize=N,confidence=answer|choice|false,decline=P|false,selfcheck=S|false,jump=true|false,calibration=FILE]",
   );
   registerDelegateSpec(
     "llama-server",
@@ -109,6 +111,13 @@ registerBackendSpecs();
 /** A calibration maps the confidence method it was fitted on (files without one predate methods: choice). */
 function calibratedMethod(file: DelegateCalibrationFile): { confidenceMethod: ConfidenceMethod } {
   return { confidenceMethod: file.confidenceMethod ?? "choice" };
+}
+
+/** A `true`/`false` option of a spec; anything else names the spec. */
+function booleanOption(options: Record<string, string>, key: string, spec: string): boolean {
+  const value = options[key];
+  if (value === "true" || value === "false") return value === "true";
+  throw new InvalidOptionError(`${key} in ${spec}`, "true or false", value);
 }
 
 /**
