@@ -58,10 +58,10 @@ export interface LocalDelegateOptions {
    * else where the grammar forces the next characters — and check each against the model's own pick at its
    * position, keeping it only where they agree. The answer and its confidence are those of step-by-step
    * decoding bit for bit (llama.cpp's CPU kernels compute a batch of up to 3 tokens exactly like single steps;
-   * local-generation.ts), in fewer, cheaper batches: on the alert-triage fan-out, Qwen2.5-Coder-0.5B 43 → 20
-   * batches and −14 % CPU a proposal (bench/RESULTS.md, "Drafts from the answer before and the prompt").
-   * Applies with greedy decoding. Default true; on a GPU backend, whose kernels may round a batch of 3 unlike
-   * single steps, measure before relying on bit-for-bit equality.
+   * local-generation.ts), in fewer, cheaper batches: on the alert-triage fan-out, Qwen2.5-Coder-0.5B 44 → 22
+   * batches and 6–14 % less CPU a proposal on an idle machine (bench/RESULTS.md, "Drafts from the answer
+   * before and the prompt"). Applies with greedy decoding. Default true; on a GPU backend, whose kernels may
+   * round a batch of 3 unlike single steps, measure before relying on bit-for-bit equality.
    */
   jumpForward?: boolean;
   /**
