@@ -60,8 +60,9 @@ export interface LocalDelegateOptions {
    * decoding bit for bit (llama.cpp's CPU kernels compute a batch of up to 3 tokens exactly like single steps;
    * local-generation.ts), in fewer, cheaper batches: on the alert-triage fan-out, Qwen2.5-Coder-0.5B 44 → 22
    * batches and 6–14 % less CPU a proposal on an idle machine (bench/RESULTS.md, "Drafts from the answer
-   * before and the prompt"). Applies with greedy decoding. Default true; on a GPU backend, whose kernels may
-   * round a batch of 3 unlike single steps, measure before relying on bit-for-bit equality.
+   * before and the prompt"). Applies with greedy decoding. Default true with one sequence (`poolSize` 1) and
+   * false with more: their steps share batches, which drafts would push past three tokens. On a GPU backend,
+   * whose kernels may round a batch of 3 unlike single steps, measure before relying on bit-for-bit equality.
    */
   jumpForward?: boolean;
   /**

@@ -132,7 +132,9 @@ export class LocalDelegate implements ToolCallDelegate {
       confidenceMethod: options.confidenceMethod ?? "answer",
       tokenProbability: options.tokenProbability ?? false,
       declineThreshold: decline === false ? undefined : decline,
-      jumpForward: options.jumpForward ?? true,
+      // With more than one sequence, steps share batches that drafts would push past the three tokens llama.cpp
+      // computes like single steps: on by default for one sequence only.
+      jumpForward: options.jumpForward ?? (options.poolSize ?? 1) === 1,
       selfCheck: check === false ? undefined : check,
       sharePrefix: options.sharePrefix ?? true,
       seed: options.seed,
