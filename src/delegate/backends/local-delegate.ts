@@ -32,6 +32,7 @@ import type { LocalDelegateOptions } from "./local-delegate-options.js";
 import { generateAnswer, type ProbabilityReading, rawProbabilitySupported } from "./local-generation.js";
 import { SharedPrefixStates } from "./local-shared-prefix.js";
 import { renderPrompt, sharedPrefix } from "./local-prompt.js";
+import { answerStructure } from "./local-draft.js";
 import { applySelfCheck, selfCheckPrompt, selfCheckScore, selfCheckTask } from "./local-self-check.js";
 
 export type { LocalDecodeInfo, LocalDelegateOptions } from "./local-delegate-options.js";
@@ -132,8 +133,7 @@ export class LocalDelegate implements ToolCallDelegate {
       confidenceMethod: options.confidenceMethod ?? "answer",
       tokenProbability: options.tokenProbability ?? false,
       declineThreshold: decline === false ? undefined : decline,
-      // With more than one sequence, steps share batches that drafts would push past the three tokens llama.cpp
-      // computes like single steps: on by default for one sequence only.
+      // More sequences share batches that drafts would push past 3 tokens (see the option): one sequence only.
       jumpForward: options.jumpForward ?? (options.poolSize ?? 1) === 1,
       selfCheck: check === false ? undefined : check,
       sharePrefix: options.sharePrefix ?? true,
@@ -224,11 +224,8 @@ export class LocalDelegate implements ToolCallDelegate {
       this.#options._internal?.onDeclineProbability?.(declineProbability);
       const parsed = parseProposal(this.name, text);
       const pieces = generated.map((t) => state.model.detokenize([t]));
-      if (this.#options.jumpForward) {
-        // Its structure only: a value of another item is no guess for this one's (-1 ends a draft there).
-        const values = valueTokens(pieces);
-        state.previousAnswer = generated.map((t, i) => (values[i] ? (-1 as Token) : t));
-      }
+      // Its structure only: a value of another item is no guess for this one's.
+      if (this.#options.jumpForward) state.previousAnswer = answerStructure(generated, valueTokens(pieces));
       this.#options._internal?.onDecode?.({
         ...stats,
         sharedPromptTokens: sharedTokens.length,

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import type { Token } from "node-llama-cpp";
 import { describe, expect, it } from "vitest";
-import { lookupDraft } from "./local-draft.js";
+import { answerStructure, lookupDraft } from "./local-draft.js";
 
 const t = (...ids: number[]) => ids as Token[];
 
@@ -14,6 +14,12 @@ describe("lookupDraft", () => {
     expect(lookupDraft([previous], t(1, 2), 2)).toEqual(t(3));
     expect(lookupDraft([previous], t(1, 2, 3), 2)).toEqual([]);
     expect(lookupDraft([previous], t(9, 4), 2)).toEqual(t(5, 6));
+  });
+
+  it("keeps an answer's structure and makes its values holes", () => {
+    expect(answerStructure(t(1, 2, 3, 9, 9, 4), [false, false, false, true, true, false])).toEqual(
+      t(1, 2, 3, -1, -1, 4),
+    );
   });
 
   it("prefers the longest match, and within a length the first source", () => {

@@ -39,3 +39,8 @@ export function lookupDraft(
   }
   return [];
 }
+
+/** An answer's tokens with its value tokens made holes: what the next answer may draft its structure from. */
+export function answerStructure(tokens: readonly Token[], isValue: readonly boolean[]): Token[] {
+  return tokens.map((t, i) => (isValue[i] ? (-1 as Token) : t));
+}
