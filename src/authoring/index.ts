@@ -32,19 +32,21 @@ export {
 } from "./plan-tools-answers.js";
 export { checkPlanInputs, inputsFromFlags } from "./plan-inputs.js";
 export {
-  approveRepair,
   DEFAULT_MAX_REPAIR_ROUNDS,
+  repairRun,
+  type RepairRunOptions,
+  type RepairRunResult,
+} from "./repair-run.js";
+export {
+  approveRepair,
   pendingRepairs,
   rejectRepair,
-  repairRun,
   type ApprovedRepair,
   type ApproveRepairOptions,
   type PendingRepair,
   type RejectRepairOptions,
   type RepairDecisionOptions,
-  type RepairRunOptions,
-  type RepairRunResult,
-} from "./repair-run.js";
+} from "./repair-decisions.js";
 export {
   checkRepairDelta,
   DELTA_ISSUE_CODES,

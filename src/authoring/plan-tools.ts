@@ -15,7 +15,8 @@ import { ToolRegistry } from "../tools/tool-registry.js";
 import { authorPlan } from "./author-plan.js";
 import { findNamedPlan, listNamedPlans } from "./named-plans.js";
 import { checkPlanInputs } from "./plan-inputs.js";
-import { approveRepair, repairRun } from "./repair-run.js";
+import { approveRepair } from "./repair-decisions.js";
+import { repairRun } from "./repair-run.js";
 import {
   capped,
   issueLines,

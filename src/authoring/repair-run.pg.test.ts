@@ -5,7 +5,8 @@ import { main } from "../cli/main.js";
 import { resumeRun, runPlan } from "../index.js";
 import { PostgresRunStore } from "../store/postgres-run-store.js";
 import { defineTool } from "../tools/define-tool.js";
-import { approveRepair, pendingRepairs, repairRun } from "./repair-run.js";
+import { approveRepair, pendingRepairs } from "./repair-decisions.js";
+import { repairRun } from "./repair-run.js";
 import { scriptedModel } from "./scripted-model.js";
 
 const ran: string[] = [];

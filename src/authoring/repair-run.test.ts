@@ -7,7 +7,8 @@ import { MemoryRunStore, resumeRun, runPlan, SqliteRunStore } from "../index.js"
 import { acquireRunLease } from "../store/run-lease.js";
 import type { RunStore } from "../store/run-store.js";
 import { defineTool } from "../tools/define-tool.js";
-import { approveRepair, pendingRepairs, rejectRepair, repairRun } from "./repair-run.js";
+import { approveRepair, pendingRepairs, rejectRepair } from "./repair-decisions.js";
+import { repairRun } from "./repair-run.js";
 import { renderRepairDiff } from "./repair-diff.js";
 import { scriptedModel } from "./scripted-model.js";
 

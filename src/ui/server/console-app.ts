@@ -2,7 +2,7 @@ import { Hono, type Context } from "hono";
 import { DeputyError } from "../../errors/deputy-error.js";
 import type { RunStore } from "../../store/run-store.js";
 import type { ItemRecord } from "../../store/run-state.js";
-import { approveRepair, rejectRepair } from "../../authoring/repair-run.js";
+import { approveRepair, rejectRepair } from "../../authoring/repair-decisions.js";
 import { inbox } from "./inbox-view.js";
 import { lineageOf, parseRepairDecision, repairInbox } from "./repair-view.js";
 import { parseDecision } from "./decision-body.js";

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { approveRepair, repairRun } from "../../authoring/repair-run.js";
+import { approveRepair } from "../../authoring/repair-decisions.js";
+import { repairRun } from "../../authoring/repair-run.js";
 import { scriptedModel } from "../../authoring/scripted-model.js";
 import { runPlan } from "../../index.js";
 import { MemoryRunStore } from "../../store/memory-run-store.js";

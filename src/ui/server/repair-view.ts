@@ -1,4 +1,4 @@
-import { pendingRepairs } from "../../authoring/repair-run.js";
+import { pendingRepairs } from "../../authoring/repair-decisions.js";
 import { renderRepairDiff } from "../../authoring/repair-diff.js";
 import { InvalidOptionError } from "../../errors/invalid-option-error.js";
 import type { RepairChange, RepairRecord, RunRecord } from "../../store/run-state.js";
