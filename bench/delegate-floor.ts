@@ -316,13 +316,22 @@ async function benchModel(name: RealModelName) {
   }
 
   const infos: LocalDecodeInfo[] = [];
-  const local = (options: { poolSize?: number; jumpForward?: boolean; decodeWholeAnswer?: boolean }) =>
+  const local = (options: {
+    poolSize?: number;
+    jumpForward?: boolean;
+    decodeWholeAnswer?: boolean;
+    openingApart?: boolean;
+  }) =>
     new LocalDelegate({
       model,
       threads: 1,
       ...(options.poolSize !== undefined ? { poolSize: options.poolSize } : {}),
       ...(options.jumpForward !== undefined ? { jumpForward: options.jumpForward } : {}),
-      _internal: { onDecode: (i) => infos.push(i), decodeWholeAnswer: options.decodeWholeAnswer ?? false },
+      _internal: {
+        onDecode: (i) => infos.push(i),
+        decodeWholeAnswer: options.decodeWholeAnswer ?? false,
+        openingInPromptBatch: !options.openingApart,
+      },
     });
   const results: {
     label: string;
@@ -363,6 +372,12 @@ async function benchModel(name: RealModelName) {
     );
   }
   if (PARTS.has("jump")) {
+    // The decoding before the answer's opening went into the prompt's batch: the opening a batch of its own.
+    await measure(
+      "LocalDelegate pool 1, jump-forward on, the opening in a batch of its own",
+      local({ jumpForward: true, openingApart: true }),
+      1,
+    );
     await measure("LocalDelegate pool 1, jump-forward off", local({ jumpForward: false }), 1);
     await measure("LocalDelegate pool 1, jump-forward on (the default)", local({ jumpForward: true }), 1);
   }
@@ -401,6 +416,7 @@ async function benchModel(name: RealModelName) {
   // Token accounting and the floor, from a LocalDelegate run (the same prompt for every backend).
   // A jump-forward run also counts the forced tokens; any LocalDelegate run gives the floor.
   const accounting =
+    results.find((x) => x.infos.length === list.length && x.label.includes("(the default)")) ??
     results.find((x) => x.infos.length === list.length && x.infos.some((i) => i.forced > 0)) ??
     results.find((x) => x.infos.length === list.length);
   await probe.close();
@@ -458,7 +474,18 @@ async function benchModel(name: RealModelName) {
         `answer confidence identical on ${off.items.filter((it, k) => it.confidence === whole.items[k]!.confidence).length}/${list.length}.`,
     );
   }
-  const on = results.find((x) => x.label.includes("jump-forward on"));
+  const on = results.find((x) => x.label.includes("jump-forward on (the default)"));
+  const apart = results.find((x) => x.label.includes("opening in a batch of its own"));
+  if (apart && on) {
+    say(
+      `\nThe answer's opening in the prompt's batch: batches a proposal ${median(apart.infos.map((i) => i.batches))} → ${median(on.infos.map((i) => i.batches))}, ` +
+        `opening tokens taken in the prompt's batch ${median(on.infos.map((i) => i.opening))} (median), ` +
+        `CPU a proposal ${median(apart.items.map((i) => i.cpu ?? NaN)).toFixed(0)} → ${median(on.items.map((i) => i.cpu ?? NaN)).toFixed(0)} ms (medians), ` +
+        `${(apart.cpu / 1000).toFixed(1)} → ${(on.cpu / 1000).toFixed(1)} CPU s in all, ` +
+        `calls identical on ${on.items.filter((it, k) => it.call === apart.items[k]!.call).length}/${list.length} ` +
+        `(the choice's distribution is rounded as the prompt's batch rounds it, not as a step's).`,
+    );
+  }
   if (off && on) {
     const drift = on.items.map((it, k) => {
       const a = off.items[k]!.confidence;

@@ -10,6 +10,8 @@ export interface DecodeStats {
   drafted: number;
   /** Generated tokens that came from a forced run (not a decode step of their own). */
   forced: number;
+  /** Generated tokens of the answer's opening that came in the prompt's batch (`openingInPromptBatch`). */
+  opening: number;
 }
 
 /** Where a sequence's shared prompt prefix came from: already held, copied from another sequence, or evaluated. */

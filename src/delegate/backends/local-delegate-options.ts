@@ -86,6 +86,11 @@ export interface LocalDelegateOptions {
      * brackets left; local-generation.ts). Default false: the same call and confidence in fewer steps.
      */
     decodeWholeAnswer?: boolean;
+    /**
+     * Append the answer's opening (`{"name":` as the previous answer wrote it) to the prompt's batch, checked
+     * like a draft (local-generation.ts). Default true; false decodes it in a batch of its own, as before.
+     */
+    openingInPromptBatch?: boolean;
     /** Per proposal: how it was decoded and how much of its prompt was shared (counts, no times). */
     onDecode?: (info: LocalDecodeInfo) => void;
     /** The decline's probability at the choice point (undefined when it was not read). */

@@ -212,6 +212,7 @@ export class LocalDelegate implements ToolCallDelegate {
           maxOutputTokens: this.#options.maxOutputTokens,
           jumpForward: this.#options.jumpForward,
           previousAnswer: state.previousAnswer,
+          openingInPromptBatch: this.#options._internal?.openingInPromptBatch ?? true,
           // The mean token probability and the onTokens hook read every token, the closing ones too.
           stopWhenDecided:
             !this.#options._internal?.decodeWholeAnswer &&
@@ -225,7 +226,7 @@ export class LocalDelegate implements ToolCallDelegate {
       const parsed = parseProposal(this.name, text);
       const pieces = generated.map((t) => state.model.detokenize([t]));
       // Its structure only: a value of another item is no guess for this one's.
-      if (this.#options.jumpForward) state.previousAnswer = answerStructure(generated, valueTokens(pieces));
+      state.previousAnswer = answerStructure(generated, valueTokens(pieces));
       this.#options._internal?.onDecode?.({
         ...stats,
         sharedPromptTokens: sharedTokens.length,

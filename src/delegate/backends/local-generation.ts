@@ -13,13 +13,12 @@ import { abortError } from "./abort-error.js";
 import { atChoice, declineChoice, declinedAnswer, pastChoice } from "./decline-choice.js";
 import {
   forcedClose,
-  forcedText,
   mayEndValue,
   type GrammarChecks,
   grammarChecks,
   nativeState,
 } from "./local-forced-run.js";
-import { lookupDraft } from "./local-draft.js";
+import { nextDraft, openingDraft } from "./local-draft.js";
 
 /**
  * How {@link generateAnswer} reads probabilities while it decodes:
@@ -72,8 +71,21 @@ export interface GenerateOptions {
    * and probabilities as step by step, fewer batches). Default false here; LocalDelegate turns it on.
    */
   jumpForward?: boolean;
-  /** With `jumpForward`: the tokens of the answer before this one, where drafts of its structure come from. */
+  /**
+   * The structure of the answer before this one (its value tokens as holes, `answerStructure`): where
+   * `jumpForward` drafts structure from, and where `openingInPromptBatch` takes the answer's opening from.
+   */
   previousAnswer?: readonly Token[];
+  /**
+   * With `"raw"`: append the answer's opening — `{"name":` as the answer before this one wrote it, in its tokens,
+   * up to the choice of tool, when it wrote the choice in a token of its own — to the prompt's batch, each token
+   * checked against the model's own pick at its position like a draft. The opening then costs what a prompt token costs instead of a batch of its own; its
+   * distributions come from the prompt's batch (llama.cpp's matrix-matrix kernels), so the choice it leads to
+   * is read from a distribution rounded as the prompt's is, not as a single step's. Independent of
+   * `jumpForward` (decoding with and without it starts the same way). Default false here; LocalDelegate turns
+   * it on.
+   */
+  openingInPromptBatch?: boolean;
   /**
    * With `"raw"`: decline (write `null`) at the choice point when the model's probability of declining there is
    * at least this, even if a tool name is likelier. Unset: the likeliest allowed token, as llama.cpp would.
@@ -102,9 +114,6 @@ const JUMP_BATCH = 3;
 
 /** Tokens within which a decline's `null` is written (`{"`, `name`, `":`, ` null`, with room for whitespace). */
 const DECLINE_WITHIN = 8;
-
-/** Characters of forced text read ahead for a draft: they hold the next two tokens of nearly every forced run. */
-const FORCED_PROBE_CHARS = 16;
 
 /** The raw next-token distribution over the 40 likeliest tokens (as the re-read in local-scoring.ts). */
 const RAW_TOP_40 = { temperature: 1, topK: 40, topP: 1, minP: 0 } as const;
@@ -148,7 +157,7 @@ class Answer {
   readonly generated: Token[] = [];
   readonly grammar: number[] = [];
   readonly raw: number[] = [];
-  readonly stats: DecodeStats = { batches: 0, drafted: 0, forced: 0 };
+  readonly stats: DecodeStats = { batches: 0, drafted: 0, forced: 0, opening: 0 };
   /** The whole answer's text when decoding stopped at a decided answer (`stopWhenDecided`). */
   decided: string | undefined;
   /** The text of the last token added. */
@@ -223,7 +232,7 @@ async function decodePlain(
  * more with llama.cpp's own grammar sampling, and the token (outside the top 40) counts as 0 — as in the re-read
  * this replaces.
  *
- * Jump-forward (`jumpForward`): up to two drafted tokens ({@link nextDraft}: the structure of the answer before,
+ * Jump-forward (`jumpForward`): up to two drafted tokens (`nextDraft`, local-draft.ts: the structure of the answer before,
  * text copied from the prompt, else the text the grammar forces) go into the same batch as the step's input
  * ({@link JUMP_BATCH}), each with a distribution read at its position. The draft is then checked token by token
  * against what the steps would have chosen (the same pick from the same distribution): while they agree the
@@ -246,9 +255,17 @@ async function decodeRaw(
   const allowed = (t: Token) => checks.canBeNextTokenForGrammarEvaluationState(native, t);
   let input = first;
   for (;;) {
-    // Drafted only after a single step's input, and at most JUMP_BATCH - 1 at a time, so every batch is one
+    // The prompt's batch may carry the answer's opening (it is computed with batch kernels anyway). After it,
+    // drafted only after a single step's input, and at most JUMP_BATCH - 1 at a time, so every batch is one
     // llama.cpp computes bit for bit like single steps (see JUMP_BATCH); the rest of the run comes next batch.
-    const draft = options.jumpForward && input.length === 1 ? nextDraft(options, state, checks, answer) : [];
+    const draft =
+      input === first
+        ? options.openingInPromptBatch
+          ? openingDraft(options, state, checks)
+          : []
+        : options.jumpForward && input.length === 1
+          ? nextDraft({ ...options, generated: answer.generated }, state, checks, JUMP_BATCH - 1)
+          : [];
     const base = sequence.nextTokenIndex;
     const items: ControlledEvaluateInputItem[] = [
       ...input.slice(0, -1),
@@ -257,7 +274,7 @@ async function decodeRaw(
     ];
     const outputs = await sequence.controlledEvaluate(items);
     answer.stats.batches++;
-    answer.stats.drafted += draft.length;
+    if (input !== first) answer.stats.drafted += draft.length;
     // At items[at] the distribution of the token after it.
     let at = input.length - 1;
     let refused = false;
@@ -274,7 +291,8 @@ async function decodeRaw(
       if (answer.closeIfForced(state, checks)) return;
       const d = at - (input.length - 1);
       if (d < draft.length && draft[d] === best.token) {
-        answer.stats.forced++;
+        if (input === first) answer.stats.opening++;
+        else answer.stats.forced++;
         at++;
         continue;
       }
@@ -301,41 +319,6 @@ async function decodeRaw(
     if (answer.closeIfForced(state, checks)) return;
     input = [token];
   }
-}
-
-/**
- * What jump-forward appends after a single step's input: the model's likely next tokens where the answer repeats
- * the answer before it or the prompt ({@link lookupDraft}), else the tokens of the text the grammar forces.
- */
-function nextDraft(
-  options: GenerateOptions,
-  state: LlamaGrammarEvaluationState,
-  checks: GrammarChecks,
-  answer: Answer,
-): Token[] {
-  const sources = [options.previousAnswer ?? [], options.promptTokens, answer.generated];
-  const looked = grammarPrefix(state, checks, lookupDraft(sources, answer.generated, JUMP_BATCH - 1));
-  if (looked.length > 0) return looked;
-  const forced = forcedText(options.model, state, checks, FORCED_PROBE_CHARS);
-  if (forced === "") return [];
-  const tokens = options.model.tokenize(forced, false);
-  // A run that ends where the model's choice begins (`":` before an optional space) may end inside the token
-  // the model writes there (`":"`): its last token is a guess worth no batch slot.
-  return tokens.slice(
-    0,
-    Math.min(JUMP_BATCH - 1, forced.length < FORCED_PROBE_CHARS ? tokens.length - 1 : tokens.length),
-  );
-}
-
-/** The longest prefix of `tokens` the grammar allows next (checked on a clone: `state` is not moved). */
-function grammarPrefix(state: LlamaGrammarEvaluationState, checks: GrammarChecks, tokens: Token[]): Token[] {
-  if (tokens.length === 0) return tokens;
-  const probe = nativeState(state.clone());
-  let n = 0;
-  while (n < tokens.length && checks.canBeNextTokenForGrammarEvaluationState(probe, tokens[n]!)) {
-    checks.acceptGrammarEvaluationStateToken(probe, tokens[n++]!);
-  }
-  return tokens.slice(0, n);
 }
 
 /**
