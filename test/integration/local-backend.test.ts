@@ -237,7 +237,8 @@ describe("LocalDelegate on the tiny model", () => {
     ];
     const seen: LocalDecodeInfo[] = [];
     const pooled = new LocalDelegate({ model, poolSize: 4, _internal: { onDecode: (i) => seen.push(i) } });
-    const alone = new LocalDelegate({ model });
+    // One sequence evaluating everything itself, the answer's opening included (a pool takes it in its own batch).
+    const alone = new LocalDelegate({ model, _internal: { openingInPromptBatch: false } });
     try {
       const together = await Promise.all(cases.map((c) => pooled.propose(c.request).catch((e: Error) => e)));
       // One sequence evaluated the tools' prefix; the three that started with it copied its state.

@@ -88,7 +88,8 @@ export interface LocalDelegateOptions {
     decodeWholeAnswer?: boolean;
     /**
      * Append the answer's opening (`{"name":` as the previous answer wrote it) to the prompt's batch, checked
-     * like a draft (local-generation.ts). Default true; false decodes it in a batch of its own, as before.
+     * like a draft (local-draft.ts). Default true with one sequence (`poolSize` 1), false with more; false
+     * decodes it in a batch of its own.
      */
     openingInPromptBatch?: boolean;
     /** Per proposal: how it was decoded and how much of its prompt was shared (counts, no times). */

@@ -212,7 +212,9 @@ export class LocalDelegate implements ToolCallDelegate {
           maxOutputTokens: this.#options.maxOutputTokens,
           jumpForward: this.#options.jumpForward,
           previousAnswer: state.previousAnswer,
-          openingInPromptBatch: this.#options._internal?.openingInPromptBatch ?? true,
+          // As jump-forward: with one sequence. A pool's proposals start together, so which answer came
+          // before (where the opening comes from) would depend on timing.
+          openingInPromptBatch: this.#options._internal?.openingInPromptBatch ?? this.#options.poolSize === 1,
           // The mean token probability and the onTokens hook read every token, the closing ones too.
           stopWhenDecided:
             !this.#options._internal?.decodeWholeAnswer &&
