@@ -88,8 +88,9 @@ export interface LocalDelegateOptions {
     decodeWholeAnswer?: boolean;
     /**
      * Append the answer's opening (`{"name":` as the previous answer wrote it) to the prompt's batch, checked
-     * like a draft (local-draft.ts). Default true with one sequence (`poolSize` 1), false with more; false
-     * decodes it in a batch of its own.
+     * like a draft (local-draft.ts). Default true with one sequence (`poolSize` 1), false with more (a pool's
+     * proposals start together, so which answer came before would depend on timing); false decodes it in a
+     * batch of its own.
      */
     openingInPromptBatch?: boolean;
     /** Per proposal: how it was decoded and how much of its prompt was shared (counts, no times). */

@@ -212,8 +212,6 @@ export class LocalDelegate implements ToolCallDelegate {
           maxOutputTokens: this.#options.maxOutputTokens,
           jumpForward: this.#options.jumpForward,
           previousAnswer: state.previousAnswer,
-          // As jump-forward: with one sequence. A pool's proposals start together, so which answer came
-          // before (where the opening comes from) would depend on timing.
           openingInPromptBatch: this.#options._internal?.openingInPromptBatch ?? this.#options.poolSize === 1,
           // The mean token probability and the onTokens hook read every token, the closing ones too.
           stopWhenDecided:
@@ -341,9 +339,7 @@ export class LocalDelegate implements ToolCallDelegate {
         : new DelegateBackendError(
             this.name,
             `${this.name} could not load its model: ${(cause as Error).message}`,
-            {
-              cause,
-            },
+            { cause },
           );
     });
   }
