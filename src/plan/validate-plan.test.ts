@@ -113,6 +113,18 @@ describe("validatePlan", () => {
     expect(byCode("unknown_field")).toContain('"colour"');
   });
 
+  it("suggests the allowed value an enum field's value is a typo of, and none for a value far from all", () => {
+    const delegate = (on_reject: unknown) => ({
+      name: "x",
+      nodes: [{ id: "a", type: "delegate", instruction: "x", tools: ["notify"], on_reject, store_as: "r" }],
+    });
+    const message = (plan: unknown) => check(plan).issues.find((i) => i.code === "invalid_field")?.message;
+    expect(message(delegate("escalte"))).toMatch(/on_reject: .*\(did you mean "escalate"\?\)$/);
+    expect(message(delegate("retry-backend"))).toContain('(did you mean "retry_backend"?)');
+    expect(message(delegate("page the on-call"))).not.toContain("did you mean");
+    expect(message(delegate(7))).not.toContain("did you mean");
+  });
+
   it("rejects unknown fields inside nodes and for_each", () => {
     expect(
       codes({

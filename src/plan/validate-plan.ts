@@ -67,7 +67,7 @@ export function validatePlan(input: unknown, options: ValidateOptions): Validati
   }
   const header = planHeaderSchema.safeParse(input);
   if (!header.success) {
-    issues.push(...zodIssues(header.error, undefined, "", planHeaderSchema));
+    issues.push(...zodIssues(header.error, undefined, "", planHeaderSchema, input));
     if (!isObject(input) || !Array.isArray(input.nodes)) return { plan: undefined, issues, ok: false };
   }
   const rawNodes = (isObject(input) && Array.isArray(input.nodes) ? input.nodes : []) as unknown[];
@@ -93,7 +93,8 @@ export function validatePlan(input: unknown, options: ValidateOptions): Validati
     if (parsed.success) {
       nodes.push(parsed.data as BaseNode);
       typeOf.set(parsed.data as BaseNode, type);
-    } else issues.push(...zodIssues(parsed.error, id ?? `nodes[${i}]`, `nodes[${i}]`, nodeSchemaOf(type)));
+    } else
+      issues.push(...zodIssues(parsed.error, id ?? `nodes[${i}]`, `nodes[${i}]`, nodeSchemaOf(type), raw));
   });
   const plan: ExecutionPlan | undefined = header.success ? { ...header.data, nodes } : undefined;
   checkGraph(nodes, rawNodes, issues);
@@ -226,6 +227,7 @@ function zodIssues(
   nodeId: string | undefined,
   prefix: string,
   schema: z.ZodType,
+  input: unknown,
 ): PlanIssue[] {
   return error.issues.map((i) => {
     const path = [prefix, ...i.path.map((p) => (typeof p === "number" ? `[${p}]` : String(p)))]
@@ -236,9 +238,25 @@ function zodIssues(
     const message =
       i.code === "unrecognized_keys"
         ? `unknown field${i.keys.length > 1 ? "s" : ""} ${i.keys.map((k) => `"${k}"`).join(", ")}${path ? ` in ${path}` : ""}${unknownFieldHint(schema, i.path, i.keys)}`
-        : `${path || "plan"}: ${i.message}`;
+        : `${path || "plan"}: ${i.message}${i.code === "invalid_value" ? enumValueHint(input, i.path, i.values) : ""}`;
     return issue(code, message, nodeId, path || undefined);
   });
+}
+
+/** `` (did you mean "escalate"?)`` for a string that is a plausible typo of one of the values an enum allows. */
+function enumValueHint(input: unknown, path: readonly PropertyKey[], values: readonly unknown[]): string {
+  let value = input;
+  for (const key of path) {
+    const container = value as Record<PropertyKey, unknown>;
+    value =
+      typeof value === "object" && value !== null && Object.hasOwn(value, key) ? container[key] : undefined;
+  }
+  if (typeof value !== "string") return "";
+  const hint = didYouMean(
+    value,
+    values.filter((v) => typeof v === "string"),
+  );
+  return hint === undefined ? "" : ` (did you mean "${hint}"?)`;
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
