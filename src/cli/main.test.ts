@@ -146,6 +146,37 @@ describe("deputy CLI", () => {
     expect(missing.stderr).toContain("Plan file not found");
   });
 
+  it("run prints the artifact the plan returns, clipped when long; --json names it", async () => {
+    const ws = workspace({
+      name: "answers",
+      returns: "answer",
+      nodes: [
+        { id: "a", tool: "emit", args: { value: { ok: true, n: 2 } }, store_as: "answer" },
+        { id: "b", tool: "emit", args: { value: "x".repeat(1000) }, store_as: "long" },
+      ],
+    });
+    const text = await cli(["run", ws.plan, "--tools", ws.tools, "--no-store"]);
+    expect(text.stdout).toContain('  returns answer: {"ok":true,"n":2}\n');
+    const json = await cli(["run", ws.plan, "--tools", ws.tools, "--no-store", "--json"]);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      returns: "answer",
+      artifacts: { answer: { ok: true, n: 2 } },
+    });
+    writeFileSync(ws.plan, JSON.stringify({ ...JSON.parse(readFileSync(ws.plan, "utf8")), returns: "long" }));
+    const long = await cli(["run", ws.plan, "--tools", ws.tools, "--no-store"]);
+    const line = long.stdout.split("\n").find((l) => l.startsWith("  returns long: "))!;
+    expect(line).toMatch(/… \(602 more characters; --json for all\)$/);
+    writeFileSync(
+      join(ws.dir, "plain.json"),
+      JSON.stringify({
+        name: "plain",
+        nodes: [{ id: "a", tool: "emit", args: { value: 1 }, store_as: "a" }],
+      }),
+    );
+    const plain = await cli(["run", join(ws.dir, "plain.json"), "--tools", ws.tools, "--no-store"]);
+    expect(plain.stdout).not.toContain("returns");
+  });
+
   it("resume refuses a plan file that changed since the run started", async () => {
     const ws = workspace(good);
     const r = await cli(["run", ws.plan, "--tools", ws.tools, "--store", ws.store, "--json"]);

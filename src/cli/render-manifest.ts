@@ -47,6 +47,9 @@ export function renderManifest(m: RunManifest, storePath?: string | false): stri
     if (n.escalations.length > 5)
       lines.push(`      … and ${n.escalations.length - 5} more escalations (--json for all)`);
   }
+  if (m.returns !== undefined && Object.hasOwn(m.artifacts, m.returns)) {
+    lines.push(`  returns ${m.returns}: ${clip(JSON.stringify(m.artifacts[m.returns]) ?? "undefined", 400)}`);
+  }
   if (m.error) lines.push(`  ${m.error.code}: ${m.error.message}`);
   const store = storePath ? ` --store ${storePath}` : "";
   if (storePath === false) return lines.join("\n") + "\n";
@@ -70,6 +73,11 @@ export function renderIssues(issues: PlanIssue[]): string {
     .map((i) => `${pad(i.severity, 7)} ${pad(i.code, 22)} ${i.nodeId ? `[${i.nodeId}] ` : ""}${i.message}`)
     .join("\n")
     .concat(issues.length ? "\n" : "");
+}
+
+/** `s`, or its first `n` characters and how many more there are (`--json` has the whole value). */
+function clip(s: string, n: number): string {
+  return s.length <= n ? s : `${s.slice(0, n)}… (${s.length - n} more characters; --json for all)`;
 }
 
 function pad(s: string, n: number): string {

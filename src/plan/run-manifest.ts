@@ -58,6 +58,8 @@ export interface RunManifest {
   counts: Record<NodeStatus, number>;
   nodes: Record<string, NodeManifest>;
   artifacts: Record<string, unknown>;
+  /** The artifact key the plan `returns` (what a call of the plan answers with), when it declares one. */
+  returns?: string;
   error?: SerializedError;
 }
 
@@ -121,6 +123,8 @@ export function buildManifest(
       ...(record?.durationMs !== undefined ? { durationMs: record.durationMs } : {}),
     };
   }
+  const plan = stored.run.plan as { returns?: unknown } | null;
+  const returns = typeof plan === "object" && plan !== null ? plan.returns : undefined;
   return {
     runId: stored.run.runId,
     plan: stored.run.planName,
@@ -131,6 +135,7 @@ export function buildManifest(
     counts,
     nodes: out,
     artifacts: stored.artifacts,
+    ...(typeof returns === "string" ? { returns } : {}),
     ...(stored.run.error ? { error: stored.run.error } : {}),
   };
 }
