@@ -10,6 +10,7 @@ import { z } from "zod";
 import { McpSourceError } from "../errors/mcp-source-error.js";
 import { MAX_MCP_TOOLS, McpAnswerError, readToolPage, type McpToolDefinition } from "./mcp-answers.js";
 import type { McpServerInfo, McpServerOptions } from "./mcp-server-options.js";
+import { connectReason, oneLine } from "./error-text.js";
 import { forgetChild, reapOnExit } from "./reap-children.js";
 
 /** The bounds every connection of one `mcpTools` call keeps to. */
@@ -197,7 +198,7 @@ export async function connect(server: McpServerOptions, settings: Settings): Pro
     throw new McpSourceError(
       "MCP_CONNECT_FAILED",
       where,
-      `Could not connect to MCP server ${where}: ${oneLine(cause)}${connection.lastWords()}`,
+      `Could not connect to MCP server ${where}: ${connectReason(cause)}${connection.lastWords()}`,
       { cause },
     );
   }
@@ -238,13 +239,6 @@ async function listTools(connection: Connection): Promise<McpToolDefinition[]> {
     where,
     `MCP server ${where}: its tool list goes on past ${MAX_PAGES} pages.`,
   );
-}
-
-/** An error as one line, cut short: servers write what they like into their messages. */
-export function oneLine(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  const line = message.replace(/\s+/g, " ").trim() || "unknown error";
-  return line.length > 300 ? `${line.slice(0, 300)}…` : line;
 }
 
 let version: string | undefined;

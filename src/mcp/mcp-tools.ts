@@ -3,7 +3,8 @@ import { McpSourceError } from "../errors/mcp-source-error.js";
 import { ToolError } from "../errors/tool-error.js";
 import { toTool, type Tool, type ToolContext } from "../tools/define-tool.js";
 import { readCallAnswer, type McpToolDefinition } from "./mcp-answers.js";
-import { ANY_ANSWER, connect, oneLine, type Connection, type Settings } from "./mcp-connection.js";
+import { ANY_ANSWER, connect, type Connection, type Settings } from "./mcp-connection.js";
+import { connectReason, oneLine } from "./error-text.js";
 import type { McpHttpServer, McpServerInfo, McpServerOptions, McpStdioServer } from "./mcp-server-options.js";
 
 export type { McpHttpServer, McpServerInfo, McpServerOptions, McpStdioServer } from "./mcp-server-options.js";
@@ -276,7 +277,7 @@ async function callTool(
   } catch (cause) {
     // An abort is the engine's (a node timeout, a stop): it reads the signal, not this error.
     if (ctx.signal.aborted) throw cause;
-    throw failed("TOOL_FAILED", `${oneLine(cause)}${c.closed ? c.lastWords() : ""}`, cause);
+    throw failed("TOOL_FAILED", `${connectReason(cause)}${c.closed ? c.lastWords() : ""}`, cause);
   }
   const outcome = readCallAnswer(answer, settings.maxResultBytes);
   if (outcome.ok) return outcome.value;

@@ -21,8 +21,14 @@ export interface ToolsModule {
  */
 export async function loadToolsModule(path: string): Promise<ToolsModule> {
   const absolute = resolve(path);
-  if (!existsSync(absolute))
-    throw new InputFileError("TOOLS_MODULE_NOT_FOUND", `Tools module not found: ${path}`);
+  if (!existsSync(absolute)) {
+    // A URL is not a file: an MCP server over HTTP is written with `mcp+` in front.
+    const url = /^(https?):\/\//i.exec(path);
+    const hint = url
+      ? ` (an MCP server over HTTP is written mcp+${url[1]!.toLowerCase()}://…: --tools mcp+${path})`
+      : "";
+    throw new InputFileError("TOOLS_MODULE_NOT_FOUND", `Tools module not found: ${path}${hint}`);
+  }
   let mod: Record<string, unknown>;
   try {
     mod = await importSettled(absolute, path);

@@ -184,6 +184,20 @@ describe("the everything server over Streamable HTTP", () => {
     expect((error as McpSourceError).code).toBe("MCP_CONNECT_FAILED");
     expect((error as Error).message).toContain(`127.0.0.1:${port}/mcp`);
   });
+
+  it("says why it could not connect: refused, a web page on a wrong path (its status, not its HTML), no such host", async () => {
+    const reason = async (at: string) =>
+      ((await mcpTools({ url: at }).catch((e: unknown) => e)) as Error).message;
+    const refused = await reason(`http://127.0.0.1:${await freePort()}/mcp`);
+    expect(refused).toContain("connection refused");
+    expect(refused).not.toContain("fetch failed");
+    const page = await reason(url.replace(/\/mcp$/, "/no-such-path"));
+    expect(page).toMatch(
+      /answered HTTP 404 with a web page, not MCP \(is the URL's path the server's MCP endpoint/,
+    );
+    expect(page).not.toMatch(/<html|<!DOCTYPE|<pre>/i);
+    expect(await reason("http://no-such-host.invalid/mcp")).toContain("host not found");
+  });
 });
 
 describe("a hostile server", () => {

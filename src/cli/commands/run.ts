@@ -33,7 +33,7 @@ export function withRunFlags(cmd: Command): Command {
   return cmd
     .option(
       "--tools <source>",
-      'tools: an ES module (.js, .mjs or .ts) exporting them (and agents), or an MCP server, "mcp:stdio:COMMAND ARGS…" or mcp+https://HOST/PATH (mcp+trusted… to trust its read-only hints); repeat for more',
+      'tools: an ES module (.js, .mjs or .ts) exporting them (and agents), or an MCP server, "mcp:stdio:COMMAND ARGS…" or mcp+http(s)://HOST/PATH (mcp+trusted… to trust its read-only hints); repeat for more',
       (v: string, prev: string[] = []) => [...prev, v],
     )
     .option(
