@@ -83,10 +83,7 @@ export function validateDelegateNode(node: DelegateNode, ctx: ValidationContext)
   node.tools.forEach((name, i) => {
     const tool = host.tools.find(name);
     if (tool) tools.push(tool);
-    else {
-      const hint = host.tools.suggest(name);
-      add("unknown_tool", `unknown tool "${name}"${hint ? ` (did you mean "${hint}"?)` : ""}`, `tools[${i}]`);
-    }
+    else add("unknown_tool", `unknown tool "${name}"${host.tools.unknownHint(name)}`, `tools[${i}]`);
   });
 
   if (host.delegates.length === 0) {

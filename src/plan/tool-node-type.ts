@@ -29,11 +29,10 @@ function checkToolNode(node: ToolNode, host: ExecutionHost): PlanIssue[] {
   const issues: PlanIssue[] = [];
   const tool = host.tools.find(node.tool);
   if (!tool) {
-    const hint = host.tools.suggest(node.tool);
     issues.push(
       issue(
         "unknown_tool",
-        `unknown tool "${node.tool}"${hint ? ` (did you mean "${hint}"?)` : ""}`,
+        `unknown tool "${node.tool}"${host.tools.unknownHint(node.tool)}`,
         node.id,
         "tool",
       ),

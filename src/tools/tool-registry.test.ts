@@ -71,3 +71,21 @@ describe("tools", () => {
     expect(counter.n).toBe(1);
   });
 });
+
+describe("ToolRegistry.unknownHint", () => {
+  const named = (name: string) => ({ name, description: name, input: { type: "object" }, run: () => null });
+  it("suggests a plausible typo, else lists the tools there are (ten, then how many more)", () => {
+    const few = new ToolRegistry([lookup, named("read_text_file"), named("list_directory")]);
+    expect(few.unknownHint("lookup_usr")).toBe(' (did you mean "lookup_user"?)');
+    expect(few.unknownHint("send_email")).toBe(
+      ' (the tools given: "lookup_user", "read_text_file", "list_directory")',
+    );
+    const many = new ToolRegistry(
+      Array.from({ length: 13 }, (_, i) => named(`tool_${String.fromCharCode(97 + i)}x${i}`)),
+    );
+    expect(many.unknownHint("send_email")).toMatch(
+      /^ \(the tools given: "tool_ax0", .*"tool_jx9" and 3 more\)$/,
+    );
+    expect(new ToolRegistry([]).unknownHint("anything")).toBe(" (no tools were given)");
+  });
+});

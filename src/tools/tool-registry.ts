@@ -52,6 +52,19 @@ export class ToolRegistry {
     return didYouMean(name, this.#tools.keys());
   }
 
+  /**
+   * What to say after `unknown tool "name"`: a plausible typo's fix, else the tools there are (the first ten),
+   * so a plan written against an MCP server's tools shows what the server has.
+   */
+  unknownHint(name: string): string {
+    const hint = this.suggest(name);
+    if (hint !== undefined) return ` (did you mean "${hint}"?)`;
+    const names = this.names();
+    if (names.length === 0) return " (no tools were given)";
+    const shown = names.slice(0, 10).map((n) => `"${n}"`);
+    return ` (the tools given: ${shown.join(", ")}${names.length > 10 ? ` and ${names.length - 10} more` : ""})`;
+  }
+
   names(): string[] {
     return [...this.#tools.keys()];
   }
