@@ -26,6 +26,17 @@ export interface RunningPlanServer {
   close(): Promise<void>;
 }
 
+/** A port bound for a plan server that is not there yet (see {@link listenForPlans}). */
+export interface BoundPlanPort {
+  /** The MCP endpoint, e.g. `http://127.0.0.1:4681/mcp`. */
+  url: string;
+  port: number;
+  /** Starts answering with `plans` (until then every request is a 503). */
+  serve(plans: PlanServer): RunningPlanServer;
+  /** Stops listening and drops open connections. */
+  close(): Promise<void>;
+}
+
 /**
  * Serves a plan server over Streamable HTTP on 127.0.0.1 only: the SDK's handler (the current protocol
  * revision, and the 2025 one statelessly), behind its loopback `Host` and `Origin` checks, which defeat DNS
@@ -35,17 +46,29 @@ export async function servePlansHttp(
   plans: PlanServer,
   options: ServePlansHttpOptions = {},
 ): Promise<RunningPlanServer> {
+  return (await listenForPlans(options)).serve(plans);
+}
+
+/**
+ * Binds the port first and serves later, so that a caller can refuse a port in use (an `InvalidOptionError`)
+ * before it creates anything else, such as the run store (`deputy mcp serve --http` does).
+ */
+export async function listenForPlans(options: ServePlansHttpOptions = {}): Promise<BoundPlanPort> {
   const port = options.port ?? 0;
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new InvalidOptionError("port", "an integer from 0 to 65535", port);
   const path = options.path ?? "/mcp";
-  const handle = toNodeHandler(createMcpHandler(() => plans.createServer()));
+  let handle: ReturnType<typeof toNodeHandler> | undefined;
   const validHost = localhostHostValidation();
   const validOrigin = localhostOriginValidation();
   const server = createServer((req, res) => {
     if (!validHost(req, res) || !validOrigin(req, res)) return;
     if (new URL(req.url ?? "/", "http://127.0.0.1").pathname !== path) {
       res.writeHead(404, { "content-type": "text/plain" }).end(`Not found: the MCP endpoint is ${path}\n`);
+      return;
+    }
+    if (!handle) {
+      res.writeHead(503, { "content-type": "text/plain", "retry-after": "1" }).end("Starting\n");
       return;
     }
     handle(req, res).catch(() => {
@@ -55,14 +78,20 @@ export async function servePlansHttp(
   });
   await listen(server, port);
   const bound = (server.address() as AddressInfo).port;
+  const url = `http://127.0.0.1:${bound}${path}`;
+  const close = () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
   return {
-    url: `http://127.0.0.1:${bound}${path}`,
+    url,
     port: bound,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    serve(plans) {
+      handle = toNodeHandler(createMcpHandler(() => plans.createServer()));
+      return { url, port: bound, close };
+    },
+    close,
   };
 }
 

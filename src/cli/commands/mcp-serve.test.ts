@@ -269,7 +269,7 @@ describe("deputy mcp serve --http", () => {
     expect(await code).toBe(0);
   });
 
-  it("refuses a port in use: one line, exit 2", async () => {
+  it("refuses a port in use: one line, exit 2, no store created", async () => {
     const ws = workspace();
     const holder = createServer();
     await new Promise<void>((resolve) => holder.listen(0, "127.0.0.1", resolve));
@@ -279,6 +279,7 @@ describe("deputy mcp serve --http", () => {
       expect(out.code).toBe(2);
       expect(out.stderr.trim().split("\n")).toHaveLength(1);
       expect(out.stderr).toContain(`a port free on 127.0.0.1 (in use), got ${port}`);
+      expect(existsSync(ws.store)).toBe(false);
     } finally {
       holder.close();
     }

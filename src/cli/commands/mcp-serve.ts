@@ -54,7 +54,7 @@ export function registerMcpServe(program: Command, ctx: CliContext): void {
       const consoleUrl = flags.consoleUrl === undefined ? undefined : parseConsoleUrl(flags.consoleUrl);
       const found = readPlanFolder(flags.plans);
       // The SDK and the serving code load only for this command (every other command starts without them).
-      const [{ servePlans }, { servePlansHttp }, { servePlansStdio }] = await Promise.all([
+      const [{ servePlans }, { listenForPlans }, { servePlansStdio }] = await Promise.all([
         import("../../mcp/serve-plans.js"),
         import("../../mcp/serve-http.js"),
         import("../../mcp/serve-stdio.js"),
@@ -66,8 +66,10 @@ export function registerMcpServe(program: Command, ctx: CliContext): void {
         const sources = found.map((p) => resolve(p.path));
         // Every plan is checked before the store is opened: bad input creates nothing.
         servePlans({ ...options, plans, sources });
+        // And the port is bound before the store is opened: a port in use creates nothing either.
+        const bound = port === undefined ? undefined : await listenForPlans({ port });
         const location = storeLocation(flags.store);
-        const store = openStore(flags.store);
+        const store = await openStoreOrClose(flags.store, bound);
         try {
           const served = servePlans({
             ...options,
@@ -85,8 +87,8 @@ export function registerMcpServe(program: Command, ctx: CliContext): void {
           const names = served.tools.map((t) => t.name).join(", ");
           const stopped = stopSignals(ctx, grace);
           try {
-            if (port !== undefined) {
-              const http = await servePlansHttp(served, { port });
+            if (bound !== undefined) {
+              const http = bound.serve(served);
               ctx.stderr(`deputy mcp: serving ${served.tools.length} plan(s) (${names}) at ${http.url}\n`);
               await stopped.first;
               await served.close({ graceMs: grace * 1000 });
@@ -105,6 +107,7 @@ export function registerMcpServe(program: Command, ctx: CliContext): void {
           }
         } finally {
           await store.close();
+          await bound?.close();
         }
       } finally {
         restoreConsole();
@@ -172,4 +175,17 @@ function parseConsoleUrl(text: string): string {
 function packageVersion(): string {
   const text = readFileSync(new URL("../../../package.json", import.meta.url), "utf8");
   return (JSON.parse(text) as { version: string }).version;
+}
+
+/** The run store, or the bound port closed again when the store cannot be opened. */
+async function openStoreOrClose(
+  store: string | false | undefined,
+  bound: { close(): Promise<void> } | undefined,
+): Promise<ReturnType<typeof openStore>> {
+  try {
+    return openStore(store);
+  } catch (error) {
+    await bound?.close();
+    throw error;
+  }
 }
