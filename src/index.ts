@@ -1,3 +1,4 @@
+/// <reference types="node" preserve="true" />
 /**
  * deputy — delegation in LLM systems.
  *

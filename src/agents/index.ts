@@ -1,3 +1,4 @@
+/// <reference types="node" preserve="true" />
 /**
  * `deputy-js/agents` — agent-to-agent delegation. A sub-agent declares what it does as a contract
  * ({@link delegation}); a parent hands work to it as a tool ({@link delegateTo}), under budgets, with ledgers,

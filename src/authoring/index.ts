@@ -1,3 +1,4 @@
+/// <reference types="node" preserve="true" />
 /**
  * Plans written and repaired by a model, and plans run by name: {@link authorPlan} turns an objective into a
  * validated plan (the allowed tools are the boundary; one correction round); {@link repairRun} asks for a plan

@@ -1,3 +1,4 @@
+/// <reference types="node" preserve="true" />
 /**
  * `deputy-js/confidence` — how far a delegate's confidence can be trusted, shared by the delegate backends,
  * `deputy distill` and `deputy eval`/`calibrate`: the answer confidence read during decoding

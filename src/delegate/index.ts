@@ -1,3 +1,4 @@
+/// <reference types="node" preserve="true" />
 /**
  * Tool-call delegates: a small model proposes exactly one tool call, constrained by one JSON Schema
  * ({@link buildProposalSchema}) and prompted the same way by every backend ({@link buildPrompt}); the

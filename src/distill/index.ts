@@ -1,3 +1,4 @@
+/// <reference types="node" preserve="true" />
 /**
  * `deputy-js/distill` — learned delegates: a small discriminative model learned from one node's accepted calls
  * (traces of a larger model, an `escalate_to` agent or a person) that proposes in microseconds with a calibrated

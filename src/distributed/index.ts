@@ -1,3 +1,4 @@
+/// <reference types="node" preserve="true" />
 /**
  * Beyond one machine: a run's units as Graphile Worker jobs on PostgreSQL, run by `deputy worker` processes on
  * any machine with the same executors, gate, traces and budgets. See `docs/scale-out.md`.

@@ -1,3 +1,4 @@
+/// <reference types="node" preserve="true" />
 /**
  * `deputy-js/errors` — every error deputy throws. Each class has a stable `code` (a union type per class), typed
  * context fields, `toJSON()` as plain data, and a static `isInstance()` that works across duplicate copies

@@ -1,3 +1,4 @@
+/// <reference types="node" preserve="true" />
 /**
  * `deputy-js/eval` — measure a delegate backend before trusting it: BFCL-format cases
  * ({@link loadBfclSuite}), scored by BFCL's AST-match rules ({@link bfclAstMatch}) in

@@ -1,3 +1,4 @@
+/// <reference types="node" preserve="true" />
 /**
  * `deputy-js/mcp` — MCP servers as tool sources: {@link mcpTools} connects to servers over stdio or Streamable
  * HTTP (the official MCP client) and gives their tools as deputy tools, for plans, delegates and agents alike.

@@ -1,3 +1,4 @@
+/// <reference types="node" preserve="true" />
 /**
  * Execution plans: validate a JSON DAG of nodes of registered node types (the root entry registers tool,
  * delegate and agent), run it with real concurrency, checkpoint every node and item, and resume after a crash

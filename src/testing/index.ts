@@ -1,3 +1,4 @@
+/// <reference types="node" preserve="true" />
 /**
  * `deputy-js/testing`: real stand-ins for tests — a seeded random-weight GGUF model that llama.cpp loads
  * ({@link writeTinyModel}), a llama-server process on a free loopback port ({@link startLlamaServer}), and the

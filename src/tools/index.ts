@@ -1,3 +1,4 @@
+/// <reference types="node" preserve="true" />
 export { defineTool, toTool, type Tool, type ToolContext, type ToolDefinition } from "./define-tool.js";
 export {
   fromAiSdkTool,

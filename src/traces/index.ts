@@ -1,3 +1,4 @@
+/// <reference types="node" preserve="true" />
 /**
  * `deputy-js/traces` — one {@link DelegateTrace} per proposal hop, written to a {@link TraceSink}:
  * {@link JsonlTraceSink} (redacted, capped, rotated; never throws into a run) or {@link MemoryTraceSink};

@@ -108,7 +108,9 @@ describe("the packed package", () => {
           strict: true,
           noEmit: true,
           skipLibCheck: false,
-          types: ["node"],
+          // What `tsc --init` writes (TypeScript 5.9): no global types unless named. deputy's own
+          // declarations reference Node's types, so an app need not name them (with @types/node installed).
+          types: [],
         },
         files: ["types.ts"],
       }),
@@ -138,6 +140,12 @@ describe("the packed package", () => {
     expect(manifest.scripts.prepack).toMatch(/build/);
     for (const dev of ["tsx", "@types/node", "typescript", "vitest"])
       expect(manifest.dependencies).not.toHaveProperty(dev);
+    // Its declarations use Node's types: a peer, so npm and pnpm install it for a TypeScript app.
+    const peers = (pkg as { peerDependencies: Record<string, string> }).peerDependencies;
+    const optional = (pkg as { peerDependenciesMeta?: Record<string, { optional?: boolean }> })
+      .peerDependenciesMeta;
+    expect(peers["@types/node"]).toBeDefined();
+    expect(optional?.["@types/node"]?.optional).not.toBe(true);
     // engines is at least what every runtime dependency declares (graphile-worker 0.18: >= 22.18).
     const floor = (range: string) =>
       range
