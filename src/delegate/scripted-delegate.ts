@@ -36,6 +36,15 @@ export interface ScriptedDelegateOptions {
  * // {"node": "triage", "item": 0, "proposal": {"name": "ignore_alert", "arguments": {"reason": "noise"}, "confidence": 0.95}}
  * // {"node": "triage", "item": 1, "error": "model timed out"}
  * const delegate = new ScriptedDelegate({ entries: "proposals.jsonl" });
+ *
+ * @example
+ * // The same entries inline, without a file:
+ * const delegate = new ScriptedDelegate({
+ *   entries: [
+ *     { node: "triage", item: 0, proposal: { name: "ignore_alert", arguments: { reason: "noise" }, confidence: 0.95 } },
+ *     { node: "triage", item: 1, error: "model timed out" },
+ *   ],
+ * });
  */
 export class ScriptedDelegate implements ToolCallDelegate {
   readonly name: string;
