@@ -107,11 +107,6 @@ describe("bad input: exit 2, one clear line, nothing created or changed", () => 
       (at) => ["run", at("plan.json")],
       /No tools module was given.*node a\b.*--tools MODULE/,
     ],
-    [
-      "validate without --tools",
-      (at) => ["validate", at("plan.json"), "--no-store"],
-      /No tools module was given.*--tools MODULE/,
-    ],
     ["an unknown command (commander's did-you-mean)", () => ["rn", "plan.json"], /unknown command 'rn'.*run/],
     [
       "an unknown option (commander's did-you-mean)",

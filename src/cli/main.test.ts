@@ -72,6 +72,34 @@ describe("deputy CLI", () => {
     );
   });
 
+  it("validate without --tools checks the structure alone and says the tools were not checked", async () => {
+    const ws = workspace(good);
+    const fine = await cli(["validate", ws.plan]);
+    expect(fine.code).toBe(0);
+    expect(fine.stdout).toBe(
+      `${ws.plan}: structure valid (2 nodes); tools not checked: pass --tools MODULE (or mcp:…) to check them\n`,
+    );
+    expect(fine.stderr).toBe("");
+    const json = await cli(["validate", ws.plan, "--json"]);
+    expect(JSON.parse(json.stdout)).toEqual({ ok: true, issues: [], toolsChecked: false });
+    const broken = workspace({
+      ...good,
+      nodes: [...good.nodes, { id: "c", tool: "emit", depends_on: ["zz"], store_as: "c" }],
+    });
+    const bad = await cli(["validate", broken.plan]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/unknown_dependency .*\[c\]/);
+    expect(bad.stderr).not.toContain("unknown_tool");
+    // With --tools, an unknown tool is an issue as before.
+    const typo = workspace({
+      name: "t",
+      nodes: [{ id: "a", tool: "emitt", args: { value: 1 }, store_as: "a" }],
+    });
+    expect((await cli(["validate", typo.plan, "--tools", typo.tools])).stderr).toContain(
+      'did you mean "emit"',
+    );
+  });
+
   it("--version prints the package's version", async () => {
     const { version } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
       version: string;

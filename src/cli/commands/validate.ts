@@ -3,7 +3,6 @@ import type { CliContext } from "../cli-context.js";
 import { EXIT } from "../exit-codes.js";
 import { readPlanFile } from "../read-plan-file.js";
 import { renderIssues } from "../render-manifest.js";
-import { requireToolsModule } from "../require-tools-module.js";
 import { setupRun, type RunFlags } from "../run-setup.js";
 import { withRunFlags } from "./run.js";
 import { createHost } from "../../index.js";
@@ -20,13 +19,28 @@ export function registerValidate(program: Command, ctx: CliContext): void {
       const { options, close } = await setupRun(flags);
       try {
         const { host, nodeTypes } = createHost(options);
-        const report = validatePlan(input, { host, nodeTypes });
-        requireToolsModule(report.issues, flags.tools);
+        const checked = validatePlan(input, { host, nodeTypes });
+        // Without --tools the structure alone is checked: every tool is unknown then, which says nothing.
+        const toolsGiven =
+          typeof flags.tools === "string" ? flags.tools !== "" : Boolean(flags.tools?.length);
+        const issues = toolsGiven ? checked.issues : checked.issues.filter((i) => i.code !== "unknown_tool");
+        const ok = issues.every((i) => i.severity !== "error");
         // As `run` prints them: issues on stderr, the result (or --json) on stdout.
-        if (flags.json) ctx.stdout(JSON.stringify({ ok: report.ok, issues: report.issues }, null, 2) + "\n");
-        else if (report.issues.length) ctx.stderr(renderIssues(report.issues));
-        if (!flags.json && report.ok) ctx.stdout(`${planPath}: valid (${report.plan!.nodes.length} nodes)\n`);
-        ctx.setExitCode(report.ok ? EXIT.completed : EXIT.invalid);
+        if (flags.json)
+          ctx.stdout(
+            JSON.stringify({ ok, issues, ...(toolsGiven ? {} : { toolsChecked: false }) }, null, 2) + "\n",
+          );
+        else if (issues.length) ctx.stderr(renderIssues(issues));
+        const nodes = Array.isArray((input as { nodes?: unknown }).nodes)
+          ? (input as { nodes: unknown[] }).nodes
+          : [];
+        if (!flags.json && ok)
+          ctx.stdout(
+            toolsGiven
+              ? `${planPath}: valid (${nodes.length} nodes)\n`
+              : `${planPath}: structure valid (${nodes.length} nodes); tools not checked: pass --tools MODULE (or mcp:…) to check them\n`,
+          );
+        ctx.setExitCode(ok ? EXIT.completed : EXIT.invalid);
       } finally {
         await close();
       }
