@@ -56,7 +56,10 @@ describe("a tools module that is not there", () => {
   it("is one error naming it; a URL is told it means an MCP server, written mcp+http(s)://", async () => {
     const { loadToolsModule } = await import("./load-tools-module.js");
     const missing = (path: string) =>
-      loadToolsModule(path).catch((e: unknown) => e as Error & { code: string });
+      loadToolsModule(path).then(
+        () => ({ code: "LOADED", message: "" }),
+        (e: unknown) => e as Error & { code: string },
+      );
     const file = await missing("no/such/tools.mjs");
     expect(file.code).toBe("TOOLS_MODULE_NOT_FOUND");
     expect(file.message).toBe("Tools module not found: no/such/tools.mjs");

@@ -141,8 +141,8 @@ describe("the packed package", () => {
     for (const dev of ["tsx", "@types/node", "typescript", "vitest"])
       expect(manifest.dependencies).not.toHaveProperty(dev);
     // Its declarations use Node's types: a peer, so npm and pnpm install it for a TypeScript app.
-    const peers = (pkg as { peerDependencies: Record<string, string> }).peerDependencies;
-    const optional = (pkg as { peerDependenciesMeta?: Record<string, { optional?: boolean }> })
+    const peers = (pkg as unknown as { peerDependencies: Record<string, string> }).peerDependencies;
+    const optional = (pkg as unknown as { peerDependenciesMeta?: Record<string, { optional?: boolean }> })
       .peerDependenciesMeta;
     expect(peers["@types/node"]).toBeDefined();
     expect(optional?.["@types/node"]?.optional).not.toBe(true);
