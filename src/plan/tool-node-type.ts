@@ -1,6 +1,9 @@
 import { z } from "zod";
 import type { PlanIssue } from "../errors/plan-validation-error.js";
-import { schemaProperties, schemaRequired } from "../schema/json-schema.js";
+import { schemaProperties, schemaRequired, type JsonSchema } from "../schema/json-schema.js";
+import { validateValue } from "../schema/validator.js";
+import { placeholdersIn } from "../runtime/template.js";
+import type { Tool } from "../tools/define-tool.js";
 import { didYouMean } from "../tools/did-you-mean.js";
 import type { ExecutionHost } from "./node-executor.js";
 import { defineNodeType } from "./node-type.js";
@@ -64,5 +67,38 @@ function checkToolNode(node: ToolNode, host: ExecutionHost): PlanIssue[] {
       }
     }
   }
+  issues.push(...literalArgIssues(node, tool));
   return issues;
+}
+
+/** Each tool's schema without `required`: missing arguments are reported by name above, not again here. */
+const partialSchemas = new WeakMap<object, JsonSchema>();
+
+/**
+ * The arguments written as literals (no placeholder anywhere in them) checked against the tool's schema now, as
+ * the call will check them: a wrong type is a validation issue, not a node that fails when the run gets there.
+ * Arguments with placeholders are checked when they are rendered; unknown keys are `unknown_arg` above.
+ */
+function literalArgIssues(node: ToolNode, tool: Tool): PlanIssue[] {
+  const literal = Object.entries(node.args).filter(([, value]) => placeholdersIn(value).length === 0);
+  if (literal.length === 0) return [];
+  let schema = partialSchemas.get(tool.parameters);
+  if (!schema) {
+    const { required: _required, ...rest } = tool.parameters;
+    schema = rest;
+    partialSchemas.set(tool.parameters, schema);
+  }
+  const result = validateValue(schema, structuredClone(Object.fromEntries(literal)));
+  if (result.ok) return [];
+  return result.issues
+    .filter((m) => !/^\(root\): unknown key /.test(m))
+    .map((m) => {
+      const key = /^\/([^/:]+)/.exec(m)?.[1]?.replaceAll("~1", "/").replaceAll("~0", "~");
+      return issue(
+        "invalid_arg",
+        `tool "${tool.name}" argument ${m.replace(/^\/[^:]*: /, (at) => `${at.slice(1, -2)}: `)}`,
+        node.id,
+        key === undefined ? "args" : `args.${key}`,
+      );
+    });
 }

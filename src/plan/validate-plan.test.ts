@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import fc from "fast-check";
 import { z } from "zod";
 import { defineTool } from "../tools/define-tool.js";
 import { createHost } from "../index.js";
@@ -123,6 +124,47 @@ describe("validatePlan", () => {
     expect(message(delegate("retry-backend"))).toContain('(did you mean "retry_backend"?)');
     expect(message(delegate("page the on-call"))).not.toContain("did you mean");
     expect(message(delegate(7))).not.toContain("did you mean");
+  });
+
+  it("checks arguments written as literals against the tool's schema, as the call will; templated ones at run time", () => {
+    const node = (args: Record<string, unknown>) => ({
+      name: "x",
+      nodes: [
+        { id: "f", tool: "fetch_alerts", args: { source: "a" }, store_as: "alerts" },
+        { id: "n", tool: "fetch_alerts", depends_on: ["f"], args, store_as: "n" },
+      ],
+    });
+    const issues = (args: Record<string, unknown>) =>
+      check(node(args)).issues.filter((i) => i.code === "invalid_arg");
+    expect(issues({ source: 7 })).toEqual([
+      expect.objectContaining({
+        severity: "error",
+        nodeId: "n",
+        path: "args.source",
+        message: 'tool "fetch_alerts" argument source: must be string',
+      }),
+    ]);
+    expect(issues({ source: "x", limit: "ten" }).map((i) => i.path)).toEqual(["args.limit"]);
+    // A placeholder is rendered when the node runs: its type is checked then, not now.
+    expect(issues({ source: "{artifacts.alerts.name}", limit: "{artifacts.alerts.count}" })).toEqual([]);
+    expect(issues({ source: "x", limit: 3 })).toEqual([]);
+    // A missing argument is missing_arg, not also invalid_arg.
+    expect(check(node({ limit: 3 })).issues.map((i) => i.code)).toEqual(["missing_arg"]);
+  });
+
+  it("reports a literal argument invalid exactly when the tool's schema refuses it (generated values)", () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (limit) => {
+        const report = check({
+          name: "x",
+          nodes: [{ id: "a", tool: "fetch_alerts", args: { source: "s", limit }, store_as: "a" }],
+        });
+        const literal = typeof limit !== "string" || !/\{[^{}]*\}/.test(limit);
+        const invalid = report.issues.some((i) => i.code === "invalid_arg");
+        expect(invalid).toBe(literal && typeof limit !== "number");
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it("rejects unknown fields inside nodes and for_each", () => {
