@@ -1,4 +1,5 @@
-import { createServer, type Server } from "node:http";
+import { createHash, timingSafeEqual } from "node:crypto";
+import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createMcpHandler } from "@modelcontextprotocol/server";
 import {
@@ -15,6 +16,12 @@ export interface ServePlansHttpOptions {
   port?: number;
   /** The endpoint's path. Default `/mcp`. */
   path?: string;
+  /**
+   * A bearer token every request must carry (`Authorization: Bearer TOKEN`), compared in constant time; a
+   * request without it, or with another, is a 401. Default: none — any local process may call the plans
+   * (`deputy mcp serve --http` always sets one).
+   */
+  token?: string;
 }
 
 /** A plan server listening for Streamable HTTP. */
@@ -58,6 +65,9 @@ export async function listenForPlans(options: ServePlansHttpOptions = {}): Promi
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new InvalidOptionError("port", "an integer from 0 to 65535", port);
   const path = options.path ?? "/mcp";
+  if (options.token !== undefined && (typeof options.token !== "string" || options.token.length < 16))
+    throw new InvalidOptionError("token", "a string of at least 16 characters", "(hidden)");
+  const expected = options.token === undefined ? undefined : digest(options.token);
   let handle: ReturnType<typeof toNodeHandler> | undefined;
   const validHost = localhostHostValidation();
   const validOrigin = localhostOriginValidation();
@@ -65,6 +75,14 @@ export async function listenForPlans(options: ServePlansHttpOptions = {}): Promi
     if (!validHost(req, res) || !validOrigin(req, res)) return;
     if (new URL(req.url ?? "/", "http://127.0.0.1").pathname !== path) {
       res.writeHead(404, { "content-type": "text/plain" }).end(`Not found: the MCP endpoint is ${path}\n`);
+      return;
+    }
+    if (expected && !carriesToken(req, expected)) {
+      res
+        .writeHead(401, { "content-type": "text/plain", "www-authenticate": 'Bearer realm="deputy"' })
+        .end(
+          "Unauthorized: send the token deputy mcp serve was given or printed, as Authorization: Bearer TOKEN\n",
+        );
       return;
     }
     if (!handle) {
@@ -93,6 +111,16 @@ export async function listenForPlans(options: ServePlansHttpOptions = {}): Promi
     },
     close,
   };
+}
+
+function digest(text: string): Buffer {
+  return createHash("sha256").update(text).digest();
+}
+
+/** Whether the request's `Authorization: Bearer …` is the token: digests compared, so in constant time. */
+function carriesToken(req: IncomingMessage, expected: Buffer): boolean {
+  const match = /^Bearer +(\S+) *$/i.exec(req.headers.authorization ?? "");
+  return match !== null && timingSafeEqual(digest(match[1]!), expected);
 }
 
 function listen(server: Server, port: number): Promise<void> {

@@ -285,6 +285,75 @@ describe("servePlans over Streamable HTTP", () => {
     expect(bad.isError).toBe(true);
   });
 
+  it("reads only runs this server started, unless told to read every run of its plans", async () => {
+    // A run of a served plan, started by someone else on the same store (`deputy run`, another server):
+    const elsewhere = await runPlan(lookup, { tools, store, inputs: { email: "eve@example.com" } });
+    const refused = await client.callTool({ name: RUN_STATUS_TOOL, arguments: { runId: elsewhere.runId } });
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toContain("that this server started");
+    expect(textOf(refused)).not.toContain("eve@example.com");
+    const own = answerOf(
+      await client.callTool({ name: "lookup_user", arguments: { email: "bo@example.com" } }),
+    );
+    const read = await client.callTool({ name: RUN_STATUS_TOOL, arguments: { runId: own.runId } });
+    expect(answerOf(read)).toMatchObject({ status: "completed", runId: own.runId });
+    const wide = servePlans({ plans: [lookup], tools, store, statusOfAnyRun: true });
+    const wideHttp = await servePlansHttp(wide);
+    const other = new Client({ name: "test", version: "1.0.0" });
+    try {
+      await other.connect(new StreamableHTTPClientTransport(new URL(wideHttp.url)));
+      const any = await other.callTool({ name: RUN_STATUS_TOOL, arguments: { runId: elsewhere.runId } });
+      expect(answerOf(any)).toMatchObject({ status: "completed", runId: elsewhere.runId });
+    } finally {
+      await other.close();
+      await wide.close();
+      await wideHttp.close();
+    }
+  });
+
+  it("with a bearer token, refuses a client without it or with another (401), and serves one that sends it", async () => {
+    const token = "tok-" + "x".repeat(28);
+    const guarded = await servePlansHttp(plans, { token });
+    const connect = async (headers?: Record<string, string>) => {
+      const c = new Client({ name: "test", version: "1.0.0" });
+      const transport = new StreamableHTTPClientTransport(
+        new URL(guarded.url),
+        headers ? { requestInit: { headers } } : {},
+      );
+      return c.connect(transport).then(
+        () => c,
+        (error: unknown) => error as Error,
+      );
+    };
+    try {
+      for (const headers of [
+        undefined,
+        { authorization: "Bearer tok-" + "y".repeat(28) },
+        { authorization: token },
+      ]) {
+        const refused = await connect(headers);
+        expect(refused).toBeInstanceOf(Error);
+        expect(String((refused as Error).message)).toMatch(/401|Unauthorized/);
+      }
+      const raw = await fetch(guarded.url, {
+        method: "POST",
+        body: "{}",
+        headers: { "content-type": "application/json" },
+      });
+      expect(raw.status).toBe(401);
+      expect(raw.headers.get("www-authenticate")).toMatch(/^Bearer/);
+      const ok = (await connect({ authorization: `Bearer ${token}` })) as Client;
+      const answer = answerOf(
+        await ok.callTool({ name: "lookup_user", arguments: { email: "al@example.com" } }),
+      );
+      expect(answer.status).toBe("completed");
+      await ok.close();
+      await expect(servePlansHttp(plans, { token: "short" })).rejects.toThrow(/at least 16 characters/);
+    } finally {
+      await guarded.close();
+    }
+  });
+
   it("answers any arguments a client sends with a result, never a protocol error; a refusal names an input", async () => {
     const value = fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.constant(null), fc.array(fc.string()));
     await fc.assert(

@@ -38,6 +38,11 @@ export interface ServePlansOptions extends HostOptions {
   lease?: LeaseOptions;
   /** The server's name and version in the MCP handshake. Default `{ name: "deputy", version: "0" }`. */
   serverInfo?: { name: string; version: string };
+  /**
+   * Let `deputy_run_status` read any run of the served plans in the store. Default `false`: only runs this
+   * server started (since it started), so a caller cannot read the runs of others who share the store.
+   */
+  statusOfAnyRun?: boolean;
   /** @internal Deterministic run ids for tests. */
   _internal?: { newRunId?: () => string };
 }
@@ -94,6 +99,8 @@ export function servePlans(options: ServePlansOptions): PlanServer {
   const stop = new AbortController();
   const abort = new AbortController();
   const inFlight = new Set<Promise<unknown>>();
+  // The runs this server started: what `deputy_run_status` may read unless told otherwise (bounded).
+  const startedHere = new Set<string>();
 
   const runTool = async (
     tool: ServedPlanTool,
@@ -107,6 +114,8 @@ export function servePlans(options: ServePlansOptions): PlanServer {
     const problems = checkPlanInputs(tool.declaredInputs, inputs);
     if (problems.length) return toolError(`Invalid arguments for \`${tool.name}\`: ${problems.join("; ")}.`);
     const runId = options._internal?.newRunId?.() ?? newRunId(new Date());
+    if (startedHere.size >= 100_000) startedHere.delete(startedHere.values().next().value!);
+    startedHere.add(runId);
     const run = startRun(tool.plan, {
       redact: redactRecord,
       host,
@@ -136,6 +145,10 @@ export function servePlans(options: ServePlansOptions): PlanServer {
     if (typeof runId !== "string" || !RUN_ID.test(runId))
       return toolError(
         `Invalid arguments for \`${RUN_STATUS_TOOL}\`: "runId" must be a run id (as a plan's answer gives it).`,
+      );
+    if (!options.statusOfAnyRun && !startedHere.has(runId))
+      return toolError(
+        `No run "${runId}" of the plans this server serves that this server started (it reads only its own runs; \`statusOfAnyRun\`, \`deputy mcp serve --status-any-run\`, reads every run of its plans).`,
       );
     let stored;
     try {

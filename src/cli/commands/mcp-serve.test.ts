@@ -250,8 +250,21 @@ describe("deputy mcp serve --http", () => {
       .poll(() => stderr, { timeout: 20_000, interval: 50 })
       .toMatch(/at http:\/\/127\.0\.0\.1:\d+\/mcp/);
     const url = /at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr)![1]!;
+    await expect.poll(() => stderr, { timeout: 5_000, interval: 50 }).toMatch(/Authorization: Bearer \S{32}/);
+    const token = /Authorization: Bearer (\S+)"/.exec(stderr)![1]!;
+    // Without the token it printed, a local process can neither list nor start the plans.
+    const anonymous = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    expect(anonymous.status).toBe(401);
     const client = new Client({ name: "test", version: "1.0.0" });
-    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(url), {
+        requestInit: { headers: { authorization: `Bearer ${token}` } },
+      }),
+    );
     const answer = answerOf(
       await client.callTool({ name: "lookup_user", arguments: { email: "bo@example.com" } }),
     );
@@ -267,6 +280,47 @@ describe("deputy mcp serve --http", () => {
     const code = exited(child);
     child.kill("SIGTERM");
     expect(await code).toBe(0);
+  });
+
+  it("takes the token from --token-file or --token-env and does not print it", async () => {
+    const ws = workspace();
+    const token = "file-token-0123456789abcdef";
+    writeFileSync(join(ws.dir, "token"), token + "\n");
+    for (const [flags, env] of [
+      [["--token-file", join(ws.dir, "token")], {}],
+      [["--token-env", "MY_MCP_TOKEN"], { MY_MCP_TOKEN: token }],
+    ] as const) {
+      const child = spawn(process.execPath, [...ws.args, "--http", "0", ...flags], {
+        cwd: ws.dir,
+        env: { ...process.env, ...env },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let stderr = "";
+      child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+      await expect
+        .poll(() => stderr, { timeout: 20_000, interval: 50 })
+        .toMatch(/at http:\/\/127\.0\.0\.1:\d+\/mcp/);
+      const url = /at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr)![1]!;
+      const client = new Client({ name: "test", version: "1.0.0" });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(url), {
+          requestInit: { headers: { authorization: `Bearer ${token}` } },
+        }),
+      );
+      expect((await client.listTools()).tools.map((t) => t.name)).toContain("lookup_user");
+      await client.close();
+      const code = exited(child);
+      child.kill("SIGTERM");
+      expect(await code).toBe(0);
+      expect(stderr).not.toContain(token);
+      expect(stderr).not.toContain("Authorization: Bearer");
+    }
+    const fresh = workspace();
+    const unset = await cli([...fresh.args.slice(1), "--http", "0", "--token-env", "UNSET_TOKEN_VAR_4711"]);
+    expect(unset.code).toBe(2);
+    expect(unset.stderr.trim().split("\n")).toHaveLength(1);
+    expect(unset.stderr).toContain("--token-env");
+    expect(existsSync(fresh.store)).toBe(false);
   });
 
   it("refuses a port in use: one line, exit 2, no store created", async () => {

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Command } from "commander";
@@ -19,6 +20,9 @@ interface McpServeFlags extends RunFlags {
   http?: string;
   consoleUrl?: string;
   grace?: string;
+  tokenFile?: string;
+  tokenEnv?: string;
+  statusAnyRun?: boolean;
 }
 
 /**
@@ -47,10 +51,20 @@ export function registerMcpServe(program: Command, ctx: CliContext): void {
       "--http <port>",
       "serve Streamable HTTP on 127.0.0.1:PORT/mcp instead of stdio (0: any free port)",
     )
+    .option(
+      "--token-file <file>",
+      "with --http: the bearer token clients must send, read from a file (default: a new one, printed at start)",
+    )
+    .option("--token-env <var>", "with --http: the bearer token, read from this environment variable")
+    .option(
+      "--status-any-run",
+      "let deputy_run_status read any run of the served plans in the store, not only those this server started",
+    )
     .option("--console-url <url>", "the address of a running `deputy ui`, to link escalations to its inbox")
     .action(async (flags: McpServeFlags) => {
       const grace = graceSeconds(flags.grace);
       const port = flags.http === undefined ? undefined : parsePort(flags.http);
+      const token = port === undefined ? undefined : bearerToken(flags);
       const consoleUrl = flags.consoleUrl === undefined ? undefined : parseConsoleUrl(flags.consoleUrl);
       const found = readPlanFolder(flags.plans);
       // The SDK and the serving code load only for this command (every other command starts without them).
@@ -67,7 +81,7 @@ export function registerMcpServe(program: Command, ctx: CliContext): void {
         // Every plan is checked before the store is opened: bad input creates nothing.
         servePlans({ ...options, plans, sources });
         // And the port is bound before the store is opened: a port in use creates nothing either.
-        const bound = port === undefined ? undefined : await listenForPlans({ port });
+        const bound = port === undefined ? undefined : await listenForPlans({ port, token: token!.value });
         const location = storeLocation(flags.store);
         const store = await openStoreOrClose(flags.store, bound);
         try {
@@ -83,6 +97,7 @@ export function registerMcpServe(program: Command, ctx: CliContext): void {
               ...(consoleUrl ? { consoleUrl } : {}),
             },
             serverInfo: { name: "deputy", version: packageVersion() },
+            ...(flags.statusAnyRun ? { statusOfAnyRun: true } : {}),
           });
           const names = served.tools.map((t) => t.name).join(", ");
           const stopped = stopSignals(ctx, grace);
@@ -90,6 +105,11 @@ export function registerMcpServe(program: Command, ctx: CliContext): void {
             if (bound !== undefined) {
               const http = bound.serve(served);
               ctx.stderr(`deputy mcp: serving ${served.tools.length} plan(s) (${names}) at ${http.url}\n`);
+              // A token made here is printed once, as it is (the redactor would hide it): clients need it.
+              if (token!.generated)
+                ctx.rawStderr(
+                  `deputy mcp: clients send "Authorization: Bearer ${token!.value}" (new at every start; --token-file or --token-env to fix one)\n`,
+                );
               await stopped.first;
               await served.close({ graceMs: grace * 1000 });
               await http.close();
@@ -188,4 +208,34 @@ async function openStoreOrClose(
     await bound?.close();
     throw error;
   }
+}
+
+/** The bearer token `--http` requires: from `--token-file` or `--token-env`, else a new random one. */
+function bearerToken(flags: McpServeFlags): { value: string; generated: boolean } {
+  if (flags.tokenFile !== undefined && flags.tokenEnv !== undefined)
+    throw new InvalidOptionError(
+      "--token-file",
+      "either --token-file or --token-env, not both",
+      flags.tokenFile,
+    );
+  let value: string | undefined;
+  if (flags.tokenFile !== undefined) {
+    try {
+      value = readFileSync(flags.tokenFile, "utf8").trim();
+    } catch {
+      throw new InvalidOptionError("--token-file", "a readable file holding the token", flags.tokenFile);
+    }
+  } else if (flags.tokenEnv !== undefined) {
+    value = process.env[flags.tokenEnv]?.trim();
+    if (!value)
+      throw new InvalidOptionError("--token-env", "the name of a set environment variable", flags.tokenEnv);
+  }
+  if (value === undefined) return { value: randomBytes(24).toString("base64url"), generated: true };
+  if (value.length < 16 || /\s/.test(value))
+    throw new InvalidOptionError(
+      flags.tokenFile !== undefined ? "--token-file" : "--token-env",
+      "a token of at least 16 characters without spaces",
+      "(hidden)",
+    );
+  return { value, generated: false };
 }
