@@ -35,7 +35,12 @@ describe("public barrels", () => {
       .filter((f) => f.endsWith("/index.ts"))
       .map((f) => join("src", f))
       .sort();
-    expect(indexes).toEqual(barrels.map(([, f]) => f).filter((f) => f !== "src/index.ts").sort());
+    expect(indexes).toEqual(
+      barrels
+        .map(([, f]) => f)
+        .filter((f) => f !== "src/index.ts")
+        .sort(),
+    );
     expect(barrels.map(([k]) => k)).toContain("./events");
   });
 
