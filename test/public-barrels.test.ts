@@ -30,6 +30,20 @@ describe("public barrels", () => {
     expect(starred).toEqual([]);
   });
 
+  it("a folder under src/ has an index.ts exactly when it is a subpath (issue 37): no barrel that ships nowhere", () => {
+    const indexes = readdirSync(join(root, "src"), { recursive: true, encoding: "utf8" })
+      .filter((f) => f.endsWith("/index.ts"))
+      .map((f) => join("src", f))
+      .sort();
+    expect(indexes).toEqual(
+      barrels
+        .map(([, f]) => f)
+        .filter((f) => f !== "src/index.ts")
+        .sort(),
+    );
+    expect(barrels.map(([k]) => k)).toContain("./events");
+  });
+
   it("deputy/confidence is a subpath, and deputy/delegate no longer carries deputy/distill", () => {
     expect(barrels.map(([k]) => k)).toEqual(expect.arrayContaining(["./confidence", "./distill"]));
     const delegate = readFileSync(join(root, "src/delegate/index.ts"), "utf8");

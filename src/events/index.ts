@@ -1,6 +1,6 @@
 /**
  * deputy's diagnostics: the one list of `node:diagnostics_channel` channels with their payloads, and the
- * OpenTelemetry bridge over all of them. Re-exported by the root entry `deputy`.
+ * OpenTelemetry bridge over all of them: `deputy-js/events`, also re-exported by the root entry `deputy`.
  *
  * @packageDocumentation
  */

@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { withTransaction } from "./postgres-transaction.js";
 
 /**
  * The PostgreSQL store's schema, as numbered migrations applied in order on first use. Never edit a
@@ -53,8 +54,7 @@ CREATE INDEX runs_root_run_id ON deputy.runs (root_run_id) WHERE root_run_id IS 
 
 /** Applies the migrations not yet applied, under an advisory lock so concurrent first uses do not race. */
 export async function migratePostgres(client: pg.ClientBase): Promise<void> {
-  await client.query("BEGIN");
-  try {
+  await withTransaction(client, async () => {
     await client.query("SELECT pg_advisory_xact_lock(hashtext('deputy.migrations'))");
     await client.query(`CREATE SCHEMA IF NOT EXISTS deputy;
       CREATE TABLE IF NOT EXISTS deputy.migrations (
@@ -69,9 +69,5 @@ export async function migratePostgres(client: pg.ClientBase): Promise<void> {
       await client.query(m.sql);
       await client.query("INSERT INTO deputy.migrations (version) VALUES ($1)", [m.version]);
     }
-    await client.query("COMMIT");
-  } catch (error) {
-    await client.query("ROLLBACK");
-    throw error;
-  }
+  });
 }

@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { withTransaction } from "./postgres-transaction.js";
 import type { RepairRecord } from "./run-state.js";
 import { withRepair, type RunMutation } from "./run-store.js";
 
@@ -23,14 +24,7 @@ export async function applyWrites(connect: () => Promise<pg.PoolClient>, writes:
       if (statement) await client.query(statement);
       return;
     }
-    try {
-      await client.query("BEGIN");
-      await applyInOrder(client, writes);
-      await client.query("COMMIT");
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => {});
-      throw error;
-    }
+    await withTransaction(client, (tx) => applyInOrder(tx, writes));
   } finally {
     client.release();
   }

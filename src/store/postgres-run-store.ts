@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
 import type pg from "pg";
+import { withTransaction } from "./postgres-transaction.js";
 import { RunError } from "../errors/run-error.js";
 import { dataMap, indexMap, setOwn } from "../runtime/own.js";
 import { TurnBatcher } from "../runtime/turn-batcher.js";
@@ -106,13 +107,10 @@ export class PostgresRunStore implements RunStore {
         // The run and its initial state in one transaction: nobody sees the run without it.
         const client = await this.#connect();
         try {
-          await client.query("BEGIN");
-          await client.query(insert);
-          await applyInOrder(client, [{ runId: run.runId, batch: initial }]);
-          await client.query("COMMIT");
-        } catch (error) {
-          await client.query("ROLLBACK").catch(() => {});
-          throw error;
+          await withTransaction(client, async (tx) => {
+            await tx.query(insert);
+            await applyInOrder(tx, [{ runId: run.runId, batch: initial }]);
+          });
         } finally {
           client.release();
         }

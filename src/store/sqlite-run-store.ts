@@ -1,6 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import type { DatabaseSync, StatementSync } from "node:sqlite";
+import type { DatabaseSync } from "node:sqlite";
 import { nodeSqlite } from "./node-sqlite.js";
 import { migrateSqlite, sqliteErrorName } from "./sqlite-schema.js";
 import type {
@@ -11,11 +11,11 @@ import type {
   RunStore,
   RunSummary,
 } from "./run-store.js";
-import { withRepair } from "./run-store.js";
 import type { Spend } from "./run-state.js";
-import type { ItemRecord, NodeRecord, RepairRecord, RunRecord, StoredRun } from "./run-state.js";
+import type { ItemRecord, NodeRecord, RunRecord, StoredRun } from "./run-state.js";
 import { RunError } from "../errors/run-error.js";
-import { readRunOptions } from "./run-options-record.js";
+import { applyMutation, prepareRunStatements, toRunRecord } from "./sqlite-run-rows.js";
+import { sqliteTransaction, type SqliteTransaction } from "./sqlite-transaction.js";
 import { dataMap, indexMap, setOwn } from "../runtime/own.js";
 import { TurnBatcher } from "../runtime/turn-batcher.js";
 
@@ -44,7 +44,7 @@ export class SqliteRunStore implements RunStore {
   readonly path: string;
   readonly #db: DatabaseSync;
   readonly #stmts;
-  readonly #tx: { begin: StatementSync; commit: StatementSync; rollback: StatementSync };
+  readonly #transaction: SqliteTransaction;
   /** Writes of one turn, committed together in one transaction (see {@link TurnBatcher}). */
   readonly #writes = new TurnBatcher<Pending>((queue) => this.#flush(queue));
   #closed = false;
@@ -61,68 +61,14 @@ export class SqliteRunStore implements RunStore {
     );
     migrateSqlite(this.#db);
     const db = this.#db;
-    this.#stmts = {
-      insertRun: db.prepare(
-        `INSERT INTO runs (run_id, plan_name, fingerprint, plan, status, created_at, updated_at, options,
-           parent_run_id, root_run_id, repairs)
-         VALUES (@runId, @planName, @fingerprint, @plan, @status, @createdAt, @updatedAt, @options,
-           @parentRunId, @rootRunId, @repairs)`,
-      ),
-      getRepairs: db.prepare(`SELECT repairs FROM runs WHERE run_id = ?`),
-      setRepairs: db.prepare(`UPDATE runs SET repairs = ? WHERE run_id = ?`),
-      status: db.prepare(`UPDATE runs SET status = ?, updated_at = ?, error = ? WHERE run_id = ?`),
-      artifact: db.prepare(`INSERT OR REPLACE INTO artifacts (run_id, key, value) VALUES (?, ?, ?)`),
-      node: db.prepare(`INSERT OR REPLACE INTO nodes (run_id, node_id, record) VALUES (?, ?, ?)`),
-      item: db.prepare(
-        `INSERT OR REPLACE INTO items (run_id, node_id, idx, record, key, value, status, spend)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-      ),
-      itemRecord: db.prepare(`UPDATE items SET record = ? WHERE run_id = ? AND node_id = ? AND idx = ?`),
-      getRun: db.prepare(`SELECT * FROM runs WHERE run_id = ?`),
-      getNode: db.prepare(`SELECT record FROM nodes WHERE run_id = ? AND node_id = ?`),
-      getItem: db.prepare(`SELECT record FROM items WHERE run_id = ? AND node_id = ? AND idx = ?`),
-      artifacts: db.prepare(`SELECT key, value FROM artifacts WHERE run_id = ?`),
-      nodes: db.prepare(`SELECT node_id, record FROM nodes WHERE run_id = ?`),
-      items: db.prepare(
-        `SELECT node_id, record, key, value FROM items WHERE run_id = ? ORDER BY node_id, idx`,
-      ),
-      // Both answered from the items_by_status index alone (it holds status and spend): no record is parsed.
-      itemCounts: db.prepare(
-        `SELECT status, count(*) AS n, count(spend) AS spent,
-           total(json_extract(spend, '$.calls')) AS calls, total(json_extract(spend, '$.tokens')) AS tokens,
-           total(json_extract(spend, '$.cost')) AS cost, total(json_extract(spend, '$.duration')) AS duration
-         FROM items WHERE run_id = ? AND node_id = ? GROUP BY status`,
-      ),
-      itemPage: db.prepare(
-        `SELECT record, key, value FROM items WHERE run_id = ? AND node_id = ? ORDER BY idx LIMIT ? OFFSET ?`,
-      ),
-      itemPageOf: db.prepare(
-        `SELECT record, key, value FROM items WHERE run_id = ? AND node_id = ? AND status = ?
-         ORDER BY idx LIMIT ? OFFSET ?`,
-      ),
-      list: db.prepare(`SELECT * FROM runs ORDER BY created_at DESC, rowid DESC LIMIT ?`),
-      takeLease: db.prepare(
-        `UPDATE runs SET lease_owner = @owner, lease_heartbeat = @now, lease_expires = @expires
-         WHERE run_id = @runId AND (lease_owner IS NULL OR lease_owner = @owner OR lease_expires <= @now)`,
-      ),
-      renewLease: db.prepare(
-        `UPDATE runs SET lease_heartbeat = @now, lease_expires = @expires
-         WHERE run_id = @runId AND lease_owner = @owner`,
-      ),
-      releaseLease: db.prepare(
-        `UPDATE runs SET lease_owner = NULL, lease_heartbeat = NULL, lease_expires = NULL
-         WHERE run_id = ? AND lease_owner = ?`,
-      ),
-    };
-    // Prepared once: at max_concurrency 1 there is one transaction per item.
-    this.#tx = { begin: db.prepare("BEGIN"), commit: db.prepare("COMMIT"), rollback: db.prepare("ROLLBACK") };
+    this.#stmts = prepareRunStatements(db);
+    this.#transaction = sqliteTransaction(db);
   }
 
   async createRun(run: RunRecord, initial: RunMutation[] = []): Promise<void> {
     this.#assertOpen();
     // (A group commit is synchronous, so no other transaction is open here.)
-    try {
-      if (initial.length) this.#tx.begin.run();
+    const insert = () => {
       this.#stmts.insertRun.run({
         runId: run.runId,
         planName: run.planName,
@@ -136,17 +82,13 @@ export class SqliteRunStore implements RunStore {
         rootRunId: run.rootRunId ?? null,
         repairs: run.repairs?.length ? JSON.stringify(run.repairs) : null,
       });
-      for (const m of initial) this.#apply(run.runId, m);
-      if (initial.length) this.#tx.commit.run();
+      for (const m of initial) applyMutation(this.#stmts, run.runId, m);
+    };
+    try {
+      if (initial.length) this.#transaction(insert);
+      else insert();
       this.#known.add(run.runId);
     } catch (cause) {
-      if (initial.length) {
-        try {
-          this.#tx.rollback.run();
-        } catch {
-          // SQLite already ended the transaction with the failure.
-        }
-      }
       const code = sqliteErrorName(cause);
       if (code.startsWith("SQLITE_CONSTRAINT"))
         throw new RunError("RUN_EXISTS", `Run ${run.runId} already exists in ${this.path}.`, { cause });
@@ -182,72 +124,9 @@ export class SqliteRunStore implements RunStore {
   }
 
   #commit(queue: Pending[]): void {
-    this.#tx.begin.run();
-    try {
-      for (const p of queue) for (const m of p.batch) this.#apply(p.runId, m);
-      this.#tx.commit.run();
-    } catch (error) {
-      try {
-        this.#tx.rollback.run();
-      } catch {
-        // No transaction left to roll back: SQLite already ended it with the failure.
-      }
-      throw error;
-    }
-  }
-
-  #apply(runId: string, m: RunMutation): void {
-    const s = this.#stmts;
-    switch (m.kind) {
-      case "artifact":
-        s.artifact.run(runId, m.key, JSON.stringify(m.value ?? null));
-        break;
-      case "node":
-        s.node.run(runId, m.nodeId, JSON.stringify(m.record));
-        break;
-      case "item": {
-        // An item's artifact rides in its row: one write per item (see RunMutation).
-        const key = "value" in m ? m.item.key : undefined;
-        s.item.run(
-          runId,
-          m.nodeId,
-          m.item.index,
-          JSON.stringify(m.item),
-          key ?? null,
-          key !== undefined ? JSON.stringify(m.value ?? null) : null,
-          m.item.status,
-          m.item.details?.spend === undefined ? null : JSON.stringify(m.item.details.spend),
-        );
-        break;
-      }
-      case "status":
-        s.status.run(m.status, m.updatedAt, m.error ? JSON.stringify(m.error) : null, runId);
-        break;
-      case "resolution": {
-        if (m.item === undefined) {
-          const row = s.getNode.get(runId, m.nodeId) as { record: string } | undefined;
-          const record = row && (JSON.parse(row.record) as NodeRecord);
-          if (record?.escalation) {
-            record.escalation.resolution = m.resolution;
-            s.node.run(runId, m.nodeId, JSON.stringify(record));
-          }
-        } else {
-          const row = s.getItem.get(runId, m.nodeId, m.item) as { record: string } | undefined;
-          const record = row && (JSON.parse(row.record) as ItemRecord);
-          if (record?.escalation) {
-            record.escalation.resolution = m.resolution;
-            s.itemRecord.run(JSON.stringify(record), runId, m.nodeId, m.item);
-          }
-        }
-        break;
-      }
-      case "repair": {
-        const row = s.getRepairs.get(runId) as { repairs: string | null } | undefined;
-        const repairs = row?.repairs ? (JSON.parse(row.repairs) as RepairRecord[]) : [];
-        s.setRepairs.run(JSON.stringify(withRepair(repairs, m.repair)), runId);
-        break;
-      }
-    }
+    this.#transaction(() => {
+      for (const p of queue) for (const m of p.batch) applyMutation(this.#stmts, p.runId, m);
+    });
   }
 
   async load(runId: string): Promise<StoredRun | undefined> {
@@ -359,20 +238,14 @@ export class SqliteRunStore implements RunStore {
     const doomed = `SELECT run_id FROM runs WHERE updated_at < ? AND NOT (lease_owner IS NOT NULL AND lease_expires > ?)`;
     const cutoff = before.toISOString();
     const now = Date.now();
-    this.#tx.begin.run();
-    try {
+    return this.#transaction(() => {
       for (const table of ["artifacts", "nodes", "items"]) {
         this.#db.prepare(`DELETE FROM ${table} WHERE run_id IN (${doomed})`).run(cutoff, now);
       }
-      const deleted = Number(
+      return Number(
         this.#db.prepare(`DELETE FROM runs WHERE run_id IN (${doomed})`).run(cutoff, now).changes,
       );
-      this.#tx.commit.run();
-      return deleted;
-    } catch (error) {
-      this.#tx.rollback.run();
-      throw error;
-    }
+    });
   }
 
   async close(): Promise<void> {
@@ -390,30 +263,4 @@ export class SqliteRunStore implements RunStore {
   #closedError(): RunError {
     return new RunError("STORE_CLOSED", `The run store ${this.path} is closed.`);
   }
-}
-
-function toRunRecord(row: Record<string, string>): RunRecord {
-  return {
-    runId: row.run_id!,
-    planName: row.plan_name!,
-    fingerprint: row.fingerprint!,
-    plan: JSON.parse(row.plan!),
-    status: row.status as RunRecord["status"],
-    createdAt: row.created_at!,
-    updatedAt: row.updated_at!,
-    options: readRunOptions(JSON.parse(row.options!)),
-    ...(row.error ? { error: JSON.parse(row.error) } : {}),
-    ...(row.parent_run_id ? { parentRunId: row.parent_run_id } : {}),
-    ...(row.root_run_id ? { rootRunId: row.root_run_id } : {}),
-    ...(row.repairs ? { repairs: JSON.parse(row.repairs) as RepairRecord[] } : {}),
-    ...(row.lease_owner
-      ? {
-          lease: {
-            owner: row.lease_owner,
-            heartbeatAt: new Date(Number(row.lease_heartbeat)).toISOString(),
-            expiresAt: new Date(Number(row.lease_expires)).toISOString(),
-          },
-        }
-      : {}),
-  };
 }

@@ -1,4 +1,5 @@
 import type { DatabaseSync } from "node:sqlite";
+import { sqliteTransaction } from "./sqlite-transaction.js";
 
 // The SQLite run store's schema and its migrations (see SqliteRunStore).
 
@@ -40,8 +41,10 @@ const MIGRATIONS: [version: number, sql: string][] = [
 
 /** Creates the tables, then brings an older file up to date (`PRAGMA user_version`, then the items' columns). */
 export function migrateSqlite(db: DatabaseSync): void {
-  db.exec("BEGIN IMMEDIATE");
-  try {
+  sqliteTransaction(
+    db,
+    "immediate",
+  )(() => {
     db.exec(SCHEMA);
     const current = (db.prepare("PRAGMA user_version").get() as { user_version: number }).user_version;
     let version = Math.max(1, current);
@@ -51,11 +54,7 @@ export function migrateSqlite(db: DatabaseSync): void {
       version = to;
     }
     db.exec(`PRAGMA user_version = ${version}`);
-    db.exec("COMMIT");
-  } catch (error) {
-    db.exec("ROLLBACK");
-    throw error;
-  }
+  });
   addItemSummaryColumns(db);
 }
 

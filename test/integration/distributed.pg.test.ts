@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { PostgresRunStore } from "../../src/plan/index.js";
 import { ResumeRunner } from "../../src/ui/server/resume-runner.js";
-import { ToolCatalog } from "../../src/ui/server/tool-catalog.js";
+import { RunToolLoader } from "../../src/ui/server/run-tool-loader.js";
 import { freshDatabase } from "../postgres-database.js";
 
 // Real `deputy worker` and `deputy run --distributed` processes against a real PostgreSQL server.
@@ -187,7 +187,7 @@ describe("distributed runs on PostgreSQL and Graphile Worker", () => {
       const w = s.worker("--no-take-over");
       await started(w);
       await new Promise((r) => setTimeout(r, 1200));
-      const runner = new ResumeRunner(store, new ToolCatalog());
+      const runner = new ResumeRunner(store, new RunToolLoader());
       await runner.start(runId!);
       await runner.drain();
       expect(runner.get(runId!)).toMatchObject({ state: "done", status: "completed" });

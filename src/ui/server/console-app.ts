@@ -6,13 +6,13 @@ import { approveRepair, rejectRepair } from "../../authoring/repair-decisions.js
 import { inbox } from "./inbox-view.js";
 import { lineageOf, parseRepairDecision, repairInbox } from "./repair-view.js";
 import { parseDecision } from "./decision-body.js";
-import { resolveEscalation } from "./resolve-escalation.js";
+import { recordDecision } from "./record-decision.js";
 import { ResumeRunner } from "./resume-runner.js";
 import { planGraph, viewOf } from "./run-view.js";
 import { securityMiddleware } from "./security.js";
 import { shown } from "./shown.js";
 import type { Asset } from "./static-assets.js";
-import { ToolCatalog } from "./tool-catalog.js";
+import { RunToolLoader } from "./run-tool-loader.js";
 import { TraceFile, type TraceFilter } from "./trace-view.js";
 
 /** Options of {@link createConsoleApp}. */
@@ -42,7 +42,7 @@ const ITEM_STATUSES = new Set<ItemRecord["status"]>(["ok", "error", "skipped", "
 /** Builds the console's routes: the built client, a JSON API over the run store, resolve and resume. */
 export function createConsoleApp(options: ConsoleAppOptions): ConsoleApp {
   const { store } = options;
-  const catalog = new ToolCatalog(options.tools);
+  const catalog = new RunToolLoader(options.tools);
   const runner = new ResumeRunner(store, catalog);
   const traceFiles = new Map<string, TraceFile>();
   const traceFile = (path: string) =>
@@ -173,7 +173,7 @@ export function createConsoleApp(options: ConsoleAppOptions): ConsoleApp {
     const { nodeId, decision } = parseDecision(await c.req.json().catch(() => null));
     const run = (await store.loadSummary(runId))?.run;
     const toolsPath = run && catalog.pathFor(run);
-    const resolution = await resolveEscalation(store, runId, nodeId, decision, toolsPath);
+    const resolution = await recordDecision(store, runId, nodeId, decision, toolsPath);
     return c.json(
       shown({ runId, nodeId, ...(decision.item === undefined ? {} : { item: decision.item }), resolution }),
     );

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { checkDecision } from "../../delegate/escalation/check-decision.js";
 import { RunError } from "../../errors/run-error.js";
-import type { Decision } from "./resolve-escalation.js";
+import type { Decision } from "./record-decision.js";
 
 // The envelope only; what the decision itself is (exactly one of call, value or skip) is `checkDecision`'s.
 const body = z.strictObject({

@@ -6,7 +6,7 @@ import { MemoryRunStore } from "../../store/memory-run-store.js";
 import type { RunRecord } from "../../store/run-state.js";
 import { defineTool } from "../../tools/define-tool.js";
 import { inbox, UNRECORDED_INSTRUCTION } from "./inbox-view.js";
-import { ToolCatalog } from "./tool-catalog.js";
+import { RunToolLoader } from "./run-tool-loader.js";
 
 const tools = [
   defineTool({
@@ -64,7 +64,7 @@ describe("the console's inbox reads escalation records", () => {
     const m = await runPlan(plan, { tools: [...tools, list], delegates: [delegate], store });
     expect(m.status).toBe("escalated");
     // No tools module is known (the run was started from code): all of it comes from the records.
-    const entries = await inbox(store, new ToolCatalog());
+    const entries = await inbox(store, new RunToolLoader());
     expect(entries.map((e) => [e.nodeId, e.item])).toEqual([
       ["route", 0],
       ["route", 1],
@@ -119,7 +119,7 @@ describe("the console's inbox reads escalation records", () => {
       { kind: "node", nodeId: "route", record: { status: "escalated", storedKeys: [], attempts: 1, items } },
       { kind: "item", nodeId: "route", item: { index: 1, status: "escalated", escalation } },
     ]);
-    const [entry] = await inbox(store, new ToolCatalog());
+    const [entry] = await inbox(store, new RunToolLoader());
     expect(entry).toMatchObject({
       nodeId: "route",
       item: 1,

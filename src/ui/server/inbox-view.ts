@@ -1,7 +1,7 @@
 import type { RunStore, RunSummary } from "../../store/run-store.js";
 import type { Escalation } from "../../store/run-state.js";
 import { shown } from "./shown.js";
-import type { ToolCatalog, ToolView } from "./tool-catalog.js";
+import type { RunToolLoader, ToolView } from "./run-tool-loader.js";
 
 /** One escalated node or item awaiting (or holding) a decision. */
 export interface InboxEntry {
@@ -48,7 +48,7 @@ export const UNRECORDED_INSTRUCTION =
  */
 export async function inbox(
   store: RunStore,
-  catalog: ToolCatalog,
+  catalog: RunToolLoader,
   options: InboxOptions = {},
 ): Promise<InboxEntry[]> {
   const records = options.runId
@@ -79,7 +79,7 @@ async function entry(
   summary: RunSummary,
   nodeId: string,
   escalation: Escalation,
-  catalog: ToolCatalog,
+  catalog: RunToolLoader,
 ): Promise<InboxEntry> {
   const recorded = escalation.instruction !== undefined;
   const proposed = (escalation.proposal as { name?: unknown } | undefined)?.name;
@@ -123,7 +123,7 @@ async function candidates(
   summary: RunSummary,
   escalation: Escalation,
   proposed: string | undefined,
-  catalog: ToolCatalog,
+  catalog: RunToolLoader,
 ): Promise<ToolView[]> {
   const recorded = escalation.tools;
   if (!recorded) return proposed ? catalog.tools(summary.run, [proposed]) : [];

@@ -7,7 +7,7 @@ import { EXIT } from "../../cli/exit-codes.js";
 import { RunError } from "../../errors/run-error.js";
 import { SqliteRunStore } from "../../store/sqlite-run-store.js";
 import { ResumeRunner } from "./resume-runner.js";
-import { ToolCatalog } from "./tool-catalog.js";
+import { RunToolLoader } from "./run-tool-loader.js";
 
 // A tool that fails while `mode` says so (the run is left to resume), and otherwise waits for `go` to exist.
 const toolsModule = (dir: string) => `
@@ -58,7 +58,7 @@ describe("ResumeRunner (the console's resume)", () => {
     // Another process holds the run: the console and the CLI refuse it with the same error.
     const elsewhere = "elsewhere:1:abc";
     expect((await store.acquireLease(runId, elsewhere, 60_000)).acquired).toBe(true);
-    const runner = new ResumeRunner(store, new ToolCatalog());
+    const runner = new ResumeRunner(store, new RunToolLoader());
     const refused = await runner.start(runId).then(
       () => undefined,
       (error: unknown) => error,
@@ -75,7 +75,7 @@ describe("ResumeRunner (the console's resume)", () => {
     // The console owns it now: a second console and the CLI are refused while its resume runs.
     const state = await runner.start(runId);
     expect(state.state).toBe("running");
-    const other = new ResumeRunner(store, new ToolCatalog());
+    const other = new ResumeRunner(store, new RunToolLoader());
     await expect(other.start(runId)).rejects.toSatisfy(
       (e) => RunError.isInstance(e) && e.code === "RUN_LEASED",
     );

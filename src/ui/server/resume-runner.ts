@@ -3,7 +3,7 @@ import { serializeError, type SerializedError } from "../../errors/deputy-error.
 import { RunError } from "../../errors/run-error.js";
 import type { RunStore } from "../../store/run-store.js";
 import type { RunStatus } from "../../store/run-state.js";
-import type { ToolCatalog } from "./tool-catalog.js";
+import type { RunToolLoader } from "./run-tool-loader.js";
 
 /** Where a resume started from the console stands. */
 export interface ResumeState {
@@ -22,11 +22,11 @@ export interface ResumeState {
  */
 export class ResumeRunner {
   readonly #store: RunStore;
-  readonly #catalog: ToolCatalog;
+  readonly #catalog: RunToolLoader;
   readonly #states = new Map<string, ResumeState>();
   readonly #running = new Set<Promise<void>>();
 
-  constructor(store: RunStore, catalog: ToolCatalog) {
+  constructor(store: RunStore, catalog: RunToolLoader) {
     this.#store = store;
     this.#catalog = catalog;
   }

@@ -1,4 +1,4 @@
-import { resolveEscalation as recordDecision } from "../../delegate/escalation/resolve-escalation.js";
+import { resolveEscalation } from "../../delegate/escalation/resolve-escalation.js";
 import type { RunStore } from "../../store/run-store.js";
 import type { Resolution } from "../../store/run-state.js";
 import { loadToolsModule } from "../../tools/load-tools-module.js";
@@ -14,11 +14,12 @@ export type Decision = {
 );
 
 /**
- * Records a decision about an escalated node or item with the library's `resolveEscalation`, checked exactly as
+ * The console's side of a person's decision: loads the tools to check a `call` against, then records the decision
+ * with the library's `resolveEscalation` (delegate/escalation/), checked exactly as
  * `deputy resolve` checks it: the node or item is escalated, and a call names a candidate and passes the gate's
  * tool, schema and side-effect checks with `toolsPath` (the console's `--tools`, else the run's own module).
  */
-export async function resolveEscalation(
+export async function recordDecision(
   store: RunStore,
   runId: string,
   nodeId: string,
@@ -26,6 +27,9 @@ export async function resolveEscalation(
   toolsPath: string | undefined,
 ): Promise<Resolution> {
   const tools = decision.call && toolsPath ? (await loadToolsModule(toolsPath)).tools : undefined;
-  const recorded = await recordDecision(store, runId, nodeId, { ...decision, ...(tools ? { tools } : {}) });
+  const recorded = await resolveEscalation(store, runId, nodeId, {
+    ...decision,
+    ...(tools ? { tools } : {}),
+  });
   return recorded.resolution;
 }

@@ -13,10 +13,11 @@ export interface ToolView {
 }
 
 /**
- * The tools of a run: those of `--tools` when the console was given one, else of the module the run was started
- * with. Modules are imported once per path.
+ * Loads the tools of a run: those of `--tools` when the console was given one, else of the module the run was
+ * started with. Modules are imported once per path. (Not authoring's `toolCatalogue`, which describes a registry's
+ * tools to a model writing a plan.)
  */
-export class ToolCatalog {
+export class RunToolLoader {
   readonly #override: string | undefined;
   readonly #modules = new Map<string, Promise<Tool[]>>();
 
