@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineTool } from "../tools/define-tool.js";
-import { createHost } from "../index.js";
+import { createHost } from "../compose/index.js";
 import { validatePlan } from "./validate-plan.js";
 
 const tools = [
