@@ -51,4 +51,12 @@ describe("the composition root", () => {
       );
     expect(offenders).toEqual([]);
   });
+
+  it("no declaration merging: the host's whole shape is DeputyHost, in compose/host.ts", () => {
+    const merging = files.filter((f) => /^\s*declare module\b/m.test(readFileSync(f, "utf8")));
+    expect(merging.map((f) => relative(root, f))).toEqual([]);
+    expect(readFileSync(join(src, "compose/host.ts"), "utf8")).toMatch(
+      /export type DeputyHost = ExecutionHost & DelegateCapabilities & AgentCapabilities;/,
+    );
+  });
 });

@@ -1,5 +1,6 @@
 import { escalateToAgent } from "../agents/escalate-to-agent.js";
-import type { EscalationHandler } from "../delegate/host-capabilities.js";
+import type { AgentCapabilities } from "../agents/host-capabilities.js";
+import type { DelegateCapabilities, EscalationHandler } from "../delegate/host-capabilities.js";
 import type { ToolCallDelegate } from "../delegate/protocol.js";
 import { agentResolver } from "../plan/host-capabilities.js";
 import type { ExecutionHost } from "../plan/node-executor.js";
@@ -9,6 +10,14 @@ import type { ToolsInput } from "../tools/to-tools.js";
 import { ToolRegistry } from "../tools/tool-registry.js";
 import type { TraceSink } from "../traces/trace.js";
 import { builtInNodeTypes, type BuiltInNodeType } from "./node-types.js";
+
+/**
+ * deputy's host, whole: what the engine offers every executor (`ExecutionHost`: tools, agents by name, the budget
+ * scope) and the capabilities of the built-in node types — the delegate nodes' (backends, trace sink, the
+ * side-effect key, the escalation handler) and the agent nodes' (the delegated call a run executes inside). Each
+ * part declares its own in its folder; this is the one place they meet. {@link createHost} builds one.
+ */
+export type DeputyHost = ExecutionHost & DelegateCapabilities & AgentCapabilities;
 
 /** What a run is wired with: the tools, delegate backends, agents and policies its nodes use. */
 export interface HostOptions<Extra extends NodeType<any> = NodeType<any>> {
@@ -45,7 +54,7 @@ export interface HostOptions<Extra extends NodeType<any> = NodeType<any>> {
  */
 export function createHost<Extra extends NodeType<any> = never>(
   options: HostOptions<Extra>,
-): { host: ExecutionHost; nodeTypes: NodeTypeTable<BuiltInNodeType | Extra> } {
+): { host: DeputyHost; nodeTypes: NodeTypeTable<BuiltInNodeType | Extra> } {
   const tools = options.tools instanceof ToolRegistry ? options.tools : new ToolRegistry(options.tools);
   return {
     host: {

@@ -21,7 +21,6 @@ export type {
   ToolCallDelegate,
   ToolSpec,
 } from "./protocol.js";
-import "./host-capabilities.js";
 export { buildProposalSchema } from "./proposal-schema.js";
 export {
   buildPrompt,
