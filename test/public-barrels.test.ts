@@ -30,6 +30,20 @@ describe("public barrels", () => {
     expect(starred).toEqual([]);
   });
 
+  it("no subpath barrel re-exports with `export *` (deputy/plan's sits in src/compose/, not in an index.ts)", () => {
+    const starred = barrels.filter(([, f]) => /^\s*export\s+\*/m.test(readFileSync(join(root, f), "utf8")));
+    expect(starred).toEqual([]);
+  });
+
+  it("deputy/plan runs plans with the built-in node types, beside the bare engine (issue 37)", async () => {
+    const file = barrels.find(([k]) => k === "./plan")![1];
+    expect(file).toBe("src/compose/plan-subpath.ts");
+    const names = Object.keys(await import(join(root, file)));
+    expect(names).toEqual(
+      expect.arrayContaining(["runPlan", "resumeRun", "createHost", "plan", "builtInNodeTypes", "startRun"]),
+    );
+  });
+
   it("deputy/confidence is a subpath, and deputy/delegate no longer carries deputy/distill", () => {
     expect(barrels.map(([k]) => k)).toEqual(expect.arrayContaining(["./confidence", "./distill"]));
     const delegate = readFileSync(join(root, "src/delegate/index.ts"), "utf8");
