@@ -9,11 +9,18 @@ import { noImportCycle } from "./eslint-rules/no-import-cycle.js";
  * layers, low to high (docs/architecture.md has them as a table): errors; schema, tools, testing; runtime; store,
  * confidence, traces; plan (the engine checkpoints into a store; a store knows no plan); delegate and agents (node
  * types on plan's executor seam, never each other); distill (the learned delegate, on delegate); eval; and the
- * composition level (src/index.ts, cli/, distributed/, ui/, mcp/, events/), which alone composes everything (tests may
- * too).
+ * composition level: compose/ (the one composition root: host, run and resume set-up, delegate spec registry), then
+ * what uses it (cli/, ui/, mcp/'s plan server, distributed/'s worker) and the root entry src/index.ts, which only
+ * re-exports and which nothing under src/ imports (tests may compose everything; the root's own tests load it).
  */
 const src = (...folders) => folders.map((f) => `./src/${f}`);
-const composers = ["cli", "distributed", "ui", "mcp", "index.ts"];
+const composers = ["compose", "cli", "distributed", "ui", "mcp", "index.ts"];
+/** What builds on compose/: the CLI, the console, the plan server of mcp/, the worker of distributed/, the root. */
+const aboveCompose = [
+  ...src("cli", "ui", "index.ts"),
+  ...src("mcp/index.ts", "mcp/serve-plans.ts", "mcp/serve-http.ts", "mcp/serve-stdio.ts"),
+  ...src("distributed/index.ts", "distributed/start-worker.ts", "distributed/unit-task.ts"),
+];
 const top = [
   "store",
   "plan",
@@ -28,6 +35,8 @@ const top = [
   "testing",
   ...composers,
 ];
+/** Every folder under src/: none imports the root entry (src/index.ts), which only re-exports. */
+const folders = ["errors", "schema", "tools", "runtime", ...top.filter((f) => f !== "index.ts")];
 const above = (folder) => top.slice(top.indexOf(folder) + 1);
 const zones = [
   { target: src("errors"), from: src("schema", "tools", "runtime", ...top), message: "errors/ is the base." },
@@ -59,7 +68,7 @@ const zones = [
       "testing",
       ...composers,
     ),
-    message: "The engine knows no node type: wire executors in the composition root (src/index.ts).",
+    message: "The engine knows no node type: wire executors in the composition root (src/compose/).",
   },
   {
     target: src("confidence"),
@@ -81,7 +90,7 @@ const zones = [
     target: src("delegate"),
     from: src("distill", "agents", "eval", "events", ...composers),
     message:
-      "delegate/ and agents/ meet only in src/index.ts; distill/ builds on delegate/, not the reverse.",
+      "delegate/ and agents/ meet only in src/compose/; distill/ builds on delegate/, not the reverse.",
   },
   {
     target: src("distill"),
@@ -92,13 +101,31 @@ const zones = [
   {
     target: src("agents"),
     from: src("delegate", "distill", "traces", "eval", "events", ...composers),
-    message: "agents/ and delegate/ meet only in src/index.ts.",
+    message: "agents/ and delegate/ meet only in src/compose/.",
   },
   {
     target: src("events"),
     from: src("eval", "testing", ...composers),
     message:
       "events/ lists and bridges the channels of plan, delegate and agents; the root entry re-exports it.",
+  },
+  {
+    target: src("compose"),
+    from: aboveCompose,
+    message:
+      "compose/ is the composition root: cli/, ui/, mcp/'s plan server and distributed/'s worker build on it, not the reverse.",
+  },
+  {
+    target: src("ui"),
+    from: src("cli"),
+    message:
+      "The console composes through compose/ (the run and resume set-up), never through the CLI's code.",
+  },
+  {
+    target: src(...folders),
+    from: src("index.ts"),
+    message:
+      "src/index.ts only re-exports: import a name from the folder that defines it (or from src/compose/).",
   },
   {
     target: src("traces"),

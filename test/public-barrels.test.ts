@@ -35,13 +35,31 @@ describe("public barrels", () => {
       .filter((f) => f.endsWith("/index.ts"))
       .map((f) => join("src", f))
       .sort();
+    // Two barrels that are not a subpath's file, each for a reason: compose/'s is what cli/, ui/, mcp/ and
+    // distributed/ import (the composition root), and plan/'s is the engine's half of deputy-js/plan, which
+    // compose/plan-subpath.ts re-exports beside the composed names.
+    const inner = ["src/compose/index.ts", "src/plan/index.ts"];
     expect(indexes).toEqual(
-      barrels
-        .map(([, f]) => f)
-        .filter((f) => f !== "src/index.ts")
-        .sort(),
+      [
+        ...barrels.map(([, f]) => f).filter((f) => f.endsWith("/index.ts") && f !== "src/index.ts"),
+        ...inner,
+      ].sort(),
     );
     expect(barrels.map(([k]) => k)).toContain("./events");
+  });
+
+  it("no subpath barrel re-exports with `export *` (deputy/plan's sits in src/compose/, not in an index.ts)", () => {
+    const starred = barrels.filter(([, f]) => /^\s*export\s+\*/m.test(readFileSync(join(root, f), "utf8")));
+    expect(starred).toEqual([]);
+  });
+
+  it("deputy/plan runs plans with the built-in node types, beside the bare engine (issue 37)", async () => {
+    const file = barrels.find(([k]) => k === "./plan")![1];
+    expect(file).toBe("src/compose/plan-subpath.ts");
+    const names = Object.keys(await import(join(root, file)));
+    expect(names).toEqual(
+      expect.arrayContaining(["runPlan", "resumeRun", "createHost", "plan", "builtInNodeTypes", "startRun"]),
+    );
   });
 
   it("deputy/confidence is a subpath, and deputy/delegate no longer carries deputy/distill", () => {

@@ -12,10 +12,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { defineAgent, mockModel, Pricing } from "deputy-js/agents";
-import { createDelegateFromSpec } from "deputy-js/delegate";
 import { DistilledDelegate, examplesFromTraces, trainDistilled } from "deputy-js/distill";
 import { MemoryTraceSink, readTraces, type DelegateTrace } from "deputy-js/traces";
-import { runPlan, type ToolDefinition } from "deputy-js";
+import { createDelegateFromSpec, runPlan, type ToolDefinition } from "deputy-js";
 import { canonicalJson } from "deputy-js/plan";
 
 const { values: flags } = parseArgs({

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createHost, runPlan } from "../index.js";
+import { createHost, runPlan } from "../compose/index.js";
 import { validatePlan } from "../plan/index.js";
 import { defineTool } from "../tools/define-tool.js";
 import { delegation } from "./contract.js";

@@ -5,7 +5,7 @@ import { renderValue } from "../runtime/template.js";
 import type { Tool } from "../tools/define-tool.js";
 import type { AgentNode } from "./agent-node.js";
 import { admitInScope, noteRaised } from "./call-scope.js";
-import "./host-capabilities.js";
+import { agentHost } from "./host-capabilities.js";
 import type { LedgerTotals } from "./ledger.js";
 import { runAgentAction } from "./run-agent-action.js";
 import { isAgent, type Agent } from "./types.js";
@@ -47,7 +47,7 @@ export const agentNodeExecutor: NodeExecutor<AgentNode> = {
     } catch (error) {
       return { status: "error", error: serializeError(error) };
     }
-    const scope = unit.host.budgetScope;
+    const scope = agentHost(unit.host).budgetScope;
     // Every attempt's spend, read when the node ends: a failed or abandoned (timed out) attempt spent too.
     const meters: (() => LedgerTotals)[] = [];
     // The agent's action, dispatched like a tool: the same retry, timeout and abort rules as every node.

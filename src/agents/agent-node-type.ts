@@ -5,7 +5,6 @@ import type { DefinedNodeType } from "../plan/node-type.js";
 import { didYouMean } from "../tools/did-you-mean.js";
 import { agentNodeExecutor } from "./agent-node-executor.js";
 import { agentNodeFields, type AgentNode } from "./agent-node.js";
-import "./host-capabilities.js";
 import { isAgent } from "./types.js";
 
 const spendSchema = z.strictObject({

@@ -7,7 +7,7 @@ import type { Budget } from "./budget.js";
 import { delegation } from "./contract.js";
 import { defineAgent } from "./define-agent.js";
 import { delegateTo } from "./delegate-to.js";
-import { delegateToPlan } from "../index.js";
+import { delegateToPlan } from "../compose/index.js";
 import {
   DELEGATION_CHANNEL,
   DELEGATION_REFUSED_CHANNEL,

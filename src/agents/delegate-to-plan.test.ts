@@ -10,7 +10,7 @@ import type { Budget } from "./budget.js";
 import { delegation } from "./contract.js";
 import { defineAgent } from "./define-agent.js";
 import { delegateTo } from "./delegate-to.js";
-import { delegateToPlan, runPlan, type DelegateToPlanOptions } from "../index.js";
+import { delegateToPlan, runPlan, type DelegateToPlanOptions } from "../compose/index.js";
 import {
   DELEGATION_CHANNEL,
   DELEGATION_START_CHANNEL,

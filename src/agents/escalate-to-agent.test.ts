@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { MemoryTraceSink } from "../traces/memory-trace-sink.js";
 import { ScriptedDelegate } from "../delegate/scripted-delegate.js";
-import { runPlan } from "../index.js";
+import { runPlan } from "../compose/index.js";
 import { defineTool } from "../tools/define-tool.js";
 import { defineAgent } from "./define-agent.js";
 import { mockModel, type MockReply, type MockRequest } from "./mock-model.js";

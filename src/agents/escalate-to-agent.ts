@@ -2,7 +2,7 @@ import type { WorkUnit } from "../plan/node-executor.js";
 import type { ToolSpec } from "../tools/tool-spec.js";
 import { resolveBackend } from "./backend.js";
 import { admitInScope, scopedPlace } from "./call-scope.js";
-import "./host-capabilities.js";
+import { agentHost } from "./host-capabilities.js";
 import { Frame } from "./frame.js";
 import { costOf } from "./pricing.js";
 import { runToolLoop, type LoopTool } from "./tool-loop.js";
@@ -56,7 +56,7 @@ export const escalateToAgent = async (request: AgentEscalationRequest): Promise<
     throw new AgentDefinitionError(`escalate_to names "${request.agent}", which is not a registered agent.`, {
       agent: request.agent,
     });
-  const scope = request.unit.host.budgetScope;
+  const scope = agentHost(request.unit.host).budgetScope;
   if (scope) admitInScope(scope, agent.name, "escalate_to");
   const backend = resolveBackend(agent.backend, agent.name);
   const now = scope?.now ?? (() => performance.now());

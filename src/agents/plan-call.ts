@@ -3,7 +3,6 @@ import { newRunId, startRun } from "../plan/run-plan.js";
 import { runDelegatedCall, type CallEnd } from "./call-lifecycle.js";
 import type { CallContext, PlanBinding } from "./types.js";
 import { callScope } from "./call-scope.js";
-import "./host-capabilities.js";
 import type { Frame } from "./frame.js";
 
 /** The `provider` of a plan delegation's events (the plan's name is the `model`). */

@@ -10,7 +10,7 @@ import type { LanguageModelV4CallOptions, LanguageModelV4Content } from "@ai-sdk
 import { generateText, isStepCount } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { afterAll, describe, expect, it } from "vitest";
-import { planTools } from "../index.js";
+import { planTools } from "../compose/index.js";
 import { SqliteRunStore } from "../store/sqlite-run-store.js";
 import { defineTool } from "../tools/define-tool.js";
 import { toAiSdkTools } from "../tools/to-ai-sdk-tools.js";

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { defineAgent } from "../agents/define-agent.js";
 import { mockModel, type MockReply } from "../agents/mock-model.js";
-import { planTools } from "../index.js";
+import { planTools } from "../compose/index.js";
 import { SqliteRunStore } from "../store/sqlite-run-store.js";
 import { defineTool, type Tool } from "../tools/define-tool.js";
 import type { PlanToolkit } from "./plan-tools.js";

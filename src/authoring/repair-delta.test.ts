@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ScriptedDelegate } from "../delegate/scripted-delegate.js";
-import { createHost } from "../index.js";
+import { createHost } from "../compose/index.js";
 import { defineTool } from "../tools/define-tool.js";
 import { checkRepairDelta, type DeltaContext } from "./repair-delta.js";
 import { renderRepairDiff } from "./repair-diff.js";

@@ -2,7 +2,7 @@
 import { describe, expect, inject, it } from "vitest";
 import { freshDatabase } from "../../test/postgres-database.js";
 import { main } from "../cli/main.js";
-import { resumeRun, runPlan } from "../index.js";
+import { resumeRun, runPlan } from "../compose/index.js";
 import { PostgresRunStore } from "../store/postgres-run-store.js";
 import { defineTool } from "../tools/define-tool.js";
 import { approveRepair, pendingRepairs } from "./repair-decisions.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { builtInNodeTypes } from "../index.js";
+import { builtInNodeTypes } from "../compose/index.js";
 import { NodeTypeTable } from "../plan/node-type-table.js";
 import { planJsonSchema } from "../plan/plan-json-schema.js";
 import { toolNodeType } from "../plan/tool-node-type.js";

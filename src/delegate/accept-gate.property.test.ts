@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { runPlan } from "../index.js";
+import { runPlan } from "../compose/index.js";
 import { compileGuard } from "../runtime/cel-guard.js";
 import { validateValue } from "../schema/validator.js";
 import { defineTool } from "../tools/define-tool.js";

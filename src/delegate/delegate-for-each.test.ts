@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { MemoryRunStore } from "../store/memory-run-store.js";
-import { resumeRun, runPlan } from "../index.js";
+import { resumeRun, runPlan } from "../compose/index.js";
 import { defineTool } from "../tools/define-tool.js";
 import { MemoryTraceSink } from "../traces/memory-trace-sink.js";
 import { ScriptedDelegate, type ScriptedEntry } from "./scripted-delegate.js";

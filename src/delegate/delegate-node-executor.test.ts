@@ -2,7 +2,7 @@ import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import { describe, expect, it } from "vitest";
 import { DelegateBackendError } from "../errors/delegate-backend-error.js";
 import { MemoryRunStore } from "../store/memory-run-store.js";
-import { createHost, resumeRun, runPlan } from "../index.js";
+import { createHost, resumeRun, runPlan } from "../compose/index.js";
 import { validatePlan } from "../plan/validate-plan.js";
 import { defineTool } from "../tools/define-tool.js";
 import type { EscalationHandler } from "./host-capabilities.js";

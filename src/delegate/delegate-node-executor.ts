@@ -1,3 +1,4 @@
+import { delegateHost } from "./host-capabilities.js";
 import { serializeError } from "../errors/deputy-error.js";
 import type { NodeExecutor, UnitOutcome } from "../plan/node-executor.js";
 import type { GateResult } from "./accept-gate.js";
@@ -38,14 +39,18 @@ export const delegateNodeExecutor: NodeExecutor<DelegateNode> = {
       return { status: "error", error: serializeError(error) };
     }
     if (unit.resolution) return applyResolution(p, unit.resolution);
-    const backends = unit.host.delegates.filter((d) => d.maxTools >= p.specs.length);
+    const backends = delegateHost(unit.host).delegates.filter((d) => d.maxTools >= p.specs.length);
     if (backends.length === 0) {
       return failure(p, {
         code: "DELEGATE_NOT_CONFIGURED",
         message:
-          unit.host.delegates.length === 0
+          delegateHost(unit.host).delegates.length === 0
             ? "No delegate backend is configured (pass one with --delegate or the `delegates` option)."
-            : `No configured delegate backend accepts ${p.specs.length} tools (maxTools: ${unit.host.delegates.map((d) => `${d.name}=${d.maxTools}`).join(", ")}).`,
+            : `No configured delegate backend accepts ${p.specs.length} tools (maxTools: ${delegateHost(
+                unit.host,
+              )
+                .delegates.map((d) => `${d.name}=${d.maxTools}`)
+                .join(", ")}).`,
       });
     }
     // retry_backend asks each fitting backend up to retry.max_attempts times; escalate asks each once (a cascade
@@ -80,7 +85,7 @@ async function proposeOnce(p: Prepared, backend: ToolCallDelegate) {
       context: unitContext(unit),
     },
     gate: gateInput(p),
-    traceSink: unit.host.traceSink,
+    traceSink: delegateHost(unit.host).traceSink,
   });
   summarizeHop(p, "delegate", backend.name, proposal, gate, latencyMs);
   return { gate, proposal };

@@ -8,7 +8,7 @@ import type { Tool } from "../tools/define-tool.js";
 import { didYouMean } from "../tools/did-you-mean.js";
 import { delegateNodeExecutor } from "./delegate-node-executor.js";
 import { delegateNodeFields, type DelegateNode } from "./delegate-node.js";
-import "./host-capabilities.js";
+import { delegateHost } from "./host-capabilities.js";
 import { buildProposalSchema } from "./proposal-schema.js";
 import type { ToolSpec } from "./protocol.js";
 
@@ -77,7 +77,7 @@ export function validateDelegateNode(node: DelegateNode, ctx: ValidationContext)
   const issues: PlanIssue[] = [];
   const add = (code: string, message: string, path?: string, severity: PlanIssue["severity"] = "error") =>
     issues.push({ code, message, nodeId: node.id, ...(path ? { path } : {}), severity });
-  const { host } = ctx;
+  const host = delegateHost(ctx.host);
 
   const tools: Tool[] = [];
   node.tools.forEach((name, i) => {

@@ -2,14 +2,15 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import {
-  createDelegateFromSpec,
-  delegateSpecKinds,
-  parseSpecValue,
-  registerDelegateSpec,
-  registerDelegateSpecWrapper,
-} from "./delegate-spec.js";
+import { DelegateSpecRegistry, parseSpecValue, registerScriptedSpec } from "./delegate-spec.js";
 import { ScriptedDelegate } from "./scripted-delegate.js";
+
+// One registry for the file, with the built-in scripted kind, as the module-level table was.
+const specs = registerScriptedSpec(new DelegateSpecRegistry());
+const createDelegateFromSpec = (spec: string) => specs.create(spec);
+const delegateSpecKinds = () => specs.kinds();
+const registerDelegateSpec: DelegateSpecRegistry["register"] = (...a) => specs.register(...a);
+const registerDelegateSpecWrapper: DelegateSpecRegistry["wrap"] = (...a) => specs.wrap(...a);
 
 describe("createDelegateFromSpec", () => {
   const dir = mkdtempSync(join(tmpdir(), "deputy-spec-"));

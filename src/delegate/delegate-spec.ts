@@ -5,8 +5,6 @@ import { ScriptedDelegate } from "./scripted-delegate.js";
 /** Builds a backend from the part of a spec after `KIND=` (e.g. a file, a model path, a URL). */
 export type DelegateSpecFactory = (value: string) => ToolCallDelegate | Promise<ToolCallDelegate>;
 
-const factories = new Map<string, { factory: DelegateSpecFactory; usage: string }>();
-
 /**
  * Wraps the backend a spec built, given the value of its spec option (e.g. `relevance=encoder:0.42`) and the
  * values of the further options it registered (`examples=FILE,k=4`: `{ k: "4" }`).
@@ -18,55 +16,108 @@ export type DelegateSpecWrapper = (
   options: Record<string, string>,
 ) => ToolCallDelegate | Promise<ToolCallDelegate>;
 
-const wrappers = new Map<string, { wrap: DelegateSpecWrapper; usage: string; keys: readonly string[] }>();
-
-/** Whether a spec option belongs to a wrapper (its own key or one of its further keys), not to the kind. */
-function wrapperKey(key: string): boolean {
-  for (const [option, { keys }] of wrappers) if (option === key || keys.includes(key)) return true;
-  return false;
-}
-
 /**
- * Registers a spec option that any kind accepts, `KIND=VALUE,OPTION=…`: the option is taken out before the
- * kind's factory sees the value, and `wrap` is given the backend it built (a relevance step in front of any
- * backend, say). A later registration of the same option replaces the earlier one.
- */
-export function registerDelegateSpecWrapper(
-  option: string,
-  wrap: DelegateSpecWrapper,
-  usage = `${option}=VALUE`,
-  /** Further options that belong to this wrapper (taken out of the kind's value too, given to `wrap`). */
-  keys: readonly string[] = [],
-): void {
-  wrappers.set(option, { wrap, usage, keys });
-}
-
-/** The registered spec options every kind accepts, with their usage lines. */
-export function delegateSpecWrappers(): { option: string; usage: string }[] {
-  return [...wrappers].map(([option, { usage }]) => ({ option, usage }));
-}
-
-/**
- * Registers a backend kind for `--delegate KIND=VALUE` (and {@link createDelegateFromSpec}). A later
- * registration of the same kind replaces the earlier one.
+ * The backend kinds a `--delegate KIND=VALUE` spec may name, and the spec options every kind accepts: a value the
+ * host owns (the composition root builds one with every built-in kind), not a table filled by importing modules.
+ * A new registry is empty; the parts that bring kinds add theirs (`registerScriptedSpec(registry)`,
+ * `registerBackendSpecs(registry)`, `registerDistillSpecs(registry)`).
  *
  * @example
- * registerDelegateSpec("llama-server", (value) => {
- *   const { main, options } = parseSpecValue(value);
- *   return new LlamaServerDelegate({ baseUrl: main, maxTools: options.maxTools ? Number(options.maxTools) : undefined });
- * }, "llama-server=URL[,maxTools=N]");
+ * const specs = createDelegateSpecRegistry(); // scripted=, local=, llama-server=, openai=
+ * specs.register("fixed", (value) => new ScriptedDelegate({ entries: [], name: value }), "fixed=NAME");
+ * const backend = await specs.create("llama-server=http://127.0.0.1:8080,maxTools=8");
  */
-export function registerDelegateSpec(
-  kind: string,
-  factory: DelegateSpecFactory,
-  usage = `${kind}=VALUE`,
-): void {
-  factories.set(kind, { factory, usage });
-}
+export class DelegateSpecRegistry {
+  readonly #factories = new Map<string, { factory: DelegateSpecFactory; usage: string }>();
+  readonly #wrappers = new Map<
+    string,
+    { wrap: DelegateSpecWrapper; usage: string; keys: readonly string[] }
+  >();
 
-/** The registered kinds with their usage lines (for help texts). */
-export function delegateSpecKinds(): { kind: string; usage: string }[] {
-  return [...factories].map(([kind, { usage }]) => ({ kind, usage }));
+  /**
+   * Registers a backend kind for `--delegate KIND=VALUE` (and {@link DelegateSpecRegistry.create}). A later
+   * registration of the same kind replaces the earlier one.
+   *
+   * @example
+   * specs.register("llama-server", (value) => {
+   *   const { main, options } = parseSpecValue(value);
+   *   return new LlamaServerDelegate({ baseUrl: main, maxTools: options.maxTools ? Number(options.maxTools) : undefined });
+   * }, "llama-server=URL[,maxTools=N]");
+   */
+  register(kind: string, factory: DelegateSpecFactory, usage = `${kind}=VALUE`): this {
+    this.#factories.set(kind, { factory, usage });
+    return this;
+  }
+
+  /**
+   * Registers a spec option that any kind accepts, `KIND=VALUE,OPTION=…`: the option is taken out before the
+   * kind's factory sees the value, and `wrap` is given the backend it built (a relevance step in front of any
+   * backend, say). A later registration of the same option replaces the earlier one.
+   */
+  wrap(
+    option: string,
+    wrap: DelegateSpecWrapper,
+    usage = `${option}=VALUE`,
+    /** Further options that belong to this wrapper (taken out of the kind's value too, given to `wrap`). */
+    keys: readonly string[] = [],
+  ): this {
+    this.#wrappers.set(option, { wrap, usage, keys });
+    return this;
+  }
+
+  /** The registered kinds with their usage lines (for help texts). */
+  kinds(): { kind: string; usage: string }[] {
+    return [...this.#factories].map(([kind, { usage }]) => ({ kind, usage }));
+  }
+
+  /** The registered spec options every kind accepts, with their usage lines. */
+  wrappers(): { option: string; usage: string }[] {
+    return [...this.#wrappers].map(([option, { usage }]) => ({ option, usage }));
+  }
+
+  /** Builds a delegate backend from a `--delegate` spec, `KIND=VALUE[,OPTION=…]`, with the registered kinds. */
+  async create(spec: string): Promise<ToolCallDelegate> {
+    const eq = spec.indexOf("=");
+    const kind = eq > 0 ? spec.slice(0, eq) : spec;
+    const entry = this.#factories.get(kind);
+    if (!entry || eq <= 0 || eq === spec.length - 1) {
+      const known = this.kinds()
+        .map((k) => k.usage)
+        .join(", ");
+      throw new InvalidOptionError("--delegate", `one of ${known}`, spec);
+    }
+    const { main, options } = parseSpecValue(spec.slice(eq + 1));
+    const wrapping = Object.keys(options).filter((k) => this.#wrappers.has(k));
+    if (wrapping.length === 0) return entry.factory(spec.slice(eq + 1));
+    // The kind's own options, without the wrappers' (a factory refuses what it does not know, or ignores it).
+    const own = Object.entries(options).filter(([k]) => !this.#wrapperKey(k));
+    let delegate = await entry.factory(
+      main +
+        own
+          .reverse()
+          .map(([k, v]) => `,${k}=${v}`)
+          .join(""),
+    );
+    try {
+      for (const option of wrapping) {
+        const { wrap, keys } = this.#wrappers.get(option)!;
+        const further = Object.fromEntries(
+          keys.flatMap((k) => (options[k] === undefined ? [] : [[k, options[k]!]])),
+        );
+        delegate = await wrap(delegate, options[option]!, spec, further);
+      }
+    } catch (error) {
+      await delegate.close();
+      throw error;
+    }
+    return delegate;
+  }
+
+  /** Whether a spec option belongs to a wrapper (its own key or one of its further keys), not to the kind. */
+  #wrapperKey(key: string): boolean {
+    for (const [option, { keys }] of this.#wrappers) if (option === key || keys.includes(key)) return true;
+    return false;
+  }
 }
 
 /**
@@ -96,60 +147,24 @@ export function numberOption(options: Record<string, string>, key: string, spec:
 }
 
 /**
- * Builds a delegate backend from a `--delegate` spec, `KIND=VALUE`. Built in: `scripted=FILE[,name=N,maxTools=N,
- * maxInputChars=N]` (a {@link ScriptedDelegate} replaying a JSONL file). Backends register more kinds with
- * {@link registerDelegateSpec}.
+ * Adds the built-in `scripted=FILE[,name=N,maxTools=N,maxInputChars=N]` kind to a registry: a
+ * {@link ScriptedDelegate} replaying a JSONL file.
  */
-export async function createDelegateFromSpec(spec: string): Promise<ToolCallDelegate> {
-  const eq = spec.indexOf("=");
-  const kind = eq > 0 ? spec.slice(0, eq) : spec;
-  const entry = factories.get(kind);
-  if (!entry || eq <= 0 || eq === spec.length - 1) {
-    const known = delegateSpecKinds()
-      .map((k) => k.usage)
-      .join(", ");
-    throw new InvalidOptionError("--delegate", `one of ${known}`, spec);
-  }
-  const { main, options } = parseSpecValue(spec.slice(eq + 1));
-  const wrapping = Object.keys(options).filter((k) => wrappers.has(k));
-  if (wrapping.length === 0) return entry.factory(spec.slice(eq + 1));
-  // The kind's own options, without the wrappers' (a factory refuses what it does not know, or ignores it).
-  const own = Object.entries(options).filter(([k]) => !wrapperKey(k));
-  let delegate = await entry.factory(
-    main +
-      own
-        .reverse()
-        .map(([k, v]) => `,${k}=${v}`)
-        .join(""),
+export function registerScriptedSpec(registry: DelegateSpecRegistry): DelegateSpecRegistry {
+  return registry.register(
+    "scripted",
+    (value) => {
+      const { main, options } = parseSpecValue(value);
+      const spec = `scripted=${value}`;
+      const maxTools = numberOption(options, "maxTools", spec);
+      const maxInputChars = numberOption(options, "maxInputChars", spec);
+      return new ScriptedDelegate({
+        entries: main,
+        ...(options.name ? { name: options.name } : {}),
+        ...(maxTools ? { maxTools } : {}),
+        ...(maxInputChars ? { maxInputChars } : {}),
+      });
+    },
+    "scripted=FILE[,name=N,maxTools=N,maxInputChars=N]",
   );
-  try {
-    for (const option of wrapping) {
-      const { wrap, keys } = wrappers.get(option)!;
-      const further = Object.fromEntries(
-        keys.flatMap((k) => (options[k] === undefined ? [] : [[k, options[k]!]])),
-      );
-      delegate = await wrap(delegate, options[option]!, spec, further);
-    }
-  } catch (error) {
-    await delegate.close();
-    throw error;
-  }
-  return delegate;
 }
-
-registerDelegateSpec(
-  "scripted",
-  (value) => {
-    const { main, options } = parseSpecValue(value);
-    const spec = `scripted=${value}`;
-    const maxTools = numberOption(options, "maxTools", spec);
-    const maxInputChars = numberOption(options, "maxInputChars", spec);
-    return new ScriptedDelegate({
-      entries: main,
-      ...(options.name ? { name: options.name } : {}),
-      ...(maxTools ? { maxTools } : {}),
-      ...(maxInputChars ? { maxInputChars } : {}),
-    });
-  },
-  "scripted=FILE[,name=N,maxTools=N,maxInputChars=N]",
-);

@@ -1,3 +1,4 @@
+import { delegateHost } from "./host-capabilities.js";
 import type { SerializedError } from "../errors/deputy-error.js";
 import { compileGuard, type CelGuard } from "../runtime/cel-guard.js";
 import { dispatchTool } from "../runtime/dispatch-tool.js";
@@ -80,7 +81,10 @@ export function gateInput(p: Prepared): Omit<GateInput, "proposal"> {
   return {
     candidates: node.tools,
     findTool: (name) => unit.host.tools.find(name),
-    allowSideEffects: { node: node.allow_side_effects, host: unit.host.allowDelegateSideEffects },
+    allowSideEffects: {
+      node: node.allow_side_effects,
+      host: delegateHost(unit.host).allowDelegateSideEffects,
+    },
     ...(node.min_confidence === undefined ? {} : { minConfidence: node.min_confidence }),
     ...(p.guard ? { guard: p.guard } : {}),
     guardContext: {
@@ -114,7 +118,7 @@ export async function judgeHop(
     backend,
     source,
     latencyMs,
-    traceSink: p.unit.host.traceSink,
+    traceSink: delegateHost(p.unit.host).traceSink,
   });
   summarizeHop(p, source, backend, proposal, result, latencyMs);
   return result;

@@ -1,22 +1,35 @@
-import type { WorkUnit } from "../plan/node-executor.js";
+import type { ExecutionHost, WorkUnit } from "../plan/node-executor.js";
 import type { JsonSchema } from "../schema/json-schema.js";
 import type { ToolSpec } from "../tools/tool-spec.js";
 import type { TraceSink } from "../traces/trace.js";
 import type { DelegateNode } from "./delegate-node.js";
 import type { ToolCallDelegate } from "./protocol.js";
 
-// What delegate nodes read from the host, declared here so the engine (src/plan) imports nothing from delegate/.
-declare module "../plan/node-executor.js" {
-  interface ExecutionHost {
-    /** The delegate backend chain, first to last (`retry_backend` walks it). */
-    delegates: ToolCallDelegate[];
-    /** Where delegate traces go (none: nowhere). */
-    traceSink: TraceSink | undefined;
-    /** The host half of the side-effect double key. Default `false`. */
-    allowDelegateSideEffects: boolean;
-    /** Decides rejected delegate proposals for nodes with `escalate_to`; none: they pause for a person. */
-    escalation: EscalationHandler | undefined;
-  }
+/**
+ * What delegate nodes read from the host (`delegateNodeType.capabilities`), declared here so the engine
+ * (src/plan) imports nothing from delegate/; the composition root fills them (`DeputyHost`, `compose/host.ts`).
+ */
+export interface DelegateCapabilities {
+  /** The delegate backend chain, first to last (`retry_backend` walks it). */
+  delegates: ToolCallDelegate[];
+  /** Where delegate traces go (none: nowhere). */
+  traceSink: TraceSink | undefined;
+  /** The host half of the side-effect double key. Default `false`. */
+  allowDelegateSideEffects: boolean;
+  /** Decides rejected delegate proposals for nodes with `escalate_to`; none: they pause for a person. */
+  escalation: EscalationHandler | undefined;
+}
+
+/** A host with the delegate nodes' capabilities. */
+export type DelegateHost = ExecutionHost & DelegateCapabilities;
+
+/**
+ * The host as delegate nodes see it. Sound because the engine validates every plan against its host first: a
+ * host without `delegateNodeType.capabilities` never reaches a delegate node's checks or executor
+ * (`missing_capability`).
+ */
+export function delegateHost(host: ExecutionHost): DelegateHost {
+  return host as DelegateHost;
 }
 
 /** A call as proposed (by a delegate, an agent or a person), before the accept gate judged it. */

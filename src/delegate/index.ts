@@ -7,7 +7,7 @@
  * {@link LlamaServerDelegate} and {@link OpenAICompatibleDelegate} (over HTTP, on {@link HttpDelegate}),
  * {@link CalibratedDelegate} (a per-model calibration over any of them), {@link RelevanceDelegate} (a sentence-encoder
  * relevance step that declines before any of them is asked), and {@link ScriptedDelegate} (replays
- * proposals deterministically). Importing this module registers their `--delegate` kinds. Traces are
+ * proposals deterministically); {@link createDelegateSpecRegistry} builds them from `--delegate KIND=…` specs. Traces are
  * `deputy-js/traces`; learned delegates are `deputy-js/distill`; scores and calibration are `deputy-js/confidence`.
  *
  * @packageDocumentation
@@ -22,9 +22,6 @@ export type {
   ToolCallDelegate,
   ToolSpec,
 } from "./protocol.js";
-import "./host-capabilities.js";
-// The llama.cpp backends' `--delegate` kinds (local=, llama-server=, openai=) for createDelegateFromSpec.
-import "./backends/register-specs.js";
 export { buildProposalSchema } from "./proposal-schema.js";
 export {
   buildPrompt,
@@ -57,16 +54,14 @@ export {
 } from "./escalation/resolve-escalation.js";
 export { ScriptedDelegate, type ScriptedDelegateOptions, type ScriptedEntry } from "./scripted-delegate.js";
 export {
-  createDelegateFromSpec,
-  delegateSpecKinds,
-  delegateSpecWrappers,
+  DelegateSpecRegistry,
   numberOption,
   parseSpecValue,
-  registerDelegateSpec,
-  registerDelegateSpecWrapper,
+  registerScriptedSpec,
   type DelegateSpecFactory,
   type DelegateSpecWrapper,
 } from "./delegate-spec.js";
+export { createDelegateSpecRegistry, registerBackendSpecs } from "./backends/register-specs.js";
 export {
   RelevanceDelegate,
   relevanceOf,

@@ -5,13 +5,15 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GgufTextEncoder } from "../distill/gguf-text-encoder.js";
 import { encoderModelForTests } from "../distill/encoder-model-path.js";
-import "../distill/register-spec.js";
 import type { DelegateTrace } from "../traces/trace.js";
-import { createDelegateFromSpec } from "./delegate-spec.js";
+import { defaultDelegateSpecs } from "../compose/delegate-specs.js";
 import { proposeAndJudge } from "./propose-and-judge.js";
 import type { ProposeRequest, ToolSpec } from "./protocol.js";
 import { cosine, RelevanceDelegate, relevanceOf, taskRelevanceText, toolRelevanceText } from "./relevance.js";
 import { ScriptedDelegate } from "./scripted-delegate.js";
+
+const specs = defaultDelegateSpecs();
+const createDelegateFromSpec = (spec: string) => specs.create(spec);
 
 const weather: ToolSpec = {
   name: "get_current_weather",

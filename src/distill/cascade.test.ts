@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { runPlan } from "../index.js";
+import { runPlan } from "../compose/index.js";
 import { loadToolsModule } from "../tools/load-tools-module.js";
 import { MemoryTraceSink } from "../traces/memory-trace-sink.js";
 import { ScriptedDelegate } from "../delegate/scripted-delegate.js";

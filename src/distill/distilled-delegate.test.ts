@@ -5,15 +5,17 @@ import { describe, expect, it } from "vitest";
 import { DelegateBackendError } from "../errors/index.js";
 import { toTool } from "../tools/index.js";
 import { acceptGate } from "../delegate/accept-gate.js";
-import { createDelegateFromSpec } from "../delegate/delegate-spec.js";
+import { defaultDelegateSpecs } from "../compose/delegate-specs.js";
 import type { ToolSpec } from "../delegate/protocol.js";
 import { alertTriageExamples, alertTriageModel, alertTriageTools } from "./alert-triage.fixture.js";
 import { DistilledDelegate } from "./distilled-delegate.js";
 import { saveModelFile } from "./model-file.js";
-import "./register-spec.js";
 import { exactMatch } from "./training-examples.js";
 import { bfclQuestion } from "../eval/bfcl.js";
 import { loadAllBfclSamples } from "../../test/bfcl-fixtures.js";
+
+const specs = defaultDelegateSpecs();
+const createDelegateFromSpec = (spec: string) => specs.create(spec);
 
 const context = { runId: "r", nodeId: "triage_items" };
 const facts = { alert_id: "ALR-1001", severity: "critical", environment: "production" };

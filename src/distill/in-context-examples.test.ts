@@ -7,15 +7,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDelegateFromSpec } from "../delegate/delegate-spec.js";
+import { defaultDelegateSpecs } from "../compose/delegate-specs.js";
 import type { Proposal, ProposeRequest, ToolCallDelegate } from "../delegate/protocol.js";
 import { buildPrompt, exampleChars, inputChars } from "../runtime/tool-call-prompt.js";
 import { alertTriageExamples, alertTriageTools, ALERT_TRIAGE_DATA } from "./alert-triage.fixture.js";
 import { encoderModelForTests } from "./encoder-model-path.js";
 import { GgufTextEncoder } from "./gguf-text-encoder.js";
 import { withExamples } from "./in-context-examples.js";
-import "./register-spec.js";
 import type { TrainingExample } from "./training-examples.js";
+
+const specs = defaultDelegateSpecs();
+const createDelegateFromSpec = (spec: string) => specs.create(spec);
 
 /** The backend under the wrapper: records what it was asked and declines. */
 class Recorder implements ToolCallDelegate {

@@ -5,12 +5,13 @@
  * confidence. {@link trainDistilled} trains one from {@link examplesFromTraces} (with a sentence encoder:
  * {@link trainDistilledWithEncoder} and {@link GgufTextEncoder}); {@link measureModel} measures it on examples it
  * never saw; {@link DistilledDelegate} serves it; the model file format is {@link DistilledModelData}. The
- * calibrator and the threshold chooser it uses are `deputy-js/confidence`'s. Importing this module registers
- * `--delegate distilled=MODEL.json`. See `docs/distill.md`.
+ * calibrator and the threshold chooser it uses are `deputy-js/confidence`'s. {@link registerDistillSpecs} adds
+ * `--delegate distilled=MODEL.json` (and the `relevance=`, `examples=` options) to a delegate spec registry. See
+ * `docs/distill.md`.
  *
  * @packageDocumentation
  */
-import "./register-spec.js";
+export { registerDistillSpecs } from "./register-spec.js";
 export { DistilledDelegate, type DistilledDelegateOptions } from "./distilled-delegate.js";
 export { trainDistilled, type TrainDistilledOptions, type TrainDistilledResult } from "./train-distilled.js";
 export {

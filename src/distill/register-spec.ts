@@ -1,10 +1,5 @@
 import { existsSync } from "node:fs";
-import {
-  numberOption,
-  parseSpecValue,
-  registerDelegateSpec,
-  registerDelegateSpecWrapper,
-} from "../delegate/delegate-spec.js";
+import { numberOption, parseSpecValue, type DelegateSpecRegistry } from "../delegate/delegate-spec.js";
 import { RelevanceDelegate } from "../delegate/relevance.js";
 import { InvalidOptionError } from "../errors/invalid-option-error.js";
 import { DistilledDelegate } from "./distilled-delegate.js";
@@ -16,10 +11,9 @@ import { parseEncoderSpec } from "./text-encoder.js";
 /**
  * Registers `--delegate distilled=MODEL.json[,encoder=gguf=PATH,name=NAME,maxTools=N,maxInputChars=N]`
  * ({@link DistilledDelegate}). A model trained with an encoder uses `encoder=…`, else the path its file records.
- * Importing this module registers it (the CLI does).
  */
-export function registerDistilledSpec(): void {
-  registerDelegateSpec(
+export function registerDistilledSpec(registry: DelegateSpecRegistry): void {
+  registry.register(
     "distilled",
     (value) => {
       const { main, options } = parseSpecValue(value);
@@ -45,8 +39,8 @@ export function registerDistilledSpec(): void {
  * scoring below BELOW whose confidence is under C — with the sentence encoder at PATH (default: the
  * all-MiniLM-L6-v2 that `scripts/encoder-model.sh` caches), opened on the first proposal.
  */
-export function registerRelevanceSpec(): void {
-  registerDelegateSpecWrapper(
+export function registerRelevanceSpec(registry: DelegateSpecRegistry): void {
+  registry.wrap(
     "relevance",
     (inner, value, spec) => {
       const m = /^encoder:([^:/]+)(?:\/([^:@]+)@([^:]+))?(?::(.+))?$/.exec(value);
@@ -91,8 +85,8 @@ export function registerRelevanceSpec(): void {
  * like the task (default 4), chosen by the encoder (default: the all-MiniLM-L6-v2 `scripts/encoder-model.sh`
  * caches). Read once when the delegate is built: a missing file is one error before anything runs.
  */
-export function registerExamplesOption(): void {
-  registerDelegateSpecWrapper(
+export function registerExamplesOption(registry: DelegateSpecRegistry): void {
+  registry.wrap(
     "examples",
     async (delegate, file, spec, options) => {
       const { traces } = readTraces(file);
@@ -111,6 +105,13 @@ export function registerExamplesOption(): void {
   );
 }
 
-registerDistilledSpec();
-registerRelevanceSpec();
-registerExamplesOption();
+/**
+ * Adds the distill part's spec kind and options to a registry: `distilled=MODEL.json`, and the `relevance=` and
+ * `examples=` options every kind accepts.
+ */
+export function registerDistillSpecs(registry: DelegateSpecRegistry): DelegateSpecRegistry {
+  registerDistilledSpec(registry);
+  registerRelevanceSpec(registry);
+  registerExamplesOption(registry);
+  return registry;
+}

@@ -3,7 +3,7 @@ import { hostname } from "node:os";
 import { makeWorkerUtils, run, type Runner, type WorkerEvents } from "graphile-worker";
 import { DEFAULT_LEASE_MS } from "../store/run-lease.js";
 import type { PostgresRunStore } from "../store/postgres-run-store.js";
-import { resumeRun, type RunOptions } from "../index.js";
+import { resumeRun, type RunOptions } from "../compose/index.js";
 
 import { JobDispatcher, UNIT_TASK } from "./job-dispatcher.js";
 import { queuePool } from "./queue-pool.js";

@@ -1,7 +1,7 @@
 import type { JobHelpers, Task } from "graphile-worker";
 import { DeputyError, serializeError } from "../errors/deputy-error.js";
 import { RunError } from "../errors/run-error.js";
-import { createHost, type RunOptions } from "../index.js";
+import { createHost, type RunOptions } from "../compose/index.js";
 import { executeWith } from "../plan/engine-context.js";
 import type { UnitOutcome, WorkUnit } from "../plan/node-executor.js";
 import type { ExecutionPlan } from "../plan/plan-schema.js";

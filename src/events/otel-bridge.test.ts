@@ -4,7 +4,7 @@ import { recordingTracer, type RecordedSpan } from "../../test/recording-tracer.
 import { defineAgent } from "../agents/define-agent.js";
 import { mockModel } from "../agents/mock-model.js";
 import { ScriptedDelegate } from "../delegate/scripted-delegate.js";
-import { delegateToPlan } from "../index.js";
+import { delegateToPlan } from "../compose/index.js";
 import { defineTool } from "../tools/define-tool.js";
 import { DIAGNOSTICS_CHANNELS, onDiagnostics, type DiagnosticsEvents } from "./diagnostics-channels.js";
 import { enableOpenTelemetry } from "./otel-bridge.js";

@@ -10,7 +10,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveEscalation } from "../delegate/escalation/resolve-escalation.js";
 import { ScriptedDelegate } from "../delegate/scripted-delegate.js";
-import { resumeRun, runPlan } from "../index.js";
+import { resumeRun, runPlan } from "../compose/index.js";
 import { MemoryRunStore } from "../store/memory-run-store.js";
 import { defineTool } from "../tools/define-tool.js";
 import { servePlansHttp, type RunningPlanServer } from "./serve-http.js";

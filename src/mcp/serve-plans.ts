@@ -1,6 +1,6 @@
 import { McpServer, type CallToolResult, type StandardSchemaWithJSON } from "@modelcontextprotocol/server";
 import { checkPlanInputs } from "../authoring/plan-inputs.js";
-import { createHost, type HostOptions } from "../index.js";
+import { createHost, type HostOptions } from "../compose/index.js";
 import { buildManifest } from "../plan/run-manifest.js";
 import { newRunId, startRun } from "../plan/run-plan.js";
 import { redactRecord } from "../runtime/redact-value.js";

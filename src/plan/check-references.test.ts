@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createHost } from "../index.js";
+import { createHost } from "../compose/index.js";
 import { defineTool } from "../tools/define-tool.js";
 import { validatePlan } from "./validate-plan.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createHost } from "../index.js";
+import { createHost } from "../compose/index.js";
 import type { NodeExecutor } from "./node-executor.js";
 import { NodeTypeTable } from "./node-type-table.js";
 import type { NodeType } from "./node-type.js";

@@ -5,6 +5,10 @@
  * or an escalation. The run stores ({@link MemoryRunStore},
  * {@link SqliteRunStore}, {@link PostgresRunStore}) and their record types are here too.
  *
+ * The engine's barrel. The `deputy-js/plan` subpath is `src/compose/plan-subpath.ts`: these names plus the run
+ * entries composed with the built-in node types (`runPlan`, `resumeRun`, `createHost`), which the engine, knowing
+ * no node type, cannot offer itself.
+ *
  * @packageDocumentation
  */
 export { canonicalJson } from "../runtime/canonical-json.js";

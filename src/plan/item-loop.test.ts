@@ -2,7 +2,7 @@
 // asynchronous tools, per-item argument checks, the JSON check of results, throws, aborts and secrets in records.
 import { describe, expect, it } from "vitest";
 import { defineTool } from "../tools/define-tool.js";
-import { runPlan } from "../index.js";
+import { runPlan } from "../compose/index.js";
 
 const itemSchema = {
   type: "object",

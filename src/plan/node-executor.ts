@@ -7,10 +7,12 @@ import type { Escalation, NodeStatus, Resolution } from "../store/run-state.js";
 import type { TemplateScope } from "../runtime/template.js";
 
 /**
- * What the engine offers every executor: the tools and whatever the host configured for the node types. The
- * engine knows no node type: the parts that bring node types declare the capabilities they read by merging
- * declarations into this interface (`delegate/host-capabilities.ts`), list them in `NodeType.capabilities`, and
- * the composition root fills them.
+ * What the engine offers every executor: the tools, the agents by name, the budget scope — and whatever else the
+ * host configured for its node types, as capabilities the engine does not read. The engine knows no node type:
+ * each part that brings one declares the capabilities it reads in its own folder (`DelegateCapabilities` in
+ * `delegate/host-capabilities.ts`, `AgentCapabilities` in `agents/host-capabilities.ts`), lists them in
+ * `NodeType.capabilities` (validation refuses a host without them, `missing_capability`), and the composition
+ * root fills them. The whole shape of deputy's host is one type, `DeputyHost` in `compose/host.ts`.
  */
 export interface ExecutionHost {
   tools: ToolRegistry;
@@ -18,6 +20,8 @@ export interface ExecutionHost {
   agents: AgentResolver;
   /** The budget this run spends from when an agent delegated to it; none at top level. */
   budget: BudgetScope | undefined;
+  /** The capabilities of the host's node types, by name (typed where each type declares them). */
+  [capability: string]: unknown;
 }
 
 /** One unit of work: a node, or one item of a for_each node. */

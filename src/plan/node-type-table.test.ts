@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { InvalidOptionError } from "../errors/invalid-option-error.js";
-import { builtInNodeTypes, createHost, runPlan, type PlanNode } from "../index.js";
+import { builtInNodeTypes, createHost, runPlan, type PlanNode } from "../compose/index.js";
 import { defineNodeType, type NodeType } from "./node-type.js";
 import { NodeTypeTable } from "./node-type-table.js";
 import { validatePlan } from "./validate-plan.js";

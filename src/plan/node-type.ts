@@ -49,7 +49,7 @@ export interface NodeType<N extends BaseNode = BaseNode> {
    * The host fields the executor and checks read (besides `tools`, which every host has). A host composed
    * without one of them (an engine host made by hand) fails validation with `missing_capability`.
    */
-  readonly capabilities?: readonly (keyof ExecutionHost)[];
+  readonly capabilities?: readonly Extract<keyof ExecutionHost, string>[];
   /**
    * The record a unit (a node, or one for_each item) of this type keeps: the shape of its outcome's `details`,
    * stored with it and shown in the manifest. Every detail an executor reports must parse with it (the node type

@@ -8,7 +8,10 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { tools as alertTools } from "../../examples/alert-triage/tools.mjs";
-import { createHost, defineNodeType, defineTool, plan, ScriptedDelegate, type PlanInput } from "../index.js";
+import { createHost, plan, type PlanInput } from "../compose/index.js";
+import { defineNodeType } from "../plan/node-type.js";
+import { defineTool } from "../tools/define-tool.js";
+import { ScriptedDelegate } from "../delegate/scripted-delegate.js";
 import { planFingerprint } from "./fingerprint.js";
 import { validatePlan } from "./validate-plan.js";
 

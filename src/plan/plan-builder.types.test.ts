@@ -5,15 +5,15 @@ import { describe, expect, expectTypeOf, it } from "vitest";
 import { z } from "zod";
 import {
   createHost,
-  defineNodeType,
   delegateToPlan,
-  defineTool,
   plan,
   runPlan,
-  validatePlan,
   type PlanInput,
   type PlanNodeInput,
-} from "../index.js";
+} from "../compose/index.js";
+import { defineNodeType } from "../plan/node-type.js";
+import { defineTool } from "../tools/define-tool.js";
+import { validatePlan } from "../plan/validate-plan.js";
 
 const echo = defineTool({
   name: "echo",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createHost } from "../index.js";
+import { createHost } from "../compose/index.js";
 import { compileSchema } from "../schema/validator.js";
 import { planJsonSchema } from "./plan-json-schema.js";
 

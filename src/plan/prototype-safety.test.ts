@@ -3,12 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
-import { resumeRun, runPlan, type PlanInput } from "../index.js";
+import { resumeRun, runPlan, type PlanInput } from "../compose/index.js";
 import { defineTool } from "../tools/define-tool.js";
 import { MemoryRunStore } from "../store/memory-run-store.js";
 import { SqliteRunStore } from "../store/sqlite-run-store.js";
 import { validatePlan } from "./validate-plan.js";
-import { createHost } from "../index.js";
+import { createHost } from "../compose/index.js";
 import { PROTO_NAMES } from "../../test/prototype-names.js";
 
 const key = fc.oneof(fc.constantFrom(...PROTO_NAMES), fc.stringMatching(/^[A-Za-z0-9_-]{1,12}$/));

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineTool } from "../tools/define-tool.js";
 import { MemoryRunStore } from "../store/memory-run-store.js";
-import { resumeRun, runPlan } from "../index.js";
+import { resumeRun, runPlan } from "../compose/index.js";
 
 const echo = defineTool({
   name: "echo",

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { RunError } from "../errors/run-error.js";
-import { resumeRun, runPlan } from "../index.js";
+import { resumeRun, runPlan } from "../compose/index.js";
 import { MemoryRunStore } from "../store/memory-run-store.js";
 import { defineTool, type ToolDefinition } from "../tools/define-tool.js";
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { z } from "zod";
 import { defineTool } from "../tools/define-tool.js";
-import { createHost } from "../index.js";
+import { createHost } from "../compose/index.js";
 import { validatePlan } from "./validate-plan.js";
 
 const tools = [

@@ -5,9 +5,7 @@
 // Skipped when the model or the encoder is not cached (`bash scripts/models.sh`, `bash scripts/encoder-model.sh`).
 import { existsSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
-import { createDelegateFromSpec } from "../../src/delegate/delegate-spec.js";
-import "../../src/delegate/backends/register-specs.js";
-import "../../src/distill/register-spec.js";
+import { defaultDelegateSpecs } from "../../src/compose/delegate-specs.js";
 import type { ToolCallDelegate } from "../../src/delegate/protocol.js";
 import { defaultEncoderModelPath } from "../../src/distill/encoder-model-path.js";
 import { bfclQuestion, bfclToToolSpec } from "../../src/eval/bfcl.js";
@@ -15,6 +13,9 @@ import { bfclCases, loadBfclSuite } from "../../src/eval/bfcl-suite.js";
 import { evaluateCase } from "../../src/eval/evaluate-case.js";
 import { findRealModel } from "../../src/testing/index.js";
 import { BFCL_DIR } from "../bfcl-fixtures.js";
+
+const specs = defaultDelegateSpecs();
+const createDelegateFromSpec = (spec: string) => specs.create(spec);
 
 const model = findRealModel("qwen2.5-coder-0.5b-instruct");
 const encoder = process.env.DEPUTY_ENCODER_MODEL ?? defaultEncoderModelPath();

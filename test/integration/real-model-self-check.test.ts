@@ -5,8 +5,7 @@
 // why and which call it replaced — while an easy call stands, exactly right, its confidence the call's times
 // the check's score. Skipped when the 1.5B model is not cached (`bash scripts/models.sh qwen2.5-coder-1.5b-instruct`).
 import { afterAll, describe, expect, it } from "vitest";
-import { createDelegateFromSpec } from "../../src/delegate/delegate-spec.js";
-import "../../src/delegate/backends/register-specs.js";
+import { createDelegateSpecRegistry } from "../../src/delegate/backends/register-specs.js";
 import type { Proposal, ToolCallDelegate } from "../../src/delegate/protocol.js";
 import { bfclQuestion, bfclToToolSpec } from "../../src/eval/bfcl.js";
 import { bfclCases, loadBfclSuite } from "../../src/eval/bfcl-suite.js";
@@ -14,6 +13,9 @@ import { evaluateCase } from "../../src/eval/evaluate-case.js";
 import { findRealModel } from "../../src/testing/index.js";
 import { selfCheckPrompt, selfCheckScore } from "../../src/delegate/backends/local-self-check.js";
 import { BFCL_DIR } from "../bfcl-fixtures.js";
+
+const specs = createDelegateSpecRegistry();
+const createDelegateFromSpec = (spec: string) => specs.create(spec);
 
 const model = findRealModel("qwen2.5-coder-1.5b-instruct");
 const suite = new Map(bfclCases(loadBfclSuite(BFCL_DIR)).map((c) => [c.sample.id, c]));

@@ -12,8 +12,6 @@ import { measureModel, type Measurement } from "../../distill/measure-model.js";
 import { parseEncoderSpec, type TextEncoder } from "../../distill/text-encoder.js";
 import { trainDistilledWithEncoder } from "../../distill/train-with-encoder.js";
 import { storeTraces, type StoreSummary } from "./distill-store.js";
-// Registers `--delegate distilled=MODEL.json` for the other commands.
-import "../../distill/register-spec.js";
 import type { DelegateTrace } from "../../traces/trace.js";
 import type { CliContext } from "../cli-context.js";
 

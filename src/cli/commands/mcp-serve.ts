@@ -5,15 +5,9 @@ import type { Command } from "commander";
 import { readPlanFolder } from "../../authoring/named-plans.js";
 import { InvalidOptionError } from "../../errors/invalid-option-error.js";
 import type { CliContext } from "../cli-context.js";
-import {
-  isPostgresUrl,
-  openStore,
-  setupRun,
-  storeLabel,
-  storeLocation,
-  type RunFlags,
-} from "../run-setup.js";
+import { storeLabel } from "../run-setup.js";
 import { graceSeconds, withGraceFlag, withRunFlags } from "./run.js";
+import { isPostgresUrl, openStore, setupRun, storeLocation, type RunFlags } from "../../compose/index.js";
 
 interface McpServeFlags extends RunFlags {
   plans: string;

@@ -7,15 +7,15 @@ import { checkPlanInputs, inputsFromFlags } from "../../authoring/plan-inputs.js
 import type { JsonSchema } from "../../schema/json-schema.js";
 import { InputFileError } from "../../errors/input-file-error.js";
 import { InvalidOptionError } from "../../errors/invalid-option-error.js";
-import { createHost, runPlan } from "../../index.js";
 import { ToolRegistry } from "../../tools/tool-registry.js";
 import type { CliContext } from "../cli-context.js";
 import { EXIT } from "../exit-codes.js";
 import { withGracefulStop } from "../graceful-stop.js";
 import { createProgress } from "../progress.js";
 import { printRunResult, renderIssues } from "../render-manifest.js";
-import { leaseFrom, openStore, setupRun, storeHint, type RunFlags } from "../run-setup.js";
+import { leaseFrom, storeHint } from "../run-setup.js";
 import { graceSeconds, withGraceFlag, withRunFlags } from "./run.js";
+import { openStore, setupRun, type RunFlags, createHost, runPlan } from "../../compose/index.js";
 
 interface PlanFlags extends RunFlags {
   objective: string;

@@ -7,26 +7,24 @@ import { approveRepair, rejectRepair } from "../../authoring/repair-decisions.js
 import { repairRun, type RepairRunResult } from "../../authoring/repair-run.js";
 import { InvalidOptionError } from "../../errors/invalid-option-error.js";
 import { RunError } from "../../errors/run-error.js";
-import { createHost } from "../../index.js";
 import type { RunOptionsRecord } from "../../store/run-options-record.js";
 import type { RunStore } from "../../store/run-store.js";
 import type { CliContext } from "../cli-context.js";
 import { EXIT } from "../exit-codes.js";
 import { printRunResult, renderIssues } from "../render-manifest.js";
-import {
-  absoluteSpec,
-  leaseFrom,
-  openStore,
-  setupRun,
-  storeHint,
-  storeLabel,
-  storeLocation,
-  toolSourcesOf,
-  type RunFlags,
-} from "../run-setup.js";
+import { leaseFrom, storeHint, storeLabel } from "../run-setup.js";
 import { isMcpSpec } from "../../mcp/mcp-source-spec.js";
 import { resumeFromFlags } from "./resume.js";
 import { graceSeconds, withGraceFlag, withRunFlags } from "./run.js";
+import {
+  absoluteSpec,
+  openStore,
+  setupRun,
+  storeLocation,
+  toolSourcesOf,
+  type RunFlags,
+  createHost,
+} from "../../compose/index.js";
 
 interface RepairFlags extends RunFlags {
   model?: string;

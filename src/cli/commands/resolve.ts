@@ -5,7 +5,8 @@ import { InvalidOptionError } from "../../errors/invalid-option-error.js";
 import type { RunStore } from "../../store/run-store.js";
 import { loadToolsModule } from "../../tools/load-tools-module.js";
 import type { CliContext } from "../cli-context.js";
-import { openStore, storeHint } from "../run-setup.js";
+import { storeHint } from "../run-setup.js";
+import { openStore } from "../../compose/index.js";
 
 interface ResolveFlags {
   item?: string;

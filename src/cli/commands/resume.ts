@@ -4,10 +4,10 @@ import type { RunStore } from "../../store/run-store.js";
 import type { CliContext } from "../cli-context.js";
 import { createProgress } from "../progress.js";
 import { printRunResult } from "../render-manifest.js";
-import { claimResume } from "../resume-setup.js";
-import { leaseFrom, openStore, storeHint, storeLabel, storeLocation, type RunFlags } from "../run-setup.js";
+import { leaseFrom, storeHint, storeLabel } from "../run-setup.js";
 import { withGracefulStop } from "../graceful-stop.js";
 import { graceSeconds, withGraceFlag, withRunFlags } from "./run.js";
+import { openStore, storeLocation, type RunFlags, claimResume } from "../../compose/index.js";
 
 export function registerResume(program: Command, ctx: CliContext): void {
   withGraceFlag(

@@ -4,22 +4,12 @@ import type { CliContext } from "../cli-context.js";
 import { EXIT } from "../exit-codes.js";
 import { DEFAULT_GRACE_SECONDS, withGracefulStop } from "../graceful-stop.js";
 import { createProgress } from "../progress.js";
-import { readPlanFile } from "../read-plan-file.js";
 import { requireToolsModule } from "../require-tools-module.js";
 import { printRunResult, renderIssues } from "../render-manifest.js";
-import {
-  leaseFrom,
-  noticeWithoutWorkers,
-  openStore,
-  requirePostgres,
-  setupRun,
-  storeHint,
-  type RunFlags,
-} from "../run-setup.js";
+import { leaseFrom, storeHint } from "../run-setup.js";
 import { JobDispatcher } from "../../distributed/job-dispatcher.js";
 import type { PostgresRunStore } from "../../store/postgres-run-store.js";
 import { InvalidOptionError } from "../../errors/invalid-option-error.js";
-import { createHost, runPlan } from "../../index.js";
 import { validatePlan } from "../../plan/validate-plan.js";
 import {
   namedPlanArgs,
@@ -27,6 +17,16 @@ import {
   withNamedPlanFlags,
   type NamedPlanFlags,
 } from "./run-named-plan.js";
+import {
+  noticeWithoutWorkers,
+  openStore,
+  requirePostgres,
+  setupRun,
+  type RunFlags,
+  readPlanFile,
+  createHost,
+  runPlan,
+} from "../../compose/index.js";
 
 /** Options every command that loads tools and delegates shares. */
 export function withRunFlags(cmd: Command): Command {

@@ -1,7 +1,8 @@
 import type { Command } from "commander";
 import { InvalidOptionError } from "../../errors/invalid-option-error.js";
 import type { CliContext } from "../cli-context.js";
-import { openStore, storeLabel, storeLocation } from "../run-setup.js";
+import { storeLabel } from "../run-setup.js";
+import { openStore, storeLocation } from "../../compose/index.js";
 
 const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
 

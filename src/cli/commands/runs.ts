@@ -5,9 +5,10 @@ import { RunError } from "../../errors/run-error.js";
 import { buildManifest } from "../../plan/run-manifest.js";
 import type { CliContext } from "../cli-context.js";
 import { renderManifest } from "../render-manifest.js";
-import { isPostgresUrl, openStore, storeHint, storeLabel, storeLocation } from "../run-setup.js";
+import { storeHint, storeLabel } from "../run-setup.js";
 import { registerRunsPrune } from "./runs-prune.js";
 import type { RepairRecord, RunRecord } from "../../store/run-state.js";
+import { isPostgresUrl, openStore, storeLocation } from "../../compose/index.js";
 
 export function registerRuns(program: Command, ctx: CliContext): void {
   const runs = program

@@ -5,7 +5,8 @@ import { InvalidOptionError } from "../../errors/invalid-option-error.js";
 import { RunError } from "../../errors/run-error.js";
 import { serveConsole } from "../../ui/server/serve-console.js";
 import type { CliContext } from "../cli-context.js";
-import { isPostgresUrl, openStore, storeLabel, storeLocation } from "../run-setup.js";
+import { storeLabel } from "../run-setup.js";
+import { isPostgresUrl, openStore, storeLocation } from "../../compose/index.js";
 
 interface UiFlags {
   store?: string;

@@ -1,12 +1,10 @@
 import type { Command } from "commander";
 import type { CliContext } from "../cli-context.js";
 import { EXIT } from "../exit-codes.js";
-import { readPlanFile } from "../read-plan-file.js";
 import { renderIssues } from "../render-manifest.js";
-import { setupRun, type RunFlags } from "../run-setup.js";
 import { withRunFlags } from "./run.js";
-import { createHost } from "../../index.js";
 import { validatePlan } from "../../plan/validate-plan.js";
+import { setupRun, type RunFlags, readPlanFile, createHost } from "../../compose/index.js";
 
 export function registerValidate(program: Command, ctx: CliContext): void {
   withRunFlags(program.command("validate <plan>").description("check a plan and list every issue"))

@@ -2,8 +2,9 @@ import type { Command } from "commander";
 import { startWorker } from "../../distributed/start-worker.js";
 import { InvalidOptionError } from "../../errors/invalid-option-error.js";
 import type { CliContext } from "../cli-context.js";
-import { leaseFrom, requirePostgres, setupRun, type RunFlags } from "../run-setup.js";
+import { leaseFrom } from "../run-setup.js";
 import { withRunFlags } from "./run.js";
+import { requirePostgres, setupRun, type RunFlags } from "../../compose/index.js";
 
 interface WorkerFlags extends RunFlags {
   concurrency: string;

@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { InvalidOptionError } from "../../errors/index.js";
-import { createDelegateFromSpec } from "../delegate-spec.js";
 import { LlamaServerDelegate } from "./llama-server-delegate.js";
-import "./register-specs.js";
+import { createDelegateSpecRegistry } from "./register-specs.js";
+
+const specs = createDelegateSpecRegistry();
+const createDelegateFromSpec = (spec: string) => specs.create(spec);
 
 describe("confidence= in llama.cpp delegate specs", () => {
   it("takes answer, choice, false or true, and refuses anything else naming the spec", async () => {

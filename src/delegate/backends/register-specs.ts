@@ -1,4 +1,9 @@
-import { numberOption, parseSpecValue, registerDelegateSpec } from "../delegate-spec.js";
+import {
+  DelegateSpecRegistry,
+  numberOption,
+  parseSpecValue,
+  registerScriptedSpec,
+} from "../delegate-spec.js";
 import { InvalidOptionError } from "../../errors/index.js";
 import { CONFIDENCE_METHODS, type ConfidenceMethod } from "../../confidence/answer-confidence.js";
 import { CalibratedDelegate } from "./calibrated-delegate.js";
@@ -34,11 +39,9 @@ const COMMON = { maxTools: "maxTools", maxInputChars: "maxInputChars" };
  *   {@link LlamaServerDelegate}
  * - `openai=URL[,model=NAME,apiKeyEnv=VAR,timeoutMs=N,confidence=false,maxTools=N,maxInputChars=N,name=NAME]` —
  *   {@link OpenAICompatibleDelegate}
- *
- * Importing this module registers them (the CLI does).
  */
-export function registerBackendSpecs(): void {
-  registerDelegateSpec(
+export function registerBackendSpecs(registry: DelegateSpecRegistry): DelegateSpecRegistry {
+  registry.register(
     "local",
     (value) => {
       const { main, options } = parseSpecValue(value);
@@ -70,7 +73,7 @@ export function registerBackendSpecs(): void {
     },
     "local=MODEL.gguf[,pool=N,threads=N,contextSize=N,confidence=answer|choice|false,decline=P|false,selfcheck=S|false,jump=true|false,calibration=FILE]",
   );
-  registerDelegateSpec(
+  registry.register(
     "llama-server",
     (value) => {
       const { main, options } = parseSpecValue(value);
@@ -88,7 +91,7 @@ export function registerBackendSpecs(): void {
     },
     "llama-server=URL[,model=NAME,timeoutMs=N,confidence=answer|choice|false,calibration=FILE]",
   );
-  registerDelegateSpec(
+  registry.register(
     "openai",
     (value) => {
       const { main, options } = parseSpecValue(value);
@@ -104,9 +107,13 @@ export function registerBackendSpecs(): void {
     },
     "openai=URL[,model=NAME,apiKeyEnv=VAR]",
   );
+  return registry;
 }
 
-registerBackendSpecs();
+/** A registry with the delegate part's built-in kinds: `scripted=`, `local=`, `llama-server=` and `openai=`. */
+export function createDelegateSpecRegistry(): DelegateSpecRegistry {
+  return registerBackendSpecs(registerScriptedSpec(new DelegateSpecRegistry()));
+}
 
 /** A calibration maps the confidence method it was fitted on (files without one predate methods: choice). */
 function calibratedMethod(file: DelegateCalibrationFile): { confidenceMethod: ConfidenceMethod } {

@@ -1,3 +1,4 @@
+import { delegateHost } from "../host-capabilities.js";
 import type { UnitOutcome } from "../../plan/node-executor.js";
 import type { GateResult } from "../accept-gate.js";
 import { dispatch, escalated, judgeHop, type Prepared } from "../delegate-unit.js";
@@ -14,7 +15,7 @@ export async function askAgent(
   proposal: Proposal | undefined,
 ): Promise<UnitOutcome | undefined> {
   const { node, unit } = p;
-  const handler = unit.host.escalation;
+  const handler = delegateHost(unit.host).escalation;
   if (!node.escalate_to || !handler) return undefined;
   const started = performance.now();
   const backend = `agent:${node.escalate_to}`;

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { RunError } from "../../errors/run-error.js";
-import { resumeRun, runPlan } from "../../index.js";
+import { resumeRun, runPlan } from "../../compose/index.js";
 import { SqliteRunStore } from "../../store/sqlite-run-store.js";
 import { defineTool } from "../../tools/define-tool.js";
 import { ScriptedDelegate } from "../scripted-delegate.js";

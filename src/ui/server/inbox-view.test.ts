@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ScriptedDelegate } from "../../delegate/scripted-delegate.js";
-import { runPlan } from "../../index.js";
+import { runPlan } from "../../compose/index.js";
 import { MemoryRunStore } from "../../store/memory-run-store.js";
 import type { RunRecord } from "../../store/run-state.js";
 import { defineTool } from "../../tools/define-tool.js";

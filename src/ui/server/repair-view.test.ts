@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { approveRepair } from "../../authoring/repair-decisions.js";
 import { repairRun } from "../../authoring/repair-run.js";
 import { scriptedModel } from "../../authoring/scripted-model.js";
-import { runPlan } from "../../index.js";
+import { runPlan } from "../../compose/index.js";
 import { MemoryRunStore } from "../../store/memory-run-store.js";
 import { defineTool } from "../../tools/define-tool.js";
 import { lineageOf, parseRepairDecision, repairInbox } from "./repair-view.js";

@@ -1,4 +1,4 @@
-import { claimResume } from "../../cli/resume-setup.js";
+import { claimResume } from "../../compose/resume-setup.js";
 import { serializeError, type SerializedError } from "../../errors/deputy-error.js";
 import { RunError } from "../../errors/run-error.js";
 import type { RunStore } from "../../store/run-store.js";

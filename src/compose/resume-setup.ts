@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { RunError } from "../errors/run-error.js";
-import { resumeRun, type ResumeOptions } from "../index.js";
+import { resumeRun, type ResumeOptions } from "./run.js";
 import type { RunManifest } from "../plan/run-manifest.js";
 import { PostgresRunStore } from "../store/postgres-run-store.js";
 import { acquireRunLease, newLeaseOwner, type LeaseOptions } from "../store/run-lease.js";
