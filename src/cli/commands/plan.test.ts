@@ -187,6 +187,11 @@ describe("deputy plan", () => {
     } finally {
       await store.close();
     }
+    // `deputy runs RUN` says what the run was written for, and by which model.
+    const shown = await cli(["runs", manifest.runId, "--store", db]);
+    expect(shown.stdout).toContain(`written by ${model} for: File a ticket about ops alerts\n`);
+    const json = JSON.parse((await cli(["runs", manifest.runId, "--store", db, "--json"])).stdout);
+    expect(json.authored).toEqual({ objective: "File a ticket about ops alerts", model });
   });
 
   it("refuses a model spec it does not know, and a tools module it needs", async () => {

@@ -97,6 +97,18 @@ describe("deputy repair", () => {
     expect(runs.stdout).toContain(`→ ${manifest.runId}`);
     const shown = await cli(["runs", runId, "--store", store]);
     expect(shown.stdout).toContain(`repair r1 (round 1): applied → run ${manifest.runId}`);
+    // The child says where it came from: its parent, the repair and the nodes its delta replaced.
+    const childShown = await cli(["runs", manifest.runId, "--store", store]);
+    expect(childShown.stdout).toContain(`repair of run ${runId}\n  by repair r1 from `);
+    expect(childShown.stdout).toMatch(/: replaced fetch \(\d+ changes?; --json lists them\)/);
+    const childJson = JSON.parse((await cli(["runs", manifest.runId, "--store", store, "--json"])).stdout);
+    expect(childJson.lineage).toMatchObject({
+      parentRunId: runId,
+      madeBy: { id: "r1", status: "applied", nodes: ["fetch"] },
+    });
+    expect(childJson.lineage.madeBy.diff).toEqual(
+      expect.arrayContaining([expect.objectContaining({ nodeId: "fetch" })]),
+    );
     const again = await cli(["repair", runId, "--approve", "--store", store]);
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(/already applied as run .*\[ALREADY_REPAIRED\]\n$/);

@@ -42,11 +42,20 @@ export function registerRuns(program: Command, ctx: CliContext): void {
             );
           const raw = (stored.run.plan as { nodes?: { id: string; type?: string }[] }).nodes ?? [];
           const manifest = buildManifest(stored, raw);
-          const lineage = lineageOf(stored.run);
+          // A repair child's delta is kept on its parent's repair record.
+          const parent = stored.run.parentRunId ? await store.load(stored.run.parentRunId) : undefined;
+          const made = parent?.run.repairs?.find((r) => r.childRunId === stored.run.runId);
+          const lineage = lineageOf(stored.run, made);
+          const authored = stored.run.options.authored;
+          const origin = authored
+            ? { authored: { objective: authored.objective, model: authored.model } }
+            : {};
           ctx.stdout(
             flags.json
-              ? JSON.stringify(lineage ? { ...manifest, lineage } : manifest, null, 2) + "\n"
-              : renderManifest(manifest, storeHint(flags.store)) + lineageLines(stored.run),
+              ? JSON.stringify({ ...manifest, ...origin, ...(lineage ? { lineage } : {}) }, null, 2) + "\n"
+              : renderManifest(manifest, storeHint(flags.store)) +
+                  (authored ? `written by ${authored.model} for: ${clip(authored.objective)}\n` : "") +
+                  lineageLines(stored.run, made),
           );
           return;
         }
@@ -84,13 +93,29 @@ function repairSummary(r: RepairRecord) {
   };
 }
 
-/** A run's place in its lineage (parent → child), when it has one. */
-function lineageOf(run: RunRecord) {
+/** A run's place in its lineage (parent → child), when it has one; `made`: the parent's repair that made it. */
+function lineageOf(run: RunRecord, made: RepairRecord | undefined) {
   if (!run.parentRunId && !run.repairs?.length) return undefined;
   return {
     ...(run.parentRunId ? { parentRunId: run.parentRunId, rootRunId: run.rootRunId } : {}),
+    ...(made ? { madeBy: { ...repairSummary(made), ...deltaOf(made) } } : {}),
     repairs: (run.repairs ?? []).map(repairSummary),
   };
+}
+
+/** What a repair changed: the model that wrote it, the nodes its delta replaced, field by field. */
+function deltaOf(r: RepairRecord) {
+  return {
+    ...(r.model ? { model: r.model } : {}),
+    nodes: [...new Set((r.diff ?? []).map((c) => c.nodeId))],
+    ...(r.diff ? { diff: r.diff } : {}),
+  };
+}
+
+/** An objective as one line, cut at 300 characters (`--json` has the whole). */
+function clip(text: string): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > 300 ? `${line.slice(0, 300)}…` : line;
 }
 
 /** The listing's lineage note: `← repair of PARENT` on a child, `→ CHILD` on a repaired run, a pending repair. */
@@ -105,12 +130,18 @@ function lineageNote(run: RunRecord): string {
 }
 
 /** Lines under a run's manifest: where it came from and what repairs were asked for it. */
-function lineageLines(run: RunRecord): string {
+function lineageLines(run: RunRecord, made: RepairRecord | undefined): string {
   const lines: string[] = [];
   if (run.parentRunId)
     lines.push(
       `repair of run ${run.parentRunId}${run.rootRunId && run.rootRunId !== run.parentRunId ? ` (lineage root ${run.rootRunId})` : ""}`,
     );
+  if (made) {
+    const delta = deltaOf(made);
+    lines.push(
+      `  by repair ${made.id}${delta.model ? ` from ${delta.model}` : ""}: replaced ${delta.nodes.join(", ") || "no node"} (${made.diff?.length ?? 0} change${made.diff?.length === 1 ? "" : "s"}; --json lists them)`,
+    );
+  }
   for (const r of run.repairs ?? [])
     lines.push(
       `repair ${r.id} (round ${r.round}): ${r.status}${r.childRunId ? ` → run ${r.childRunId}` : ""}`,
