@@ -46,6 +46,11 @@ const zones = [
     message: "schema/ and tools/ sit below runtime/.",
   },
   {
+    target: src("records"),
+    from: src("runtime", ...top),
+    message: "records/ imports only errors/, schema/, tools/.",
+  },
+  {
     target: src("runtime"),
     from: src(...top),
     message: "runtime/ is shared by plan, delegate and agents; it imports none of them.",

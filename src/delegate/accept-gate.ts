@@ -3,25 +3,11 @@ import { serializeError } from "../errors/deputy-error.js";
 import type { CelGuard } from "../runtime/cel-guard.js";
 import { validateValue } from "../schema/validator.js";
 import type { Tool } from "../tools/define-tool.js";
+import type { Verdict } from "../records/verdict.js";
 import type { Proposal } from "./protocol.js";
 import { strictSchema } from "./strict-schema.js";
 
-/** Every verdict the gate can give, in the order it checks them (the first that applies decides). */
-export const VERDICTS = [
-  "input_too_long",
-  "backend_error",
-  "declined",
-  "unknown_tool",
-  "invalid_args",
-  "side_effect_denied",
-  "unscored",
-  "low_confidence",
-  "guard_false",
-  "accepted",
-] as const;
-
-/** The gate's decision about one proposal. */
-export type Verdict = (typeof VERDICTS)[number];
+export { VERDICTS, type Verdict } from "../records/verdict.js";
 
 /** What the gate needs to judge one proposal. Pure data plus a guard and a tool lookup. */
 export interface GateInput {

@@ -5,19 +5,8 @@ import type { GateResult } from "./accept-gate.js";
 import type { DelegateNode } from "./delegate-node.js";
 import { applyResolution } from "./escalation/apply-resolution.js";
 import { askAgent } from "./escalation/ask-escalate-to.js";
-import {
-  dispatch,
-  escalated,
-  failure,
-  gateInput,
-  prepare,
-  summarizeHop,
-  summary,
-  unitContext,
-  type Prepared,
-} from "./delegate-unit.js";
-import { proposeAndJudge } from "./propose-and-judge.js";
-import type { Proposal, ToolCallDelegate } from "./protocol.js";
+import { DelegateUnit } from "./delegate-unit.js";
+import type { Proposal } from "./protocol.js";
 
 export { toolSpec, type HopSummary } from "./delegate-unit.js";
 
@@ -32,21 +21,21 @@ export { toolSpec, type HopSummary } from "./delegate-unit.js";
  */
 export const delegateNodeExecutor: NodeExecutor<DelegateNode> = {
   async execute(node, unit) {
-    let p: Prepared;
+    let p: DelegateUnit;
     try {
-      p = prepare(node, unit);
+      p = new DelegateUnit(node, unit);
     } catch (error) {
       return { status: "error", error: serializeError(error) };
     }
     if (unit.resolution) return applyResolution(p, unit.resolution);
-    const backends = delegateHost(unit.host).delegates.filter((d) => d.maxTools >= p.specs.length);
+    const backends = delegateHost(unit.host).delegates.filter((d) => d.maxTools >= p.task.tools.length);
     if (backends.length === 0) {
-      return failure(p, {
+      return p.failure({
         code: "DELEGATE_NOT_CONFIGURED",
         message:
           delegateHost(unit.host).delegates.length === 0
             ? "No delegate backend is configured (pass one with --delegate or the `delegates` option)."
-            : `No configured delegate backend accepts ${p.specs.length} tools (maxTools: ${delegateHost(
+            : `No configured delegate backend accepts ${p.task.tools.length} tools (maxTools: ${delegateHost(
                 unit.host,
               )
                 .delegates.map((d) => `${d.name}=${d.maxTools}`)
@@ -63,37 +52,23 @@ export const delegateNodeExecutor: NodeExecutor<DelegateNode> = {
           : [backends[0]!];
     let last: { gate: GateResult; proposal: Proposal | undefined } | undefined;
     for (const backend of chain) {
-      if (unit.signal.aborted) return failure(p, { code: "ABORTED", message: "The run was aborted." });
-      last = await proposeOnce(p, backend);
-      if (last.gate.verdict === "accepted") return dispatch(p, last.gate, last.proposal!, "delegate");
+      if (unit.signal.aborted) return p.failure({ code: "ABORTED", message: "The run was aborted." });
+      last = await p.propose(backend);
+      if (last.gate.verdict === "accepted") return p.dispatch(last.gate, last.proposal!, "delegate");
     }
     // A proposal cut short by the run's abort is no verdict on the model: never escalate or fail it as one.
-    if (unit.signal.aborted) return failure(p, { code: "ABORTED", message: "The run was aborted." });
+    if (unit.signal.aborted) return p.failure({ code: "ABORTED", message: "The run was aborted." });
     return reject(p, last!.gate, last!.proposal);
   },
 };
 
-async function proposeOnce(p: Prepared, backend: ToolCallDelegate) {
-  const { unit } = p;
-  const { proposal, gate, latencyMs } = await proposeAndJudge(backend, {
-    request: {
-      instruction: p.instruction,
-      facts: p.facts,
-      tools: p.specs,
-      schema: p.schema,
-      signal: unit.signal,
-      context: unitContext(unit),
-    },
-    gate: gateInput(p),
-    traceSink: delegateHost(unit.host).traceSink,
-  });
-  summarizeHop(p, "delegate", backend.name, proposal, gate, latencyMs);
-  return { gate, proposal };
-}
-
-async function reject(p: Prepared, gate: GateResult, proposal: Proposal | undefined): Promise<UnitOutcome> {
+async function reject(
+  p: DelegateUnit,
+  gate: GateResult,
+  proposal: Proposal | undefined,
+): Promise<UnitOutcome> {
   if (p.node.on_reject === "escalate") {
-    return (await askAgent(p, gate, proposal)) ?? escalated(p, gate, proposal, gate.reason);
+    return (await askAgent(p, gate, proposal)) ?? p.escalated(gate, proposal, gate.reason);
   }
   const tries = p.hops.length > 1 ? ` after ${p.hops.length} proposals` : "";
   return {
@@ -103,6 +78,6 @@ async function reject(p: Prepared, gate: GateResult, proposal: Proposal | undefi
       message: `The delegate's proposal was rejected${tries} (${gate.verdict}): ${gate.reason}.`,
       details: { verdict: gate.verdict, ...(gate.issues ? { issues: gate.issues } : {}) },
     },
-    details: summary(p, gate, proposal),
+    details: p.summary(gate, proposal),
   };
 }

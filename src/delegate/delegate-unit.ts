@@ -9,9 +9,10 @@ import type { Tool } from "../tools/define-tool.js";
 import type { GateInput, GateResult, Verdict } from "./accept-gate.js";
 import type { DelegateNode } from "./delegate-node.js";
 import { buildProposalSchema } from "./proposal-schema.js";
-import type { Proposal, ToolSpec } from "./protocol.js";
-import { judgeProposal } from "./propose-and-judge.js";
-import type { ProposalSource } from "./record-proposal.js";
+import type { Proposal, ToolCallDelegate, ToolSpec } from "./protocol.js";
+import { judgeProposal, proposeAndJudge } from "./propose-and-judge.js";
+import type { DelegateTask, RunCoordinates } from "../records/delegate-task.js";
+import type { ProposalSource } from "../records/hop.js";
 import { Redactor } from "../traces/redact.js";
 
 // The pieces every path of a delegate unit shares (a backend's proposal, an escalate_to agent's answer, a
@@ -26,43 +27,221 @@ export interface HopSummary {
   latencyMs: number;
 }
 
-/** Everything one unit's proposals share (not exported from the package's entries). */
-export interface Prepared {
-  node: DelegateNode;
-  unit: WorkUnit;
-  instruction: string;
-  facts: Record<string, unknown>;
-  specs: ToolSpec[];
-  schema: JsonSchema;
-  guard: CelGuard | undefined;
-  hops: HopSummary[];
-  /** What an `escalate_to` agent spent (the manifest sums `details.spend` per node). */
-  spend?: { calls: number; tokens: number; cost: number; duration: number };
-}
+/** What an `escalate_to` agent spent (the manifest sums `details.spend` per node). */
+export type UnitSpend = { calls: number; tokens: number; cost: number; duration: number };
 
-export type Source = HopSummary["source"];
+export type Source = ProposalSource;
+
+/**
+ * Which of the gate's checks a proposal from each source passes: a backend's proposal all of them, an
+ * `escalate_to` agent's answer no confidence checks (it is not a scored model), a person's call neither the
+ * confidence checks nor `accept_when`. Every source gets the tool, schema and side-effect checks.
+ */
+export const CHECKS = {
+  delegate: { confidence: true, guard: true },
+  agent: { confidence: false, guard: true },
+  person: { confidence: false, guard: false },
+} as const satisfies Record<ProposalSource, { confidence: boolean; guard: boolean }>;
+
 // Escalations are checkpointed and shown in manifests: keep secrets and sensitive arguments out of them.
 export const argumentRedactor = new Redactor({ secretValues: false });
 
-/** Renders the instruction and facts with the unit's scope and builds the tool specs, proposal schema and guard. */
-export function prepare(node: DelegateNode, unit: WorkUnit): Prepared {
-  const rendered = renderString(node.instruction, unit.scope);
-  const instruction = typeof rendered === "string" ? rendered : JSON.stringify(rendered);
-  const facts = renderValue(node.facts, unit.scope) as Record<string, unknown>;
-  const tools = node.tools
-    .map((name) => unit.host.tools.find(name))
-    .filter((t): t is Tool => t !== undefined);
-  const specs = tools.map(toolSpec);
-  return {
-    node,
-    unit,
-    instruction,
-    facts,
-    specs,
-    schema: buildProposalSchema(specs),
-    guard: node.accept_when ? compileGuard(node.accept_when) : undefined,
-    hops: [],
-  };
+/**
+ * One delegate unit (not exported from the package's entries): the task rendered once from the unit's scope, and
+ * the hops and spend it owns. Every proposal, whatever its source, is judged by {@link DelegateUnit.judge} or
+ * {@link DelegateUnit.propose}; nothing outside changes its state.
+ */
+export class DelegateUnit {
+  /** The instruction and facts rendered with the unit's scope and the candidate tools: built once, traced as is. */
+  readonly task: DelegateTask;
+  readonly schema: JsonSchema;
+  readonly #guard: CelGuard | undefined;
+  readonly #hops: HopSummary[] = [];
+  #spend: UnitSpend | undefined;
+
+  /** Renders the instruction and facts with the unit's scope and builds the tool specs, proposal schema and guard. */
+  constructor(
+    readonly node: DelegateNode,
+    readonly unit: WorkUnit,
+  ) {
+    const rendered = renderString(node.instruction, unit.scope);
+    const instruction = typeof rendered === "string" ? rendered : JSON.stringify(rendered);
+    const facts = renderValue(node.facts, unit.scope) as Record<string, unknown>;
+    const tools = node.tools
+      .map((name) => unit.host.tools.find(name))
+      .filter((t): t is Tool => t !== undefined)
+      .map(toolSpec);
+    this.task = { instruction, facts, tools };
+    this.schema = buildProposalSchema(tools);
+    this.#guard = node.accept_when ? compileGuard(node.accept_when) : undefined;
+  }
+
+  /** The hops so far, as the manifest shows them. */
+  get hops(): readonly HopSummary[] {
+    return this.#hops;
+  }
+
+  /** Keeps what an `escalate_to` agent spent. */
+  recordSpend(spend: UnitSpend): void {
+    this.#spend = spend;
+  }
+
+  /** Asks a backend for one call with `proposeAndJudge` (gate, event, trace) and keeps the hop. */
+  async propose(backend: ToolCallDelegate): Promise<{ gate: GateResult; proposal: Proposal | undefined }> {
+    const { proposal, gate, latencyMs } = await proposeAndJudge(backend, {
+      request: { ...this.task, schema: this.schema, signal: this.unit.signal, context: this.#where() },
+      gate: this.#gateInput("delegate"),
+      traceSink: delegateHost(this.unit.host).traceSink,
+    });
+    this.#keep("delegate", backend.name, proposal, gate, latencyMs);
+    return { gate, proposal };
+  }
+
+  /**
+   * Judges a proposal in hand (an `escalate_to` agent's answer, a person's call) with `judgeProposal` — the gate
+   * with the source's {@link CHECKS}, the `deputy:proposal` event and the trace — and keeps the hop.
+   */
+  async judge(
+    source: Source,
+    backend: string,
+    proposal: Proposal | undefined,
+    latencyMs: number,
+    extra: { backendError?: unknown; unparsedArguments?: string } = {},
+  ): Promise<GateResult> {
+    const { backendError, unparsedArguments } = extra;
+    const result = await judgeProposal({
+      proposal,
+      ...(backendError === undefined ? {} : { backendError }),
+      gate: {
+        ...this.#gateInput(source),
+        ...(unparsedArguments === undefined ? {} : { unparsedArguments }),
+      },
+      request: { ...this.task, context: this.#where() },
+      backend,
+      source,
+      latencyMs,
+      traceSink: delegateHost(this.unit.host).traceSink,
+    });
+    this.#keep(source, backend, proposal, result, latencyMs);
+    return result;
+  }
+
+  /** What the manifest shows of the unit (its `details`). */
+  summary(gate: GateResult, proposal: Proposal | undefined): Record<string, unknown> {
+    return {
+      verdict: gate.verdict,
+      ...(gate.verdict === "accepted" ? {} : { reason: gate.reason }),
+      ...(proposal?.name ? { tool: proposal.name } : {}),
+      confidence: proposal?.confidence ?? null,
+      backend: proposal?.backend ?? this.#hops.at(-1)?.backend ?? null,
+      hops: this.#hops,
+      ...(this.#spend ? { spend: this.#spend } : {}),
+    };
+  }
+
+  /** Runs an accepted call with the node's retry and timeout. */
+  async dispatch(gate: GateResult, proposal: Proposal, source: Source): Promise<UnitOutcome> {
+    const { node, unit } = this;
+    const result = await dispatchTool(gate.tool!, gate.call!.arguments, unit, node.retry, node.timeout);
+    const details = {
+      ...this.summary(gate, proposal),
+      ...(source === "delegate" ? {} : { resolvedBy: source }),
+      attempts: result.attempts,
+    };
+    return result.ok
+      ? { status: "ok", value: result.value, details }
+      : { status: "error", error: result.error, details };
+  }
+
+  /** An error outcome that still carries the hops so far. */
+  failure(error: SerializedError): UnitOutcome {
+    return { status: "error", error, details: { hops: this.#hops } };
+  }
+
+  /** An escalated outcome: the verdict, the reason and the proposal (secrets and sensitive arguments redacted). */
+  escalated(gate: GateResult, proposal: Proposal | undefined, reason: string): UnitOutcome {
+    const { node, task } = this;
+    const sensitive = task.tools.find((s) => s.name === proposal?.name)?.sensitive ?? [];
+    return {
+      status: "escalated",
+      escalation: {
+        verdict: gate.verdict,
+        reason,
+        // What the person deciding and the learner need, as this unit rendered it: the record describes itself.
+        instruction: task.instruction,
+        facts: task.facts,
+        tools: task.tools.map(({ name, description, parameters, sensitive }) => ({
+          name,
+          description,
+          parameters,
+          ...(sensitive ? { sensitive } : {}),
+        })),
+        ...(node.min_confidence === undefined ? {} : { minConfidence: node.min_confidence }),
+        allowSideEffects: node.allow_side_effects,
+        ...(proposal
+          ? {
+              proposal: {
+                name: proposal.name,
+                arguments: argumentRedactor.redactValue(proposal.arguments ?? {}, sensitive),
+                confidence: proposal.confidence,
+                backend: proposal.backend,
+              },
+            }
+          : {}),
+      },
+      details: this.summary(gate, proposal),
+    };
+  }
+
+  /** The unit a proposal is for, as a backend's `context` and a trace name it. */
+  #where(): RunCoordinates {
+    const { unit } = this;
+    return {
+      runId: unit.runId,
+      nodeId: unit.nodeId,
+      ...(unit.itemIndex === undefined ? {} : { item: unit.itemIndex }),
+    };
+  }
+
+  /** The gate's input for this unit and a source, less the proposal. */
+  #gateInput(source: Source): Omit<GateInput, "proposal"> {
+    const { node, unit } = this;
+    const checks = CHECKS[source];
+    return {
+      candidates: node.tools,
+      findTool: (name) => unit.host.tools.find(name),
+      allowSideEffects: {
+        node: node.allow_side_effects,
+        host: delegateHost(unit.host).allowDelegateSideEffects,
+      },
+      ...(node.min_confidence === undefined ? {} : { minConfidence: node.min_confidence }),
+      ...(this.#guard ? { guard: this.#guard } : {}),
+      guardContext: {
+        facts: this.task.facts,
+        artifacts: unit.scope.artifacts,
+        status: unit.statuses,
+        errors: unit.errors,
+      },
+      ...(checks.confidence ? {} : { skipConfidence: true }),
+      ...(checks.guard ? {} : { skipGuard: true }),
+    };
+  }
+
+  #keep(
+    source: Source,
+    backend: string,
+    proposal: Proposal | undefined,
+    gate: GateResult,
+    latencyMs: number,
+  ) {
+    this.#hops.push({
+      backend,
+      verdict: gate.verdict,
+      source,
+      confidence: proposal?.confidence ?? null,
+      latencyMs,
+    });
+  }
 }
 
 /** A registered tool as a delegate sees it (its `delegateDescription` when it has one). */
@@ -72,160 +251,5 @@ export function toolSpec(tool: Tool): ToolSpec {
     description: tool.delegateDescription ?? tool.description,
     parameters: tool.parameters,
     ...(tool.sensitive.length > 0 ? { sensitive: tool.sensitive } : {}),
-  };
-}
-
-/** The gate's input for this unit, less the proposal. */
-export function gateInput(p: Prepared): Omit<GateInput, "proposal"> {
-  const { node, unit } = p;
-  return {
-    candidates: node.tools,
-    findTool: (name) => unit.host.tools.find(name),
-    allowSideEffects: {
-      node: node.allow_side_effects,
-      host: delegateHost(unit.host).allowDelegateSideEffects,
-    },
-    ...(node.min_confidence === undefined ? {} : { minConfidence: node.min_confidence }),
-    ...(p.guard ? { guard: p.guard } : {}),
-    guardContext: {
-      facts: p.facts,
-      artifacts: unit.scope.artifacts,
-      status: unit.statuses,
-      errors: unit.errors,
-    },
-  };
-}
-
-/**
- * Judges a proposal that did not come from a backend (an `escalate_to` agent's answer, a person's resolution)
- * with `judgeProposal` — the gate, the `deputy:proposal` event and the trace — and adds the hop to the unit's
- * summary. `extra` adds to the unit's gate input (`skipConfidence`, `skipGuard`, `unparsedArguments`).
- */
-export async function judgeHop(
-  p: Prepared,
-  source: Source,
-  backend: string,
-  proposal: Proposal | undefined,
-  extra: Partial<GateInput> & { backendError?: unknown },
-  latencyMs: number,
-): Promise<GateResult> {
-  const { backendError, ...gate } = extra;
-  const result = await judgeProposal({
-    proposal,
-    ...(backendError === undefined ? {} : { backendError }),
-    gate: { ...gateInput(p), ...gate },
-    request: { instruction: p.instruction, facts: p.facts, tools: p.specs, context: unitContext(p.unit) },
-    backend,
-    source,
-    latencyMs,
-    traceSink: delegateHost(p.unit.host).traceSink,
-  });
-  summarizeHop(p, source, backend, proposal, result, latencyMs);
-  return result;
-}
-
-/** Adds a hop to the unit's summary (the manifest's `hops`). */
-export function summarizeHop(
-  p: Prepared,
-  source: Source,
-  backend: string,
-  proposal: Proposal | undefined,
-  gate: GateResult,
-  latencyMs: number,
-) {
-  p.hops.push({
-    backend,
-    verdict: gate.verdict,
-    source,
-    confidence: proposal?.confidence ?? null,
-    latencyMs,
-  });
-}
-
-/** The unit a proposal is for, as a backend's `context` and a trace name it. */
-export function unitContext(unit: WorkUnit): { runId: string; nodeId: string; item?: number } {
-  return {
-    runId: unit.runId,
-    nodeId: unit.nodeId,
-    ...(unit.itemIndex === undefined ? {} : { item: unit.itemIndex }),
-  };
-}
-
-/** What the manifest shows of the unit (its `details`). */
-export function summary(
-  p: Prepared,
-  gate: GateResult,
-  proposal: Proposal | undefined,
-): Record<string, unknown> {
-  return {
-    verdict: gate.verdict,
-    ...(gate.verdict === "accepted" ? {} : { reason: gate.reason }),
-    ...(proposal?.name ? { tool: proposal.name } : {}),
-    confidence: proposal?.confidence ?? null,
-    backend: proposal?.backend ?? p.hops.at(-1)?.backend ?? null,
-    hops: p.hops,
-    ...(p.spend ? { spend: p.spend } : {}),
-  };
-}
-
-/** Runs an accepted call with the node's retry and timeout. */
-export async function dispatch(
-  p: Prepared,
-  gate: GateResult,
-  proposal: Proposal,
-  source: Source,
-): Promise<UnitOutcome> {
-  const result = await dispatchTool(gate.tool!, gate.call!.arguments, p.unit, p.node.retry, p.node.timeout);
-  const details = {
-    ...summary(p, gate, proposal),
-    ...(source === "delegate" ? {} : { resolvedBy: source }),
-    attempts: result.attempts,
-  };
-  return result.ok
-    ? { status: "ok", value: result.value, details }
-    : { status: "error", error: result.error, details };
-}
-
-/** An error outcome that still carries the hops so far. */
-export function failure(p: Prepared, error: SerializedError): UnitOutcome {
-  return { status: "error", error, details: { hops: p.hops } };
-}
-
-/** An escalated outcome: the verdict, the reason and the proposal (secrets and sensitive arguments redacted). */
-export function escalated(
-  p: Prepared,
-  gate: GateResult,
-  proposal: Proposal | undefined,
-  reason: string,
-): UnitOutcome {
-  const sensitive = p.specs.find((s) => s.name === proposal?.name)?.sensitive ?? [];
-  return {
-    status: "escalated",
-    escalation: {
-      verdict: gate.verdict,
-      reason,
-      // What the person deciding and the learner need, as this unit rendered it: the record describes itself.
-      instruction: p.instruction,
-      facts: p.facts,
-      tools: p.specs.map(({ name, description, parameters, sensitive }) => ({
-        name,
-        description,
-        parameters,
-        ...(sensitive ? { sensitive } : {}),
-      })),
-      ...(p.node.min_confidence === undefined ? {} : { minConfidence: p.node.min_confidence }),
-      allowSideEffects: p.node.allow_side_effects,
-      ...(proposal
-        ? {
-            proposal: {
-              name: proposal.name,
-              arguments: argumentRedactor.redactValue(proposal.arguments ?? {}, sensitive),
-              confidence: proposal.confidence,
-              backend: proposal.backend,
-            },
-          }
-        : {}),
-    },
-    details: summary(p, gate, proposal),
   };
 }

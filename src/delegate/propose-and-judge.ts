@@ -89,18 +89,15 @@ export async function judgeProposal(input: JudgeProposalInput): Promise<GateResu
     proposal,
     ...(input.backendError === undefined ? {} : { backendError: input.backendError }),
   });
-  await recordProposal(input.traceSink, {
-    runId: request.context?.runId ?? "-",
-    nodeId: request.context?.nodeId ?? "-",
-    ...(request.context?.item === undefined ? {} : { item: request.context.item }),
-    instruction: request.instruction,
-    facts: request.facts,
-    tools: request.tools,
-    proposal,
-    gate,
-    backend: input.backend,
-    source: input.source,
-    latencyMs: input.latencyMs,
-  });
+  await recordProposal(
+    input.traceSink,
+    {
+      runId: request.context?.runId ?? "-",
+      nodeId: request.context?.nodeId ?? "-",
+      ...(request.context?.item === undefined ? {} : { item: request.context.item }),
+    },
+    request,
+    { proposal, gate, backend: input.backend, source: input.source, latencyMs: input.latencyMs },
+  );
   return gate;
 }

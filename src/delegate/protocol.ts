@@ -1,16 +1,14 @@
 import type { JsonSchema } from "../schema/json-schema.js";
 
 import type { Proposal, ProposalRelevance, ProposalSelfCheck, ProposalUsage } from "../tools/proposal.js";
+import type { DelegateTask, RunCoordinates } from "../records/delegate-task.js";
 import type { ToolSpec } from "../tools/tool-spec.js";
 import type { WorkedExample } from "../runtime/tool-call-prompt.js";
 
 export type { Proposal, ProposalRelevance, ProposalSelfCheck, ProposalUsage, ToolSpec, WorkedExample };
 
 /** What a backend is asked. */
-export interface ProposeRequest {
-  instruction: string;
-  facts: Record<string, unknown>;
-  tools: ToolSpec[];
+export interface ProposeRequest extends DelegateTask {
   /**
    * Past decisions to show the model as worked examples, most similar first (deputy-js/distill's
    * `withExamples` sets them). Backends that prompt a model send them as prior exchanges; others ignore them.
@@ -29,13 +27,8 @@ export interface ProposeRequest {
   context?: ProposeContext;
 }
 
-/** The unit a proposal is made for. */
-export interface ProposeContext {
-  runId: string;
-  nodeId: string;
-  /** The for_each item index, when the node has one. */
-  item?: number;
-}
+/** The unit a proposal is made for (`item`: the for_each item index, when the node has one). */
+export type ProposeContext = RunCoordinates;
 
 /**
  * A delegate backend: a small model that proposes exactly one tool call. Implementations throw

@@ -1,21 +1,16 @@
 import type { GateResult } from "./accept-gate.js";
 import { proposalChannel, type ProposalEvent } from "./proposal-channel.js";
-import type { Proposal, ToolSpec } from "./protocol.js";
+import type { Proposal } from "./protocol.js";
+import type { DelegateTask, RunCoordinates } from "../records/delegate-task.js";
+import type { Hop, ProposalSource } from "../records/hop.js";
 import { redactText } from "../traces/redact.js";
 import type { DelegateTrace, TraceSink } from "../traces/trace.js";
 import { writeTrace } from "../traces/write-trace.js";
 
-/** Who made a proposal: a delegate backend, an `escalate_to` agent, or a person's resolution. */
-export type ProposalSource = "delegate" | "agent" | "person";
+export type { ProposalSource } from "../records/hop.js";
 
-/** One judged proposal hop, as {@link recordProposal} records it. */
-export interface ProposalHop {
-  runId: string;
-  nodeId: string;
-  item?: number;
-  instruction: string;
-  facts: Record<string, unknown>;
-  tools: ToolSpec[];
+/** One judged proposal, before it becomes a {@link Hop}: the proposal (if any), the gate's answer and who made it. */
+export interface JudgedHop {
   proposal: Proposal | undefined;
   gate: GateResult;
   backend: string;
@@ -23,45 +18,62 @@ export interface ProposalHop {
   latencyMs: number;
 }
 
+/** The hop a judged proposal of `task` makes (a trace, less its time and run coordinates). */
+export function toHop(task: DelegateTask, judged: JudgedHop): Hop {
+  const { proposal, gate } = judged;
+  return {
+    instruction: task.instruction,
+    facts: task.facts,
+    tools: task.tools,
+    proposal: proposal ?? null,
+    verdict: gate.verdict,
+    ...(gate.call ? { finalCall: gate.call } : {}),
+    backend: judged.backend,
+    latencyMs: judged.latencyMs,
+    source: judged.source,
+    ...(gate.error ? { error: { code: gate.error.code, message: gate.error.message } } : {}),
+  };
+}
+
 /**
  * Records one judged proposal: publishes it on `deputy:proposal` (small, no instruction, facts or arguments) and
  * writes its trace to the sink (redacted by the sink; never throws).
  */
-export async function recordProposal(sink: TraceSink | undefined, hop: ProposalHop): Promise<void> {
-  const { proposal, gate } = hop;
-  const item = hop.item === undefined ? {} : { item: hop.item };
+export async function recordProposal(
+  sink: TraceSink | undefined,
+  where: RunCoordinates,
+  task: DelegateTask,
+  judged: JudgedHop,
+): Promise<void> {
+  const { proposal, gate } = judged;
+  const item = where.item === undefined ? {} : { item: where.item };
   if (proposalChannel.hasSubscribers) {
     const event: ProposalEvent = {
       type: "proposal-end",
-      runId: hop.runId,
-      nodeId: hop.nodeId,
+      runId: where.runId,
+      nodeId: where.nodeId,
       ...item,
-      backend: hop.backend,
-      source: hop.source,
+      backend: judged.backend,
+      source: judged.source,
       verdict: gate.verdict,
       // A tool name outside the candidates is model text: redacted like everything deputy emits.
       ...(typeof proposal?.name === "string" ? { tool: redactText(proposal.name) } : {}),
       confidence: proposal?.confidence ?? null,
-      latencyMs: hop.latencyMs,
+      latencyMs: judged.latencyMs,
     };
     proposalChannel.publish(event);
   }
   if (!sink) return;
+  const { source, error, ...hop } = toHop(task, judged);
+  // The keys in the order trace files have always had them: the hop, its time, then who proposed and the error.
   const trace: DelegateTrace = {
-    runId: hop.runId,
-    nodeId: hop.nodeId,
+    runId: where.runId,
+    nodeId: where.nodeId,
     ...item,
-    instruction: hop.instruction,
-    facts: hop.facts,
-    tools: hop.tools,
-    proposal: proposal ?? null,
-    verdict: gate.verdict,
-    ...(gate.call ? { finalCall: gate.call } : {}),
-    backend: hop.backend,
-    latencyMs: hop.latencyMs,
+    ...hop,
     time: new Date().toISOString(),
-    source: hop.source,
-    ...(gate.error ? { error: { code: gate.error.code, message: gate.error.message } } : {}),
+    source,
+    ...(error ? { error } : {}),
   };
   await writeTrace(sink, trace);
 }

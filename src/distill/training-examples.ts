@@ -1,16 +1,13 @@
 import { canonicalJson } from "../runtime/canonical-json.js";
-import type { ToolSpec } from "../delegate/protocol.js";
+import type { DelegateTask } from "../records/delegate-task.js";
+import type { ProposalSource } from "../records/hop.js";
 import type { DelegateTrace } from "../traces/trace.js";
 
 /** A labelled input: what a node asked, and the call that was right for it (`name: null`: decline). */
-export interface TrainingExample {
-  instruction: string;
-  facts: Record<string, unknown>;
+export interface TrainingExample extends DelegateTask {
   call: { name: string | null; arguments: Record<string, unknown> };
-  /** The candidate tools the node offered. */
-  tools: ToolSpec[];
   /** Who made the call: the delegate (accepted by the gate), an `escalate_to` agent, or a person. */
-  source: "delegate" | "agent" | "person";
+  source: ProposalSource;
 }
 
 /** What {@link examplesFromTraces} kept and why it left the rest out. */

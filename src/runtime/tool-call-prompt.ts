@@ -1,3 +1,4 @@
+import type { DelegateTask } from "../records/delegate-task.js";
 import type { ToolSpec } from "../tools/tool-spec.js";
 import { canonicalJson } from "./canonical-json.js";
 
@@ -12,10 +13,7 @@ export interface WorkedExample {
 }
 
 /** What {@link buildPrompt} needs. */
-export interface PromptInput {
-  instruction: string;
-  facts: Record<string, unknown>;
-  tools: ToolSpec[];
+export interface PromptInput extends DelegateTask {
   /** Worked examples, most similar first; each becomes a prior user/assistant exchange. */
   examples?: readonly WorkedExample[];
 }

@@ -1,23 +1,9 @@
-import type { Proposal } from "../tools/proposal.js";
-import type { ToolSpec } from "../tools/tool-spec.js";
+import type { RunCoordinates } from "../records/delegate-task.js";
+import type { Hop } from "../records/hop.js";
 
-/** One proposal hop, as written to a trace sink. Never part of a checkpoint or a manifest. */
-export interface DelegateTrace {
-  runId: string;
-  nodeId: string;
-  item?: number;
-  instruction: string;
-  facts: Record<string, unknown>;
-  tools: ToolSpec[];
-  proposal: Proposal | null;
-  verdict: string;
-  finalCall?: { name: string; arguments: Record<string, unknown> };
-  backend: string;
-  latencyMs: number;
+/** One proposal hop, as written to a trace sink: the hop, its run coordinates and its time. Never part of a checkpoint or a manifest. */
+export interface DelegateTrace extends RunCoordinates, Hop {
   time: string;
-  /** `delegate` for a backend's proposal, `agent` for an escalate_to answer, `person` for a resolution. */
-  source?: "delegate" | "agent" | "person";
-  error?: { code: string; message: string };
 }
 
 /** Where traces go. `write` must never throw into the run (sinks swallow and count their own failures). */

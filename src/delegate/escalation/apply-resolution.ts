@@ -1,6 +1,6 @@
 import type { UnitOutcome } from "../../plan/node-executor.js";
 import type { Resolution } from "../../store/run-state.js";
-import { dispatch, escalated, judgeHop, type Prepared } from "../delegate-unit.js";
+import type { DelegateUnit } from "../delegate-unit.js";
 import type { Proposal } from "../protocol.js";
 
 /**
@@ -8,7 +8,7 @@ import type { Proposal } from "../protocol.js";
  * `call` → the gate's tool, schema and side-effect checks (no confidence, no guard), then dispatch. A call the gate
  * rejects escalates again with the new verdict, so the person can correct it and resume.
  */
-export async function applyResolution(p: Prepared, resolution: Resolution): Promise<UnitOutcome> {
+export async function applyResolution(p: DelegateUnit, resolution: Resolution): Promise<UnitOutcome> {
   // Who decided rides in the manifest's details (`decidedBy`) and in the trace's backend (`person:NAME`).
   const by = resolution.by ? { decidedBy: resolution.by } : {};
   const backend = resolution.by ? `person:${resolution.by}` : "person";
@@ -32,20 +32,13 @@ export async function applyResolution(p: Prepared, resolution: Resolution): Prom
         backend,
         latencyMs: 0,
       };
-      const gate = await judgeHop(
-        p,
-        "person",
-        backend,
-        proposal,
-        { skipConfidence: true, skipGuard: true },
-        0,
-      );
+      const gate = await p.judge("person", backend, proposal, 0);
       if (gate.verdict === "accepted") {
-        const outcome = await dispatch(p, gate, proposal, "person");
+        const outcome = await p.dispatch(gate, proposal, "person");
         return { ...outcome, details: { ...outcome.details, ...by } };
       }
       // A bad call pauses again rather than failing the run: the person can correct it and resume.
-      return escalated(p, gate, proposal, `the resolution's call was rejected: ${gate.reason}`);
+      return p.escalated(gate, proposal, `the resolution's call was rejected: ${gate.reason}`);
     }
   }
 }

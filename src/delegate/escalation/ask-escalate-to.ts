@@ -1,16 +1,16 @@
 import { delegateHost } from "../host-capabilities.js";
 import type { UnitOutcome } from "../../plan/node-executor.js";
 import type { GateResult } from "../accept-gate.js";
-import { dispatch, escalated, judgeHop, type Prepared } from "../delegate-unit.js";
+import type { DelegateUnit } from "../delegate-unit.js";
 import type { Proposal } from "../protocol.js";
 
 /**
  * The `escalate_to` hook: when the node names an agent and the host has an escalation handler, the agent's
- * answer goes through the gate (minus the confidence checks) and runs if accepted; otherwise (no handler, the
+ * answer goes through the gate (the agent's `CHECKS`: no confidence checks) and runs if accepted; otherwise (no handler, the
  * agent declined, failed or was rejected) the unit pauses for a person.
  */
 export async function askAgent(
-  p: Prepared,
+  p: DelegateUnit,
   gate: GateResult,
   proposal: Proposal | undefined,
 ): Promise<UnitOutcome | undefined> {
@@ -27,9 +27,9 @@ export async function askAgent(
       agent: node.escalate_to,
       node,
       unit,
-      instruction: p.instruction,
-      facts: p.facts,
-      tools: p.specs,
+      instruction: p.task.instruction,
+      facts: p.task.facts,
+      tools: p.task.tools,
       schema: p.schema,
       verdict: gate.verdict,
       reason: gate.reason,
@@ -37,7 +37,7 @@ export async function askAgent(
       signal: unit.signal,
     });
     const latencyMs = Math.round(performance.now() - started);
-    if (answer.spend) p.spend = answer.spend;
+    if (answer.spend) p.recordSpend(answer.spend);
     unparsedArguments = answer.unparsedArguments;
     agentProposal = {
       name: answer.name,
@@ -50,19 +50,17 @@ export async function askAgent(
   } catch (error) {
     agentError = error;
   }
-  const agentGate = await judgeHop(
-    p,
+  const agentGate = await p.judge(
     "agent",
     agentProposal?.backend ?? backend,
     agentProposal,
+    Math.round(performance.now() - started),
     {
       ...(agentError === undefined ? {} : { backendError: agentError }),
       ...(unparsedArguments === undefined ? {} : { unparsedArguments }),
-      skipConfidence: true,
     },
-    Math.round(performance.now() - started),
   );
-  if (agentGate.verdict === "accepted") return dispatch(p, agentGate, agentProposal!, "agent");
+  if (agentGate.verdict === "accepted") return p.dispatch(agentGate, agentProposal!, "agent");
   const why = `${gate.reason}; escalate_to agent "${node.escalate_to}" did not resolve it (${agentGate.verdict}: ${agentGate.reason})`;
-  return escalated(p, gate, proposal, why);
+  return p.escalated(gate, proposal, why);
 }
