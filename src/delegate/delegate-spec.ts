@@ -29,6 +29,7 @@ export type DelegateSpecWrapper = (
  */
 export class DelegateSpecRegistry {
   readonly #factories = new Map<string, { factory: DelegateSpecFactory; usage: string }>();
+  readonly #expanders = new Map<string, (value: string) => string>();
   readonly #wrappers = new Map<
     string,
     { wrap: DelegateSpecWrapper; usage: string; keys: readonly string[] }
@@ -65,6 +66,16 @@ export class DelegateSpecRegistry {
     return this;
   }
 
+  /**
+   * Rewrites a kind's spec value before anything parses it: a name the kind knows becomes what it names, with
+   * the options that go with it (`local=qwen2.5-coder-1.5b-instruct` → the cached file and its measured settings).
+   * What the spec gives explicitly must win over what the expansion adds.
+   */
+  expand(kind: string, expand: (value: string) => string): this {
+    this.#expanders.set(kind, expand);
+    return this;
+  }
+
   /** The registered kinds with their usage lines (for help texts). */
   kinds(): { kind: string; usage: string }[] {
     return [...this.#factories].map(([kind, { usage }]) => ({ kind, usage }));
@@ -86,9 +97,11 @@ export class DelegateSpecRegistry {
         .join(", ");
       throw new InvalidOptionError("--delegate", `one of ${known}`, spec);
     }
-    const { main, options } = parseSpecValue(spec.slice(eq + 1));
+    const given = spec.slice(eq + 1);
+    const value = this.#expanders.get(kind)?.(given) ?? given;
+    const { main, options } = parseSpecValue(value);
     const wrapping = Object.keys(options).filter((k) => this.#wrappers.has(k));
-    if (wrapping.length === 0) return entry.factory(spec.slice(eq + 1));
+    if (wrapping.length === 0) return entry.factory(value);
     // The kind's own options, without the wrappers' (a factory refuses what it does not know, or ignores it).
     const own = Object.entries(options).filter(([k]) => !this.#wrapperKey(k));
     let delegate = await entry.factory(

@@ -43,6 +43,8 @@ export function registerRelevanceSpec(registry: DelegateSpecRegistry): void {
   registry.wrap(
     "relevance",
     (inner, value, spec) => {
+      // relevance=false: no step (a catalogued model's measured settings bring one; this takes it off).
+      if (value === "false") return inner;
       const m = /^encoder:([^:/]+)(?:\/([^:@]+)@([^:]+))?(?::(.+))?$/.exec(value);
       const threshold = m ? Number(m[1]) : NaN;
       const weak = m?.[2] === undefined ? undefined : { below: Number(m[2]), minConfidence: Number(m[3]) };
@@ -61,7 +63,7 @@ export function registerRelevanceSpec(registry: DelegateSpecRegistry): void {
       if (!existsSync(path))
         throw new InvalidOptionError(
           `relevance in --delegate ${spec}`,
-          "an existing GGUF encoder file (bash scripts/encoder-model.sh fetches the default)",
+          "an existing GGUF encoder file (bash scripts/encoder-model.sh fetches the default; relevance=false goes without the step)",
           path,
         );
       return new RelevanceDelegate({
@@ -74,7 +76,7 @@ export function registerRelevanceSpec(registry: DelegateSpecRegistry): void {
         },
       });
     },
-    "relevance=encoder:T[/BELOW@C][:PATH.gguf]",
+    "relevance=encoder:T[/BELOW@C][:PATH.gguf]|false",
   );
 }
 

@@ -78,3 +78,59 @@ describe.skipIf(!cached)(
     );
   },
 );
+
+describe.skipIf(!cached || process.env.DEPUTY_ENCODER_MODEL !== undefined)(
+  "the catalogue name alone declines as the measured settings do (real weights, issue 39 item 5)",
+  () => {
+    let delegate: ToolCallDelegate | undefined;
+    // No option but the machine's: the relevance step comes with the name, from the catalogue.
+    const open = async () =>
+      (delegate ??= await createDelegateFromSpec(
+        "local=qwen2.5-coder-0.5b-instruct,threads=1,maxInputChars=4000",
+      ));
+    afterAll(() => delegate?.close());
+
+    it(
+      "declines the fixed questions no tool fits and keeps the easy calls exactly right",
+      async () => {
+        const d = await open();
+        for (const id of [...UNRELATED, ...WEAK_AND_UNSURE]) {
+          const c = suite.get(id)!;
+          const proposal = await d.propose({
+            instruction: bfclQuestion(c.sample),
+            facts: {},
+            tools: c.sample.function.map(bfclToToolSpec),
+          });
+          expect([id, proposal.name]).toEqual([id, null]);
+          expect(proposal.relevance?.threshold, id).toBe(0.262);
+        }
+        for (const id of EASY) {
+          const record = await evaluateCase(d, suite.get(id)!);
+          expect([id, record.outcome, record.correct]).toEqual([id, "proposed", true]);
+        }
+      },
+      15 * 60_000,
+    );
+
+    it(
+      "relevance=false takes the catalogue's relevance step off",
+      async () => {
+        const bare = await createDelegateFromSpec(
+          "local=qwen2.5-coder-0.5b-instruct,threads=1,maxInputChars=4000,relevance=false",
+        );
+        try {
+          const c = suite.get(UNRELATED[0]!)!;
+          const proposal = await bare.propose({
+            instruction: bfclQuestion(c.sample),
+            facts: {},
+            tools: c.sample.function.map(bfclToToolSpec),
+          });
+          expect(proposal.relevance).toBeUndefined();
+        } finally {
+          await bare.close();
+        }
+      },
+      15 * 60_000,
+    );
+  },
+);

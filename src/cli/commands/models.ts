@@ -39,11 +39,20 @@ export function registerModels(program: Command, ctx: CliContext): void {
           // The last column says where the model can be fetched without a model hub, when it can.
           const pip = m.pip ? `\tpip: bash scripts/models.sh ${m.pip}` : "";
           ctx.stdout(`${m.name}\t${m.size}\t${m.license}\t${m.uri}${pip}\n`);
+          // What `--delegate local=NAME` gets by default (measured in docs/quality.md), where deputy measured it.
+          if (m.settings) ctx.stdout(`\tdefaults of local=${m.name}: ${m.settings}\n`);
         }
       } else {
         const cached = listCachedModels();
         if (cached.length === 0) ctx.stdout(`no models cached in ${modelCacheDir()}\n`);
-        for (const m of cached) ctx.stdout(`${m.name}\t${(m.bytes / 1e6).toFixed(0)} MB\t${m.path}\n`);
+        for (const m of cached) {
+          // A file scripts/models.sh cached for a catalogued model: `local=NAME` finds it, with the defaults.
+          const known = MODEL_CATALOGUE.find((c) => c.pip && m.name.startsWith(`${c.pip}/`));
+          const as = known
+            ? `\tlocal=${known.name}${known.settings ? ` (defaults: ${known.settings})` : ""}`
+            : "";
+          ctx.stdout(`${m.name}\t${(m.bytes / 1e6).toFixed(0)} MB\t${m.path}${as}\n`);
+        }
       }
       ctx.setExitCode(EXIT.completed);
     });

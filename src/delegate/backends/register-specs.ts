@@ -12,6 +12,7 @@ import {
   readDelegateCalibration,
 } from "../../confidence/delegate-calibration.js";
 import { LlamaServerDelegate } from "./llama-server-delegate.js";
+import { expandCataloguedLocal } from "./catalogued-spec.js";
 import { LocalDelegate } from "./local-delegate.js";
 import { OpenAICompatibleDelegate } from "./openai-compatible-delegate.js";
 
@@ -41,6 +42,8 @@ const COMMON = { maxTools: "maxTools", maxInputChars: "maxInputChars" };
  *   {@link OpenAICompatibleDelegate}
  */
 export function registerBackendSpecs(registry: DelegateSpecRegistry): DelegateSpecRegistry {
+  // A catalogued model's name (or its file) brings the model's measured settings: it declines by default.
+  registry.expand("local", (value) => expandCataloguedLocal(value));
   registry.register(
     "local",
     (value) => {
@@ -71,7 +74,7 @@ export function registerBackendSpecs(registry: DelegateSpecRegistry): DelegateSp
       });
       return calibration ? new CalibratedDelegate(delegate, calibration) : delegate;
     },
-    "local=MODEL.gguf[,pool=N,threads=N,contextSize=N,confidence=answer|choice|false,decline=P|false,selfcheck=S|false,jump=true|false,calibration=FILE]",
+    "local=MODEL.gguf|CATALOGUE-NAME[,pool=N,threads=N,contextSize=N,confidence=answer|choice|false,decline=P|false,selfcheck=S|false,jump=true|false,calibration=FILE]",
   );
   registry.register(
     "llama-server",
