@@ -2,17 +2,12 @@ import { z } from "zod";
 import type { PlanIssue } from "../errors/plan-validation-error.js";
 import type { ValidationContext } from "../plan/node-executor.js";
 import type { DefinedNodeType } from "../plan/node-type.js";
+import type { Spend } from "../store/run-state.js";
+import { spendSchema } from "../store/spend-schema.js";
 import { didYouMean } from "../tools/did-you-mean.js";
 import { agentNodeExecutor } from "./agent-node-executor.js";
 import { agentNodeFields, type AgentNode } from "./agent-node.js";
 import { isAgent } from "./types.js";
-
-const spendSchema = z.strictObject({
-  calls: z.number(),
-  tokens: z.number(),
-  cost: z.number(),
-  duration: z.number(),
-});
 
 /** What an agent unit keeps (its `details`): the agent and action that ran, the attempts, and what they spent. */
 export const agentDetailsSchema = z.strictObject({
@@ -35,7 +30,7 @@ export const agentNodeType: DefinedNodeType<"agent", typeof agentNodeFields> = {
   executor: agentNodeExecutor,
   capabilities: ["agents"],
   details: agentDetailsSchema,
-  spend: (details) => details.spend as z.output<typeof spendSchema> | undefined,
+  spend: (details) => details.spend as Spend | undefined,
 };
 
 /** The agent is registered (with a did-you-mean) and the action is one of its own (or it has only one). */

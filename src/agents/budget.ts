@@ -1,3 +1,4 @@
+import type { Spend } from "../store/run-state.js";
 import type { BudgetLimit, BudgetViolation } from "../errors/budget-exceeded-error.js";
 import { InvalidOptionError } from "../errors/invalid-option-error.js";
 import { didYouMean } from "../tools/did-you-mean.js";
@@ -99,12 +100,7 @@ export function mergeBudgets(base: Budget | undefined, override: Budget | undefi
 }
 
 /** What has been spent against a budget (duration includes a call still in flight). */
-export interface Spent {
-  calls: number;
-  tokens: number;
-  cost: number;
-  duration: number;
-}
+export type Spent = Spend;
 
 /** The first limit of `budget` that `spent` has reached, or `undefined` when another call may start. */
 export function checkBudget(

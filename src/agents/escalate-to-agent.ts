@@ -1,3 +1,4 @@
+import type { Spend } from "../store/run-state.js";
 import type { WorkUnit } from "../plan/node-executor.js";
 import type { ToolSpec } from "../tools/tool-spec.js";
 import { resolveBackend } from "./backend.js";
@@ -38,7 +39,7 @@ export interface AgentEscalationAnswer {
   arguments?: Record<string, unknown>;
   unparsedArguments?: string;
   backend: string;
-  spend: { calls: number; tokens: number; cost: number; duration: number };
+  spend: Spend;
 }
 
 /**

@@ -1,10 +1,7 @@
+import type { Spend } from "../store/run-state.js";
+
 /** A ledger's figures as plain data. `cost` in USD, `duration` in seconds. */
-export interface LedgerTotals {
-  calls: number;
-  tokens: number;
-  cost: number;
-  duration: number;
-}
+export type LedgerTotals = Spend;
 
 /**
  * What delegations spent during one generation: `{ calls, tokens, cost, duration }`. An agent has one

@@ -4,6 +4,8 @@ import { compileGuard } from "../runtime/cel-guard.js";
 import type { ValidationContext } from "../plan/node-executor.js";
 import type { DefinedNodeType } from "../plan/node-type.js";
 import { compileSchema } from "../schema/validator.js";
+import type { Spend } from "../store/run-state.js";
+import { spendSchema as strictSpendSchema } from "../store/spend-schema.js";
 import type { Tool } from "../tools/define-tool.js";
 import { didYouMean } from "../tools/did-you-mean.js";
 import { delegateNodeExecutor } from "./delegate-node-executor.js";
@@ -12,12 +14,8 @@ import { delegateHost } from "./host-capabilities.js";
 import { buildProposalSchema } from "./proposal-schema.js";
 import type { ToolSpec } from "./protocol.js";
 
-const spendSchema = z.object({
-  calls: z.number(),
-  tokens: z.number(),
-  cost: z.number(),
-  duration: z.number(),
-});
+// Not strict, as before: a kept spend's unknown keys are dropped, not an error.
+const spendSchema = z.object(strictSpendSchema.shape);
 
 /**
  * What a delegate unit keeps (its `details`): the verdict and why, the proposed tool and its confidence, the
@@ -63,7 +61,7 @@ export const delegateNodeType: DefinedNodeType<"delegate", typeof delegateNodeFi
   executor: delegateNodeExecutor,
   capabilities: ["delegates", "traceSink", "allowDelegateSideEffects", "escalation", "agents"],
   details: delegateDetailsSchema,
-  spend: (details) => details.spend as z.output<typeof spendSchema> | undefined,
+  spend: (details) => details.spend as Spend | undefined,
 };
 
 /**

@@ -1,3 +1,4 @@
+import type { Spend } from "../store/run-state.js";
 import type { ExecutionHost, WorkUnit } from "../plan/node-executor.js";
 import type { JsonSchema } from "../schema/json-schema.js";
 import type { ToolSpec } from "../tools/tool-spec.js";
@@ -66,7 +67,7 @@ export interface EscalationAnswer {
   /** Shown in traces as the backend. Default `agent:<name>`. */
   backend?: string;
   /** What deciding spent (summed per node in the manifest). */
-  spend?: { calls: number; tokens: number; cost: number; duration: number };
+  spend?: Spend;
 }
 
 /**
