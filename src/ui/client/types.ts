@@ -1,9 +1,12 @@
 // The shapes the console's API answers with: the server's own types where the client reads them as they are,
 // narrower views where it renders their parts (only types cross over: nothing of the server is bundled).
+import type { ProposedCall } from "../../delegate/host-capabilities.js";
 import type { SerializedError } from "../../errors/deputy-error.js";
 import type { ItemPage as StoredItemPage } from "../../store/run-store.js";
 import type { Escalation } from "../../store/run-state.js";
+import type { InboxEntry as ServerInboxEntry } from "../server/inbox-view.js";
 import type { RunView } from "../server/run-view.js";
+import type { ToolView as ServerToolView } from "../server/tool-catalog.js";
 
 export type { Escalation } from "../../store/run-state.js";
 export type { NodeView, RunView } from "../server/run-view.js";
@@ -33,12 +36,8 @@ export interface ItemPage {
   }[];
 }
 
-export interface ToolView {
-  name: string;
-  description: string;
-  parameters: JsonSchema;
-  delegateSafe: boolean;
-}
+/** A candidate tool as the console lists it, its parameters read as the JSON Schema the forms render. */
+export type ToolView = Omit<ServerToolView, "parameters"> & { parameters: JsonSchema };
 
 export interface JsonSchema {
   type?: string | string[];
@@ -50,22 +49,11 @@ export interface JsonSchema {
   items?: JsonSchema;
 }
 
-export interface InboxEntry {
-  runId: string;
-  planName: string;
-  runStatus: string;
-  nodeId: string;
-  item?: number;
-  verdict: string;
-  reason: string;
-  proposal?: { name?: string | null; arguments?: Record<string, unknown>; confidence?: number | null };
-  createdAt: string;
-  resolution?: Resolution;
-  instruction: string;
-  facts: Record<string, unknown>;
-  minConfidence?: number;
+/** An inbox entry as the client reads it: its proposal as a call, its tools' parameters as JSON Schema. */
+export type InboxEntry = Omit<ServerInboxEntry, "proposal" | "tools"> & {
+  proposal?: Partial<ProposedCall>;
   tools: ToolView[];
-}
+};
 
 export interface Hop {
   runId: string;

@@ -3,30 +3,27 @@ import type { Escalation } from "../../store/run-state.js";
 import { shown } from "./shown.js";
 import type { RunToolLoader, ToolView } from "./run-tool-loader.js";
 
-/** One escalated node or item awaiting (or holding) a decision. */
-export interface InboxEntry {
-  runId: string;
-  planName: string;
-  runStatus: string;
-  nodeId: string;
-  item?: number;
-  verdict: string;
-  reason: string;
-  proposal?: unknown;
-  createdAt: string;
-  resolution?: Escalation["resolution"];
-  instruction: string;
-  facts: Record<string, unknown>;
-  minConfidence?: number;
-  allowSideEffects: boolean;
-  /** The candidate tools with their schemas (not redacted: a schema holds names, not values). */
-  tools: ToolView[];
-  /**
-   * False for an escalation stored before escalations kept their input: the instruction and facts are unknown,
-   * and the tools are only the one proposed (when the run's module has it).
-   */
-  recorded: boolean;
-}
+/**
+ * One escalated node or item awaiting (or holding) a decision: the stored {@link Escalation} as the inbox shows
+ * it, with the run it belongs to, its instruction and facts always present, and its candidate tools as the console
+ * lists them.
+ */
+export type InboxEntry = Pick<
+  Escalation,
+  "nodeId" | "item" | "verdict" | "reason" | "proposal" | "createdAt" | "resolution" | "minConfidence"
+> &
+  Required<Pick<Escalation, "instruction" | "facts" | "allowSideEffects">> & {
+    runId: string;
+    planName: string;
+    runStatus: string;
+    /** The candidate tools with their schemas (not redacted: a schema holds names, not values). */
+    tools: ToolView[];
+    /**
+     * False for an escalation stored before escalations kept their input: the instruction and facts are unknown,
+     * and the tools are only the one proposed (when the run's module has it).
+     */
+    recorded: boolean;
+  };
 
 /** Options of {@link inbox}. */
 export interface InboxOptions {

@@ -1,31 +1,30 @@
 import type { SerializedError } from "../../errors/deputy-error.js";
 import type { Spend } from "../../plan/run-manifest.js";
 import type { ItemPage, RunStore, RunSummary } from "../../store/run-store.js";
-import type { Escalation, NodeStatus, RunRecord, RunStatus } from "../../store/run-state.js";
+import type { NodeRecord, RunRecord, RunStatus } from "../../store/run-state.js";
 
-/** One node of a run as the console draws it. */
-export interface NodeView {
+/**
+ * One node of a run as the console draws it: its stored {@link NodeRecord} (less the artifact keys, and with its
+ * item counts narrowed to the list's length and counts by status), with what the plan says of it and what the
+ * view sums.
+ */
+export type NodeView = Pick<
+  NodeRecord,
+  "status" | "attempts" | "startedAt" | "endedAt" | "durationMs" | "error" | "escalation" | "details"
+> & {
   id: string;
   /** The node's type (`tool`, `delegate`, `agent`, or one a user registered). */
   type: string;
   dependsOn: string[];
-  status: NodeStatus;
   /** A tool node's tool, as its label. */
   tool?: string;
   description?: string;
-  attempts: number;
-  startedAt?: string;
-  endedAt?: string;
-  durationMs?: number;
-  error?: SerializedError;
-  escalation?: Escalation;
   /** for_each progress: the list's length (once the node's record counts it) and the stored items by status. */
   items?: { total?: number; counts: ItemPage["counts"] };
   /** Unresolved escalations: the node's own, or its escalated items. */
   escalated: number;
   spend?: Spend;
-  details?: Record<string, unknown>;
-}
+};
 
 /** A run as the console shows it (never its items: those are paged). */
 export interface RunView {
