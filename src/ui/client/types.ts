@@ -6,7 +6,7 @@ import type { ItemPage as StoredItemPage } from "../../store/run-store.js";
 import type { Escalation } from "../../store/run-state.js";
 import type { InboxEntry as ServerInboxEntry } from "../server/inbox-view.js";
 import type { RunView } from "../server/run-view.js";
-import type { ToolView as ServerToolView } from "../server/tool-catalog.js";
+import type { ToolView as ServerToolView } from "../server/run-tool-loader.js";
 
 export type { Escalation } from "../../store/run-state.js";
 export type { NodeView, RunView } from "../server/run-view.js";
