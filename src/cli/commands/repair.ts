@@ -133,7 +133,7 @@ export function registerRepair(program: Command, ctx: CliContext): void {
           );
         // The child runs as any resumed run: the flags given here in place of what it recorded.
         const manifest = await resumeFromFlags(ctx, store, approved.childRunId, flags, { lease, grace });
-        printRunResult(ctx, manifest, flags.json, hint);
+        printRunResult(ctx, manifest, flags.json, hint, flags.tools);
       } finally {
         await store.close();
       }

@@ -57,7 +57,7 @@ export function registerResolve(program: Command, ctx: CliContext): void {
         if (flags.json) ctx.stdout(JSON.stringify(recorded) + "\n");
         else
           ctx.stdout(
-            `Resolved ${nodeId}${item === undefined ? "" : ` item ${item}`} (${resolution.kind}). Continue with: deputy resume ${runId}${flags.store ? ` --store ${storeHint(flags.store)}` : ""}\n`,
+            `Resolved ${nodeId}${item === undefined ? "" : ` item ${item}`} (${resolution.kind}). Continue with: deputy resume ${runId}${flags.store ? ` --store ${storeHint(flags.store)}` : ""}${flags.tools ? ` --tools ${flags.tools}` : ""}\n`,
           );
       } finally {
         await store.close();

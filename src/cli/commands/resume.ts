@@ -48,7 +48,7 @@ export function registerResume(program: Command, ctx: CliContext): void {
         const store = openStore(flags.store, { mustExist: true });
         try {
           const manifest = await resumeFromFlags(ctx, store, runId, flags, { lease, grace });
-          printRunResult(ctx, manifest, flags.json, storeHint(flags.store));
+          printRunResult(ctx, manifest, flags.json, storeHint(flags.store), flags.tools);
         } finally {
           await store.close();
         }
