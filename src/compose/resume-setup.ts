@@ -7,6 +7,7 @@ import { acquireRunLease, newLeaseOwner, type LeaseOptions } from "../store/run-
 import type { RunRecord } from "../store/run-state.js";
 import type { RunStore } from "../store/run-store.js";
 import { readPlanFile } from "./read-plan-file.js";
+import { lostSecret } from "../store/redact-recorded-spec.js";
 import { toolsForResume } from "./resume-tools.js";
 import { noticeWithoutWorkers, setupRun, type RunFlags } from "./run-setup.js";
 
@@ -100,6 +101,12 @@ export async function claimResume(
           throw new RunError(
             "RESUME_INVALID",
             `Run ${runId} records that delegates were allowed side effects; a resume allows them only when told again: pass --allow-delegate-side-effects.`,
+            { runId },
+          );
+        if (!o.delegate && meta.delegates?.some(lostSecret))
+          throw new RunError(
+            "RESUME_INVALID",
+            `Run ${runId}'s record keeps its delegate specs without their secrets (shown as ***): pass the same --delegate again.`,
             { runId },
           );
         if (tools.recorded) (o.announce ?? o.notice ?? (() => {}))(tools.announcement);

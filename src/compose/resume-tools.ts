@@ -1,6 +1,7 @@
 import { RunError } from "../errors/run-error.js";
 import { isMcpSpec } from "../mcp/mcp-source-spec.js";
 import type { RunOptionsRecord } from "../store/run-options-record.js";
+import { lostSecret } from "../store/redact-recorded-spec.js";
 import { neutralizeTerminal } from "../traces/terminal-text.js";
 import { toolSourcesOf, type RunFlags } from "./run-setup.js";
 
@@ -31,6 +32,12 @@ export function toolsForResume(
   if (own.length > 0) return { recorded: false, sources: own };
   const recorded = recordedToolSources(meta);
   if (recorded.length === 0) return { recorded: false, sources: [] };
+  if (given.recordedTools && recorded.some(lostSecret))
+    throw new RunError(
+      "RESUME_INVALID",
+      `Run ${runId}'s record keeps its tool sources without their secrets (shown as ***): pass the same --tools again.`,
+      { runId },
+    );
   if (given.recordedTools)
     return { recorded: true, sources: recorded, announcement: announce(recorded, meta) };
   throw new RunError(
