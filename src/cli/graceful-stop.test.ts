@@ -110,7 +110,7 @@ describe("graceful stops (real process, real signals)", () => {
       expect(status).toBe("interrupted");
       // The resume runs in this process: the tools module reads these.
       Object.assign(process.env, { CALLS: ws.env.CALLS, STARTED: ws.env.STARTED });
-      const resumed = await cli(["resume", runId, "--store", ws.store]);
+      const resumed = await cli(["resume", runId, "--store", ws.store, "--tools", join(ws.dir, "tools.mjs")]);
       expect(resumed.code).toBe(0);
       expect(resumed.stdout).toMatch(/completed/);
       const calls = ws.calls();

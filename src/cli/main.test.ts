@@ -210,7 +210,7 @@ describe("deputy CLI", () => {
     const r = await cli(["run", ws.plan, "--tools", ws.tools, "--store", ws.store, "--json"]);
     const { runId } = JSON.parse(r.stdout) as { runId: string };
     writeFileSync(ws.plan, JSON.stringify({ ...good, objective: "edited" }));
-    const resumed = await cli(["resume", runId, "--store", ws.store]);
+    const resumed = await cli(["resume", runId, "--store", ws.store, "--tools", ws.tools]);
     expect(resumed.code).toBe(2);
     expect(resumed.stderr).toContain("The plan changed since run");
     const unknown = await cli(["resume", "no-such-run", "--store", ws.store]);

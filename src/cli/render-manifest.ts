@@ -3,6 +3,7 @@ import type { PlanIssue } from "../errors/plan-validation-error.js";
 import type { RunManifest } from "../plan/run-manifest.js";
 import type { RunStatus } from "../store/run-state.js";
 import { EXIT } from "./exit-codes.js";
+import { toolSourcesOf, type RunFlags } from "../compose/index.js";
 
 /** The exit code for a run's status. */
 export function exitCodeFor(status: RunStatus): number {
@@ -24,7 +25,11 @@ export function exitCodeFor(status: RunStatus): number {
  * A short human summary of a manifest. `storePath`: the store to name in the resume hints; `false` when the run
  * was kept in memory (`--no-store`), so there is nothing to resume and no hint is printed.
  */
-export function renderManifest(m: RunManifest, storePath?: string | false): string {
+export function renderManifest(
+  m: RunManifest,
+  storePath?: string | false,
+  tools: readonly string[] = [],
+): string {
   const lines = [`run ${m.runId} (${m.plan}): ${m.status}`];
   for (const [id, n] of Object.entries(m.nodes)) {
     const items = n.items
@@ -52,17 +57,19 @@ export function renderManifest(m: RunManifest, storePath?: string | false): stri
   }
   if (m.error) lines.push(`  ${m.error.code}: ${m.error.message}`);
   const store = storePath ? ` --store ${storePath}` : "";
+  // A resume loads only the tools it is given, so its command line names them again.
+  const resume = `deputy resume ${m.runId}${store}${tools.map((t) => ` --tools ${shellArg(t)}`).join("")}`;
   if (storePath === false) return lines.join("\n") + "\n";
   if (m.status === "escalated") {
     const node = Object.entries(m.nodes).find(([, n]) => n.escalations.length > 0)?.[0] ?? "NODE";
     lines.push(
       `decide each escalation with: deputy resolve ${m.runId} ${node} [--item N] (--call JSON | --value JSON | --skip)${store}`,
-      `then continue with:          deputy resume ${m.runId}${store}`,
+      `then continue with:          ${resume}`,
     );
   } else if (m.status === "interrupted") {
-    lines.push(`continue where it stopped: deputy resume ${m.runId}${store}`);
+    lines.push(`continue where it stopped: ${resume}`);
   } else if (m.status === "failed" || m.status === "cancelled") {
-    lines.push(`retry what did not complete: deputy resume ${m.runId}${store}`);
+    lines.push(`retry what did not complete: ${resume}`);
   }
   return lines.join("\n") + "\n";
 }
@@ -80,6 +87,11 @@ function clip(s: string, n: number): string {
   return s.length <= n ? s : `${s.slice(0, n)}… (${s.length - n} more characters; --json for all)`;
 }
 
+/** A command-line argument as a shell reads it: quoted when it holds anything but plain path characters. */
+function shellArg(text: string): string {
+  return /^[A-Za-z0-9_./:@%+=,-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
 function pad(s: string, n: number): string {
   return s.length >= n ? s : s + " ".repeat(n - s.length);
 }
@@ -90,7 +102,12 @@ export function printRunResult(
   manifest: RunManifest,
   json: boolean | undefined,
   storeHint: string | false | undefined,
+  tools: RunFlags["tools"] = undefined,
 ): void {
-  ctx.stdout(json ? JSON.stringify(manifest, null, 2) + "\n" : renderManifest(manifest, storeHint));
+  ctx.stdout(
+    json
+      ? JSON.stringify(manifest, null, 2) + "\n"
+      : renderManifest(manifest, storeHint, toolSourcesOf(tools)),
+  );
   ctx.setExitCode(exitCodeFor(manifest.status));
 }

@@ -29,5 +29,6 @@ export {
   type ResumeOverrides,
   type ResumeSetupOptions,
 } from "./resume-setup.js";
+export { recordedToolSources, toolsForResume, type ResumeTools } from "./resume-tools.js";
 export { readPlanFile } from "./read-plan-file.js";
 export { loadToolSources } from "./load-tool-sources.js";

@@ -7,12 +7,20 @@ import { acquireRunLease, newLeaseOwner, type LeaseOptions } from "../store/run-
 import type { RunRecord } from "../store/run-state.js";
 import type { RunStore } from "../store/run-store.js";
 import { readPlanFile } from "./read-plan-file.js";
+import { lostSecret } from "../store/redact-recorded-spec.js";
+import { toolsForResume } from "./resume-tools.js";
 import { noticeWithoutWorkers, setupRun, type RunFlags } from "./run-setup.js";
 
 /** What a resume may set otherwise than the run was started with (`deputy resume` flags, the console's `--tools`). */
 export interface ResumeOverrides extends Omit<RunFlags, "store"> {
   /** The plan file to check against the run's. Default: the file the run started from, when it is still there. */
   plan?: string;
+  /**
+   * Load the tool sources the run record names (`deputy resume --recorded-tools`) when `tools` is not given:
+   * what the record says is imported and started, so it is told to `announce` first. Default false: a run that
+   * had tools is refused (`RESUME_INVALID`) unless `tools` names them again.
+   */
+  recordedTools?: boolean;
 }
 
 /** Options of {@link ClaimedResume.resume}: the overrides, and how the caller follows and stops the run. */
@@ -20,6 +28,11 @@ export interface ResumeSetupOptions
   extends ResumeOverrides, Pick<ResumeOptions, "stop" | "signal" | "onEvent"> {
   /** Told a line to show when a distributed run's units will wait, because no `deputy worker` is alive. */
   notice?: (text: string) => void;
+  /**
+   * With `recordedTools`: told, before anything is loaded, which modules will be imported and which commands
+   * started (terminal-safe text). Default: `notice`.
+   */
+  announce?: (text: string) => void;
 }
 
 /** A run this process owns, ready to be resumed as it was started (see {@link claimResume}). */
@@ -29,9 +42,11 @@ export interface ClaimedResume {
   /** True when the run was started distributed: its units go to `deputy worker`s again. */
   readonly distributed: boolean;
   /**
-   * Rebuilds the run as it was started (its tools module, delegates, trace file, side-effect flag and plan file,
-   * each unless `options` says otherwise; a distributed run's units as jobs for the workers), resumes it, and
-   * gives up the lease. Call it once.
+   * Rebuilds the run (its delegates, trace file and plan file, each unless `options` says otherwise; a
+   * distributed run's units as jobs for the workers), resumes it, and gives up the lease. Call it once. Its tools
+   * and the side-effect flag come from `options` only, never from the store: the record's tool sources are not
+   * run (unless `recordedTools`), its tool definitions are compared with the given tools' (`TOOLS_CHANGED`), and a
+   * record that says side effects were allowed is refused unless `options` allows them too (see docs/security.md).
    */
   resume(options?: ResumeSetupOptions): Promise<RunManifest>;
   /** Gives up the lease without resuming (idempotent; `resume` does it itself). */
@@ -81,14 +96,27 @@ export async function claimResume(
     release,
     async resume(o: ResumeSetupOptions = {}) {
       try {
+        const tools = toolsForResume(runId, meta, o);
+        if (meta.allowDelegateSideEffects === true && o.allowDelegateSideEffects !== true)
+          throw new RunError(
+            "RESUME_INVALID",
+            `Run ${runId} records that delegates were allowed side effects; a resume allows them only when told again: pass --allow-delegate-side-effects.`,
+            { runId },
+          );
+        if (!o.delegate && meta.delegates?.some(lostSecret))
+          throw new RunError(
+            "RESUME_INVALID",
+            `Run ${runId}'s record keeps its delegate specs without their secrets (shown as ***): pass the same --delegate again.`,
+            { runId },
+          );
+        if (tools.recorded) (o.announce ?? o.notice ?? (() => {}))(tools.announcement);
         const { options: runOptions, close } = await setupRun({
-          tools: o.tools ?? meta.toolSources ?? meta.tools,
-          // Where its stdio MCP servers started, so they find the same files from any directory.
-          ...(meta.cwd ? { cwd: meta.cwd } : {}),
+          tools: tools.sources,
+          // The recorded directory only for recorded stdio servers (announced); given ones start here.
+          ...(tools.recorded && meta.cwd ? { cwd: meta.cwd } : {}),
           delegate: o.delegate ?? (meta.delegates as string[] | undefined),
           traces: o.traces ?? (meta.traces as string | undefined),
-          allowDelegateSideEffects:
-            o.allowDelegateSideEffects ?? (meta.allowDelegateSideEffects as boolean | undefined),
+          allowDelegateSideEffects: o.allowDelegateSideEffects === true,
         });
         try {
           const planPath = o.plan ?? (meta.plan as string | undefined);

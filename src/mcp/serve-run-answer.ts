@@ -19,6 +19,11 @@ export interface DecideHints {
   store?: string;
   /** The console's address (`deputy ui`), without its token; answers link to the run's inbox there. */
   consoleUrl?: string;
+  /**
+   * The `--tools` values to put in the `deputy resume` command line (a resume loads only the tools it is given,
+   * never the ones its run record names). Default: none.
+   */
+  tools?: readonly string[];
 }
 
 /** One decision a paused run waits for, as an answer lists it. */
@@ -51,6 +56,7 @@ export function runAnswer(
   const { runId, status } = manifest;
   const head = { runId, plan: manifest.plan, status };
   const store = hints.store ? ` --store ${quoteArg(hints.store)}` : "";
+  const tools = (hints.tools ?? []).map((t) => ` --tools ${quoteArg(t)}`).join("");
   const result =
     tool.returns !== undefined && Object.hasOwn(manifest.artifacts, tool.returns)
       ? { result: manifest.artifacts[tool.returns] }
@@ -73,7 +79,7 @@ export function runAnswer(
       ...head,
       waiting,
       ...(open.length > waiting.length ? { moreWaiting: open.length - waiting.length } : {}),
-      resume: `deputy resume ${runId}${store}`,
+      resume: `deputy resume ${runId}${store}${tools}`,
       ...console,
       message:
         (open.length === 0
@@ -104,7 +110,7 @@ export function runAnswer(
     ...head,
     errors: errors.slice(0, MAX_ERRORS),
     ...(errors.length > MAX_ERRORS ? { moreErrors: errors.length - MAX_ERRORS } : {}),
-    ...(status === "completed" ? {} : { resume: `deputy resume ${runId}${store}` }),
+    ...(status === "completed" ? {} : { resume: `deputy resume ${runId}${store}${tools}` }),
     message: `The run did not complete (${status}): ${errors[0] ? describeError(errors[0]) : "no error was recorded"}.`,
   });
 }

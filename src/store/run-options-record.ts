@@ -1,4 +1,6 @@
 import { getOwn } from "../runtime/own.js";
+import { redactRecord } from "../runtime/redact-value.js";
+import { redactRecordedSpec } from "./redact-recorded-spec.js";
 
 /** The version of {@link RunOptionsRecord} this code writes. */
 export const RUN_OPTIONS_VERSION = 1;
@@ -66,7 +68,13 @@ export interface ToolDefinitionDigest {
  */
 export type RunStartFacts = Omit<RunOptionsRecord, "version" | "inputs" | "distributed" | "toolDefinitions">;
 
-/** The record a run is created with: the one place one is written (the engine's `startRun` calls it). */
+/**
+ * The record a run is created with: the one place one is written (the engine's `startRun` calls it). No secret
+ * reaches it: tool sources and delegate specs lose passwords, secret-named parameters and options and values of
+ * a known secret shape ({@link redactRecordedSpec}), and `extra` is redacted as every record is. (An MCP
+ * server's environment and headers, and a model's key, are never facts of a record: they come from the
+ * environment at start.)
+ */
 export function runOptionsRecord(
   facts: RunStartFacts | undefined,
   engine: {
@@ -78,8 +86,13 @@ export function runOptionsRecord(
   // Read field by field, so a caller's untyped object (JavaScript, a spread of something wider) cannot put
   // anything in the record that readers would not expect.
   const { toolDefinitions: _set_by_the_engine, ...given } = (facts ?? {}) as RunOptionsRecord;
+  const read = readRunOptions(given);
   return readRunOptions({
-    ...given,
+    ...read,
+    ...(read.tools ? { tools: redactRecordedSpec(read.tools) } : {}),
+    ...(read.toolSources ? { toolSources: read.toolSources.map(redactRecordedSpec) } : {}),
+    ...(read.delegates ? { delegates: read.delegates.map(redactRecordedSpec) } : {}),
+    ...(read.extra ? { extra: redactRecord(read.extra) } : {}),
     ...(engine.inputs ? { inputs: engine.inputs } : {}),
     ...(engine.distributed ? { distributed: true } : {}),
     ...(engine.toolDefinitions && Object.keys(engine.toolDefinitions).length

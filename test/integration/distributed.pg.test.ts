@@ -187,7 +187,8 @@ describe("distributed runs on PostgreSQL and Graphile Worker", () => {
       const w = s.worker("--no-take-over");
       await started(w);
       await new Promise((r) => setTimeout(r, 1200));
-      const runner = new ResumeRunner(store, new RunToolLoader());
+      // The console resumes with its own --tools (the record's module is never imported).
+      const runner = new ResumeRunner(store, new RunToolLoader(join(s.dir, "tools.mjs")));
       await runner.start(runId!);
       await runner.drain();
       expect(runner.get(runId!)).toMatchObject({ state: "done", status: "completed" });

@@ -86,7 +86,7 @@ describe("generated kill points (SIGKILL of the real CLI, then resume)", () => {
           const resumed = spawnSync(
             process.execPath,
             // The killed run still holds its lease: wait for it to lapse (the run took a 1 s lease).
-            [bin, "resume", runs[0]!.runId, "--store", db, "--json", "--wait"],
+            [bin, "resume", runs[0]!.runId, "--store", db, "--tools", "tools.mjs", "--json", "--wait"],
             {
               cwd: dir,
               env,

@@ -107,7 +107,7 @@ describe("a run killed with SIGKILL mid-for_each", () => {
     // The dead process still owns the run until its lease (1 s) lapses: --wait waits for that.
     const resumed = spawnSync(
       process.execPath,
-      [bin, "resume", run!.runId, "--store", db, "--json", "--wait"],
+      [bin, "resume", run!.runId, "--store", db, "--tools", "tools.mjs", "--json", "--wait"],
       {
         cwd: dir,
         env,

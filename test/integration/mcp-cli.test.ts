@@ -227,7 +227,17 @@ export const tools = [{ name: "gate", description: "open once the file exists", 
     expect(first.code).toBe(1);
     const { runId } = JSON.parse(first.stdout) as { runId: string };
     writeFileSync(open, "");
-    const resumed = await cli(["resume", runId, "--store", ws.store, "--json"]);
+    const resumed = await cli([
+      "resume",
+      runId,
+      "--store",
+      ws.store,
+      "--tools",
+      module,
+      "--tools",
+      spec,
+      "--json",
+    ]);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(JSON.parse(resumed.stdout).artifacts).toMatchObject({ said: "hi", gated: "open" });
   });

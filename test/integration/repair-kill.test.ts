@@ -125,7 +125,16 @@ describe("a repaired child run killed with SIGKILL", () => {
     expect(committedInChild.length).toBeGreaterThan(0);
 
     // The dead process still owns the child until its lease (1 s) lapses: --wait waits for that.
-    const resumed = deputy(["resume", childRun!.runId, "--store", db, "--json", "--wait"]);
+    const resumed = deputy([
+      "resume",
+      childRun!.runId,
+      "--store",
+      db,
+      "--tools",
+      "tools.mjs",
+      "--json",
+      "--wait",
+    ]);
     expect(resumed.status, resumed.stderr).toBe(0);
     const manifest = JSON.parse(resumed.stdout) as {
       status: string;

@@ -133,7 +133,7 @@ describe("one process owns a run", () => {
     const original = s.deputy("run", "plan.json", "--tools", "tools.mjs", "--json");
     const done = finished(original);
     await until(() => s.effects().length >= 5, "the run to start");
-    const second = await finished(s.deputy("resume", await runId(s.db), "--json"));
+    const second = await finished(s.deputy("resume", await runId(s.db), "--tools", "tools.mjs", "--json"));
     expect(second.code).toBe(5);
     expect(second.stderr.trim().split("\n")).toHaveLength(1);
     expect(second.stderr).toMatch(/is owned by .*--wait/);
@@ -149,8 +149,8 @@ describe("one process owns a run", () => {
     const killed = await killedRun(s, "--lease-ttl", "60");
     const atKill = s.effects();
     const [a, b] = await Promise.all([
-      finished(s.deputy("resume", killed.id, "--json", "--lease-ttl", "60")),
-      finished(s.deputy("resume", killed.id, "--json", "--lease-ttl", "60")),
+      finished(s.deputy("resume", killed.id, "--tools", "tools.mjs", "--json", "--lease-ttl", "60")),
+      finished(s.deputy("resume", killed.id, "--tools", "tools.mjs", "--json", "--lease-ttl", "60")),
     ]);
     expect([a.code, b.code].sort()).toEqual([0, 5]);
     const loser = a.code === 5 ? a : b;
@@ -171,13 +171,13 @@ describe("one process owns a run", () => {
     const atKill = s.effects();
     ownedElsewhere(s.db, killed.id);
     // Still owned by the dead process: its lease has not lapsed yet.
-    const early = await finished(s.deputy("resume", killed.id, "--json"));
+    const early = await finished(s.deputy("resume", killed.id, "--tools", "tools.mjs", "--json"));
     expect(early.code).toBe(5);
     await new Promise((r) => setTimeout(r, LEASE_S * 1000 - (Date.now() - killed.killedAt) + 300));
 
     const [a, b] = await Promise.all([
-      finished(s.deputy("resume", killed.id, "--json")),
-      finished(s.deputy("resume", killed.id, "--json")),
+      finished(s.deputy("resume", killed.id, "--tools", "tools.mjs", "--json")),
+      finished(s.deputy("resume", killed.id, "--tools", "tools.mjs", "--json")),
     ]);
     expect([a.code, b.code].sort()).toEqual([0, 5]);
     const winner = a.code === 0 ? a : b;
@@ -210,7 +210,7 @@ describe("one process owns a run", () => {
     const s = setup();
     const killed = await killedRun(s);
     ownedElsewhere(s.db, killed.id);
-    const waited = await finished(s.deputy("resume", killed.id, "--wait", "--json"));
+    const waited = await finished(s.deputy("resume", killed.id, "--tools", "tools.mjs", "--wait", "--json"));
     expect(waited.code, waited.stderr).toBe(0);
     expect(Date.now() - killed.killedAt).toBeGreaterThanOrEqual(LEASE_S * 1000 - 200);
     expect(JSON.parse(waited.stdout).status).toBe("completed");

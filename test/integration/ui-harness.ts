@@ -62,7 +62,8 @@ export async function exampleRun(proposals?: string): Promise<Fixture> {
     throw new Error(`expected the run to escalate (exit 4), got ${run.code}: ${run.stderr}`);
   const { runId } = JSON.parse(run.stdout) as { runId: string };
   const store = new SqliteRunStore(db);
-  const served = await serveConsole({ store, port: 0 });
+  // The console resumes with its own --tools: it never imports the module a run record names.
+  const served = await serveConsole({ store, port: 0, tools: join(dir, "tools.mjs") });
   return {
     dir,
     runId,

@@ -95,7 +95,7 @@ describe("pending repairs in the console (chromium)", () => {
       });
     expect((await ask(good, replaced({ url: "http://docs" }))).ok).toBe(true);
     expect((await ask(hostile, replaced({ url: `${IMG} ${SECRET}` }))).ok).toBe(true);
-    served = await serveConsole({ store, port: 0 });
+    served = await serveConsole({ store, port: 0, tools: join(dir, "tools.mjs") });
     browser = await launchBrowser();
     page = await browser.newPage();
     page.on("dialog", (d) => {

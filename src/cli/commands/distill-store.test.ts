@@ -101,7 +101,15 @@ describe("deputy distill --store", () => {
       expect(ticket).toMatchObject({ source: "person", verdict: "accepted", finalCall: login });
       expect(traces.find((t) => t.item === 11)).toMatchObject({ verdict: "declined", source: "person" });
 
-      const resumed = await cli(["resume", runId, "--store", store, "--json"]);
+      const resumed = await cli([
+        "resume",
+        runId,
+        "--store",
+        store,
+        "--tools",
+        example("tools.mjs"),
+        "--json",
+      ]);
       expect(resumed.code).toBe(EXIT.escalated); // items 5 and 8 are still waiting
       const after = JSON.parse((await distill("after.json")).stdout) as { store: { traces: number } };
       expect(after.store.traces).toBe(2);

@@ -206,7 +206,7 @@ describe("deputy mcp serve: a run in flight at SIGTERM, a store URL's password",
     expect(listed.map((r) => r.status)).toEqual(["interrupted"]);
     const resumed = await run(
       process.execPath,
-      [BIN, "resume", listed[0]!.runId, "--store", ws.store, "--json"],
+      [BIN, "resume", listed[0]!.runId, "--store", ws.store, "--tools", join(ws.dir, "tools.mjs"), "--json"],
       {
         cwd: ws.dir,
         env: ws.env,

@@ -89,6 +89,8 @@ export function registerMcpServe(program: Command, ctx: CliContext): void {
                 ? {}
                 : { store: isPostgresUrl(location) ? storeLabel(location) : resolve(location) }),
               ...(consoleUrl ? { consoleUrl } : {}),
+              // A resume loads only the tools it is given: the command line names this server's again.
+              tools: options.meta?.toolSources ?? (options.meta?.tools ? [options.meta.tools] : []),
             },
             serverInfo: { name: "deputy", version: packageVersion() },
             ...(flags.statusAnyRun ? { statusOfAnyRun: true } : {}),

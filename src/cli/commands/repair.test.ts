@@ -76,6 +76,8 @@ describe("deputy repair", () => {
       script("ok.jsonl", [{ nodes: [fixed] }]),
       "--store",
       store,
+      "--tools",
+      toolsPath,
     ]);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('~ fetch\n    tool: "fetch_v1" → "fetch_v2"\n');
@@ -83,7 +85,18 @@ describe("deputy repair", () => {
       `kept as pending repair r1 of run ${runId}; apply it with: deputy repair ${runId} --approve`,
     );
     expect(calls()).toEqual([]);
-    const approved = await cli(["repair", runId, "--approve", "--by", "ana", "--store", store, "--json"]);
+    const approved = await cli([
+      "repair",
+      runId,
+      "--approve",
+      "--by",
+      "ana",
+      "--store",
+      store,
+      "--json",
+      "--tools",
+      toolsPath,
+    ]);
     expect(approved.code).toBe(0);
     const manifest = JSON.parse(approved.stdout);
     expect(manifest.status).toBe("completed");
@@ -109,7 +122,7 @@ describe("deputy repair", () => {
     expect(childJson.lineage.madeBy.diff).toEqual(
       expect.arrayContaining([expect.objectContaining({ nodeId: "fetch" })]),
     );
-    const again = await cli(["repair", runId, "--approve", "--store", store]);
+    const again = await cli(["repair", runId, "--approve", "--store", store, "--tools", toolsPath]);
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(/already applied as run .*\[ALREADY_REPAIRED\]\n$/);
   });
@@ -148,12 +161,15 @@ describe("deputy repair", () => {
     ]);
     const doneId = JSON.parse(done.stdout).runId as string;
     const cases: [string[], string][] = [
-      [["repair", runId, "--store", store], "NO_MODEL"],
-      [["repair", doneId, "--model", model, "--store", store], "RUN_NOT_REPAIRABLE"],
-      [["repair", runId, "--model", model, "--store", store, "--max-rounds", "0"], "ROUNDS_USED_UP"],
-      [["repair", runId, "--approve", "--store", store], "NO_PENDING_REPAIR"],
-      [["repair", runId, "--reject", "--store", store], "NO_PENDING_REPAIR"],
-      [["repair", "nope", "--model", model, "--store", store], "RUN_NOT_FOUND"],
+      [["repair", runId, "--store", store, "--tools", toolsPath], "NO_MODEL"],
+      [["repair", doneId, "--model", model, "--store", store, "--tools", toolsPath], "RUN_NOT_REPAIRABLE"],
+      [
+        ["repair", runId, "--model", model, "--store", store, "--max-rounds", "0", "--tools", toolsPath],
+        "ROUNDS_USED_UP",
+      ],
+      [["repair", runId, "--approve", "--store", store, "--tools", toolsPath], "NO_PENDING_REPAIR"],
+      [["repair", runId, "--reject", "--store", store, "--tools", toolsPath], "NO_PENDING_REPAIR"],
+      [["repair", "nope", "--model", model, "--store", store, "--tools", toolsPath], "RUN_NOT_FOUND"],
     ];
     for (const [args, code] of cases) {
       const r = await cli(args);
@@ -194,7 +210,16 @@ describe("deputy repair", () => {
 
   it("--reject keeps the repair as rejected; another round may then be asked", async () => {
     const { store, runId } = await failedRun();
-    await cli(["repair", runId, "--model", script("r1.jsonl", [{ nodes: [fixed] }]), "--store", store]);
+    await cli([
+      "repair",
+      runId,
+      "--model",
+      script("r1.jsonl", [{ nodes: [fixed] }]),
+      "--store",
+      store,
+      "--tools",
+      toolsPath,
+    ]);
     const r = await cli([
       "repair",
       runId,
@@ -205,6 +230,8 @@ describe("deputy repair", () => {
       "ana",
       "--store",
       store,
+      "--tools",
+      toolsPath,
     ]);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(`Rejected repair r1 of run ${runId}.\n`);
@@ -216,6 +243,8 @@ describe("deputy repair", () => {
       "--store",
       store,
       "--json",
+      "--tools",
+      toolsPath,
     ]);
     expect(JSON.parse(second.stdout)).toMatchObject({ status: "pending", repair: { id: "r2", round: 2 } });
     const third = await cli([
@@ -225,6 +254,8 @@ describe("deputy repair", () => {
       script("r3.jsonl", [{ nodes: [fixed] }]),
       "--store",
       store,
+      "--tools",
+      toolsPath,
     ]);
     expect(third.code).toBe(2);
     expect(third.stderr).toContain("[REPAIR_PENDING]");

@@ -22,6 +22,7 @@ import {
   setupRun,
   storeLocation,
   toolSourcesOf,
+  toolsForResume,
   type RunFlags,
   createHost,
 } from "../../compose/index.js";
@@ -36,6 +37,7 @@ interface RepairFlags extends RunFlags {
   by?: string;
   maxRounds?: string;
   json?: boolean;
+  recordedTools?: boolean;
   leaseTtl?: string;
   grace?: string;
 }
@@ -75,6 +77,10 @@ export function registerRepair(program: Command, ctx: CliContext): void {
     .option("--by <name>", "who approves or rejects (kept with the repair)")
     .option("--max-rounds <n>", "repairs allowed per lineage (default 2)")
     .option("--lease-ttl <seconds>", "lease length while the run is held (as for `deputy run`)")
+    .option(
+      "--recorded-tools",
+      "without --tools: load the tool sources the run's record names (modules imported, commands started; listed first)",
+    )
     .option("--json", "print JSON on stdout: the repair, or with --yes/--approve the child run's manifest")
     .action(async (runId: string, flags: RepairFlags) => {
       const chosen = [flags.yes, flags.approve, flags.reject].filter(Boolean).length;
@@ -101,7 +107,7 @@ export function registerRepair(program: Command, ctx: CliContext): void {
           return;
         }
         if (!flags.approve) {
-          const result = await askForRepair(store, runId, flags, maxRounds, lease);
+          const result = await askForRepair(store, runId, flags, maxRounds, lease, ctx.stderr);
           report(ctx, result, flags);
           if (!result.ok) {
             ctx.setExitCode(EXIT.invalid);
@@ -127,20 +133,24 @@ export function registerRepair(program: Command, ctx: CliContext): void {
           );
         // The child runs as any resumed run: the flags given here in place of what it recorded.
         const manifest = await resumeFromFlags(ctx, store, approved.childRunId, flags, { lease, grace });
-        printRunResult(ctx, manifest, flags.json, hint);
+        printRunResult(ctx, manifest, flags.json, hint, flags.tools);
       } finally {
         await store.close();
       }
     });
 }
 
-/** Loads the tools (the flags', else the run's) and the delegates, and asks the model for a delta. */
+/**
+ * Loads the tools (the flags', or with `--recorded-tools` the record's, announced first: never the store's
+ * silently) and the delegates, and asks the model for a delta.
+ */
 async function askForRepair(
   store: RunStore,
   runId: string,
   flags: RepairFlags,
   maxRounds: number | undefined,
   lease: ReturnType<typeof leaseFrom>,
+  announce: (text: string) => void,
 ): Promise<RepairRunResult> {
   const summary = await store.loadSummary(runId);
   if (!summary)
@@ -149,10 +159,14 @@ async function askForRepair(
     });
   const recorded = summary.run.options;
   const spec = flags.model ? await modelFromSpec(flags.model) : undefined;
+  const tools = toolsForResume(runId, recorded, flags);
+  if (tools.recorded) announce(tools.announcement);
   const { options, close } = await setupRun({
-    tools: flags.tools ?? recorded.toolSources ?? recorded.tools,
+    tools: tools.sources,
+    ...(tools.recorded && recorded.cwd ? { cwd: recorded.cwd } : {}),
     delegate: flags.delegate ?? recorded.delegates,
-    allowDelegateSideEffects: flags.allowDelegateSideEffects ?? recorded.allowDelegateSideEffects,
+    // The host's own flag: a record cannot allow side effects.
+    allowDelegateSideEffects: flags.allowDelegateSideEffects === true,
   });
   try {
     const { host, nodeTypes } = createHost(options);

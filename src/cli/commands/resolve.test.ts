@@ -89,7 +89,7 @@ describe("deputy resolve / traces", () => {
     ]);
 
     const bad = async (args: string[], pattern: RegExp) => {
-      const r = await cli(["resolve", runId, ...args, "--store", store]);
+      const r = await cli(["resolve", runId, ...args, "--store", store, "--tools", toolsPath]);
       expect(r.code).toBe(2);
       expect(r.stderr).toMatch(pattern);
     };
@@ -108,7 +108,7 @@ describe("deputy resolve / traces", () => {
     );
     await bad(["triage", "--item", "x", "--skip"], /--item/);
 
-    // A call is checked with the run's tools at once: the unsafe tool and bad arguments are refused.
+    // A call is checked with the tools passed again (never the store's module) at once: the unsafe tool and bad arguments are refused.
     await bad(
       ["triage", "--item", "1", "--call", '{"name": "page", "arguments": {"id": "b"}}'],
       /rejected on resume \(side_effect_denied\)/,
@@ -132,7 +132,7 @@ describe("deputy resolve / traces", () => {
         ])
       ).code,
     ).toBe(0);
-    const first = await cli(["resume", runId, "--store", store, "--json"]);
+    const first = await cli(["resume", runId, "--store", store, "--tools", toolsPath, "--json"]);
     expect(first.code).toBe(4);
     const m1 = JSON.parse(first.stdout) as {
       nodes: Record<string, { escalations: { item: number; verdict: string; reason: string }[] }>;
@@ -160,7 +160,7 @@ describe("deputy resolve / traces", () => {
         ])
       ).code,
     ).toBe(0);
-    const done = await cli(["resume", runId, "--store", store, "--json"]);
+    const done = await cli(["resume", runId, "--store", store, "--tools", toolsPath, "--json"]);
     expect(done.code).toBe(0);
     const m2 = JSON.parse(done.stdout);
     expect(m2.artifacts.triage_1).toEqual({ ignored: "b" });

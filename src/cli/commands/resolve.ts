@@ -2,7 +2,6 @@ import type { Command } from "commander";
 import { resolveEscalation, type EscalationDecision } from "../../delegate/escalation/resolve-escalation.js";
 import { checkDecision } from "../../delegate/escalation/check-decision.js";
 import { InvalidOptionError } from "../../errors/invalid-option-error.js";
-import type { RunStore } from "../../store/run-store.js";
 import { loadToolsModule } from "../../tools/load-tools-module.js";
 import type { CliContext } from "../cli-context.js";
 import { storeHint } from "../run-setup.js";
@@ -37,13 +36,17 @@ export function registerResolve(program: Command, ctx: CliContext): void {
       "--store <location>",
       "run store: an SQLite file or a postgres:// URL (default: $DEPUTY_STORE, else .deputy/runs.db)",
     )
-    .option("--tools <module>", "tools module to check a --call against now (default: the run's)")
+    .option(
+      "--tools <module>",
+      "tools module to check a --call against now (default: none; the run's recorded module is never imported)",
+    )
     .option("--json", "print the recorded resolution as JSON")
     .action(async (runId: string, nodeId: string, flags: ResolveFlags) => {
       const decision = parseDecision(flags);
       const store = openStore(flags.store, { mustExist: true });
       try {
-        const toolsPath = flags.tools ?? (await runToolsModule(store, runId));
+        // Only a module this command was given: a path from the store is data, never imported.
+        const toolsPath = flags.tools;
         const tools = toolsPath ? (await loadToolsModule(toolsPath)).tools : undefined;
         const recorded = await resolveEscalation(store, runId, nodeId, {
           ...decision,
@@ -54,19 +57,12 @@ export function registerResolve(program: Command, ctx: CliContext): void {
         if (flags.json) ctx.stdout(JSON.stringify(recorded) + "\n");
         else
           ctx.stdout(
-            `Resolved ${nodeId}${item === undefined ? "" : ` item ${item}`} (${resolution.kind}). Continue with: deputy resume ${runId}${flags.store ? ` --store ${storeHint(flags.store)}` : ""}\n`,
+            `Resolved ${nodeId}${item === undefined ? "" : ` item ${item}`} (${resolution.kind}). Continue with: deputy resume ${runId}${flags.store ? ` --store ${storeHint(flags.store)}` : ""}${flags.tools ? ` --tools ${flags.tools}` : ""}\n`,
           );
       } finally {
         await store.close();
       }
     });
-}
-
-/** The tools module the run was started with (recorded in its options), to check a call against now. */
-async function runToolsModule(store: RunStore, runId: string): Promise<string | undefined> {
-  const stored = await store.load(runId);
-  const path = stored?.run.options.tools;
-  return typeof path === "string" ? path : undefined;
 }
 
 /** The flags as a decision (JSON parsed here), checked by the one decision check the library and console use. */

@@ -21,6 +21,10 @@ export function registerResume(program: Command, ctx: CliContext): void {
       "--plan <file>",
       "the plan file to check against the run's (default: the file the run started from)",
     )
+    .option(
+      "--recorded-tools",
+      "without --tools: load the tool sources the run's record names (modules imported, commands started; listed first)",
+    )
     .option("--json", "print the manifest as JSON on stdout")
     .option("--wait", "when another process owns the run, wait until it is free instead of exiting 5")
     .option(
@@ -33,6 +37,7 @@ export function registerResume(program: Command, ctx: CliContext): void {
         flags: RunFlags & {
           plan?: string;
           json?: boolean;
+          recordedTools?: boolean;
           wait?: boolean;
           leaseTtl?: string;
           grace?: string;
@@ -43,7 +48,7 @@ export function registerResume(program: Command, ctx: CliContext): void {
         const store = openStore(flags.store, { mustExist: true });
         try {
           const manifest = await resumeFromFlags(ctx, store, runId, flags, { lease, grace });
-          printRunResult(ctx, manifest, flags.json, storeHint(flags.store));
+          printRunResult(ctx, manifest, flags.json, storeHint(flags.store), flags.tools);
         } finally {
           await store.close();
         }
@@ -53,14 +58,15 @@ export function registerResume(program: Command, ctx: CliContext): void {
 
 /**
  * Resumes a run from the command line, as `deputy resume` does and `deputy repair` does for the child it applies:
- * claims the run (its lease first), rebuilds it with the flags given in place of what it recorded, and runs it under
+ * claims the run (its lease first), rebuilds it with the flags given (its tools and side-effect flag only from them,
+ * never from the store), and runs it under
  * the graceful stop, with live progress on a terminal.
  */
 export async function resumeFromFlags(
   ctx: CliContext,
   store: RunStore,
   runId: string,
-  flags: RunFlags & { plan?: string; json?: boolean },
+  flags: RunFlags & { plan?: string; json?: boolean; recordedTools?: boolean },
   { lease, grace }: { lease: ReturnType<typeof leaseFrom>; grace: number },
 ): Promise<RunManifest> {
   const progress = ctx.isTTY && !flags.json ? createProgress(ctx.rawStderr) : undefined;
@@ -79,6 +85,7 @@ export async function resumeFromFlags(
         ? { allowDelegateSideEffects: flags.allowDelegateSideEffects }
         : {}),
       ...(flags.plan !== undefined ? { plan: flags.plan } : {}),
+      ...(flags.recordedTools ? { recordedTools: true } : {}),
       stop: stops.stop,
       signal: stops.signal,
       notice: ctx.stderr,

@@ -137,7 +137,7 @@ export function registerRun(program: Command, ctx: CliContext): void {
               }),
             );
             progress?.done();
-            printRunResult(ctx, manifest, flags.json, storeHint(flags.store));
+            printRunResult(ctx, manifest, flags.json, storeHint(flags.store), flags.tools);
           } finally {
             await distributed?.close();
             await store.close();

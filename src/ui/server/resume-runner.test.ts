@@ -58,7 +58,8 @@ describe("ResumeRunner (the console's resume)", () => {
     // Another process holds the run: the console and the CLI refuse it with the same error.
     const elsewhere = "elsewhere:1:abc";
     expect((await store.acquireLease(runId, elsewhere, 60_000)).acquired).toBe(true);
-    const runner = new ResumeRunner(store, new RunToolLoader());
+    // The console resumes with its own --tools: the module the record names is never imported.
+    const runner = new ResumeRunner(store, new RunToolLoader(join(dir, "tools.mjs")));
     const refused = await runner.start(runId).then(
       () => undefined,
       (error: unknown) => error,
@@ -75,7 +76,7 @@ describe("ResumeRunner (the console's resume)", () => {
     // The console owns it now: a second console and the CLI are refused while its resume runs.
     const state = await runner.start(runId);
     expect(state.state).toBe("running");
-    const other = new ResumeRunner(store, new RunToolLoader());
+    const other = new ResumeRunner(store, new RunToolLoader(join(dir, "tools.mjs")));
     await expect(other.start(runId)).rejects.toSatisfy(
       (e) => RunError.isInstance(e) && e.code === "RUN_LEASED",
     );

@@ -13,9 +13,9 @@ export interface ToolView {
 }
 
 /**
- * Loads the tools of a run: those of `--tools` when the console was given one, else of the module the run was
- * started with. Modules are imported once per path. (Not authoring's `toolCatalogue`, which describes a registry's
- * tools to a model writing a plan.)
+ * Loads the tools of a run: those of the console's own `--tools`, and only those — the module a run's record
+ * names is data from the store, never imported (docs/security.md). Modules are imported once per path. (Not
+ * authoring's `toolCatalogue`, which describes a registry's tools to a model writing a plan.)
  */
 export class RunToolLoader {
   readonly #override: string | undefined;
@@ -25,9 +25,12 @@ export class RunToolLoader {
     this.#override = toolsPath && resolve(toolsPath);
   }
 
-  /** The tools module a run's calls are checked against and resumed with; `undefined` when none is known. */
-  pathFor(run: RunRecord): string | undefined {
-    return this.#override ?? run.options.tools;
+  /**
+   * The tools module a run's calls are checked against and resumed with: the console's `--tools`; `undefined`
+   * when it was given none (a resume of a run that had tools is then refused, saying to pass `--tools`).
+   */
+  pathFor(_run: RunRecord): string | undefined {
+    return this.#override;
   }
 
   /** The named tools of a run's module, in the order asked; unknown names are left out. */
