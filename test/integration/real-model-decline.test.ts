@@ -30,6 +30,16 @@ const EASY = ["simple_python_2", "simple_python_12", "simple_python_20", "multip
 
 const suite = new Map(bfclCases(loadBfclSuite(BFCL_DIR)).map((c) => [c.sample.id, c]));
 
+/** The delegate's proposal for a BFCL case, asked as a delegate node would. */
+function proposeCase(d: ToolCallDelegate, id: string) {
+  const c = suite.get(id)!;
+  return d.propose({
+    instruction: bfclQuestion(c.sample),
+    facts: {},
+    tools: c.sample.function.map(bfclToToolSpec),
+  });
+}
+
 describe.skipIf(!cached)(
   "declining on Qwen2.5-Coder-0.5B-Instruct behind the relevance step (real weights)",
   () => {
@@ -45,12 +55,7 @@ describe.skipIf(!cached)(
       async () => {
         const d = await open();
         for (const id of [...UNRELATED, ...WEAK_AND_UNSURE]) {
-          const c = suite.get(id)!;
-          const proposal = await d.propose({
-            instruction: bfclQuestion(c.sample),
-            facts: {},
-            tools: c.sample.function.map(bfclToToolSpec),
-          });
+          const proposal = await proposeCase(d, id);
           expect(proposal.name, id).toBeNull();
           expect(proposal.relevance?.threshold, id).toBe(0.262);
           if (UNRELATED.includes(id)) {
@@ -95,12 +100,7 @@ describe.skipIf(!cached || process.env.DEPUTY_ENCODER_MODEL !== undefined)(
       async () => {
         const d = await open();
         for (const id of [...UNRELATED, ...WEAK_AND_UNSURE]) {
-          const c = suite.get(id)!;
-          const proposal = await d.propose({
-            instruction: bfclQuestion(c.sample),
-            facts: {},
-            tools: c.sample.function.map(bfclToToolSpec),
-          });
+          const proposal = await proposeCase(d, id);
           expect([id, proposal.name]).toEqual([id, null]);
           expect(proposal.relevance?.threshold, id).toBe(0.262);
         }
@@ -119,12 +119,7 @@ describe.skipIf(!cached || process.env.DEPUTY_ENCODER_MODEL !== undefined)(
           "local=qwen2.5-coder-0.5b-instruct,threads=1,maxInputChars=4000,relevance=false",
         );
         try {
-          const c = suite.get(UNRELATED[0]!)!;
-          const proposal = await bare.propose({
-            instruction: bfclQuestion(c.sample),
-            facts: {},
-            tools: c.sample.function.map(bfclToToolSpec),
-          });
+          const proposal = await proposeCase(bare, UNRELATED[0]!);
           expect(proposal.relevance).toBeUndefined();
         } finally {
           await bare.close();

@@ -102,6 +102,26 @@ const textOf = (result: Awaited<ReturnType<Client["callTool"]>>) =>
 const answerOf = (result: Awaited<ReturnType<Client["callTool"]>>) => JSON.parse(textOf(result));
 
 /** Waits for a child to exit; its exit code (or the signal that ended it). */
+/** `deputy mcp serve --http 0` with `flags`, once it says where it listens; `stderr()` is what it wrote so far. */
+async function serveHttp(
+  ws: ReturnType<typeof workspace>,
+  flags: readonly string[],
+  env: Record<string, string> = {},
+) {
+  const child = spawn(process.execPath, [...ws.args, "--http", "0", ...flags], {
+    cwd: ws.dir,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let written = "";
+  child.stderr.on("data", (d: Buffer) => (written += d.toString()));
+  await expect
+    .poll(() => written, { timeout: 20_000, interval: 50 })
+    .toMatch(/at http:\/\/127\.0\.0\.1:\d+\/mcp/);
+  const url = /at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(written)![1]!;
+  return { child, url, stderr: () => written };
+}
+
 const exited = (child: ReturnType<typeof spawn>) =>
   new Promise<number | string>((resolve) =>
     child.once("exit", (code, signal) => resolve(code ?? signal ?? -1)),
@@ -240,18 +260,12 @@ describe("deputy mcp serve: a run in flight at SIGTERM, a store URL's password",
 describe("deputy mcp serve --http", () => {
   it("serves Streamable HTTP on 127.0.0.1, runs a plan, and exits 0 on SIGTERM", async () => {
     const ws = workspace();
-    const child = spawn(process.execPath, [...ws.args, "--http", "0"], {
-      cwd: ws.dir,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stderr = "";
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    const served = await serveHttp(ws, []);
+    const { child, url } = served;
     await expect
-      .poll(() => stderr, { timeout: 20_000, interval: 50 })
-      .toMatch(/at http:\/\/127\.0\.0\.1:\d+\/mcp/);
-    const url = /at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr)![1]!;
-    await expect.poll(() => stderr, { timeout: 5_000, interval: 50 }).toMatch(/Authorization: Bearer \S{32}/);
-    const token = /Authorization: Bearer (\S+)"/.exec(stderr)![1]!;
+      .poll(() => served.stderr(), { timeout: 5_000, interval: 50 })
+      .toMatch(/Authorization: Bearer \S{32}/);
+    const token = /Authorization: Bearer (\S+)"/.exec(served.stderr())![1]!;
     // Without the token it printed, a local process can neither list nor start the plans.
     const anonymous = await fetch(url, {
       method: "POST",
@@ -290,17 +304,7 @@ describe("deputy mcp serve --http", () => {
       [["--token-file", join(ws.dir, "token")], {}],
       [["--token-env", "MY_MCP_TOKEN"], { MY_MCP_TOKEN: token }],
     ] as const) {
-      const child = spawn(process.execPath, [...ws.args, "--http", "0", ...flags], {
-        cwd: ws.dir,
-        env: { ...process.env, ...env },
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-      let stderr = "";
-      child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-      await expect
-        .poll(() => stderr, { timeout: 20_000, interval: 50 })
-        .toMatch(/at http:\/\/127\.0\.0\.1:\d+\/mcp/);
-      const url = /at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr)![1]!;
+      const { child, url, stderr } = await serveHttp(ws, flags, env);
       const client = new Client({ name: "test", version: "1.0.0" });
       await client.connect(
         new StreamableHTTPClientTransport(new URL(url), {
@@ -312,8 +316,8 @@ describe("deputy mcp serve --http", () => {
       const code = exited(child);
       child.kill("SIGTERM");
       expect(await code).toBe(0);
-      expect(stderr).not.toContain(token);
-      expect(stderr).not.toContain("Authorization: Bearer");
+      expect(stderr()).not.toContain(token);
+      expect(stderr()).not.toContain("Authorization: Bearer");
     }
     const fresh = workspace();
     const unset = await cli([...fresh.args.slice(1), "--http", "0", "--token-env", "UNSET_TOKEN_VAR_4711"]);
