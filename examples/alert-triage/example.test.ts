@@ -115,7 +115,8 @@ describe("examples/alert-triage", () => {
         .code,
     ).toBe(0);
     expect((await resolve("--item", "11", "--skip")).code).toBe(0);
-    const done = await cli(["resume", m.runId, "--store", store, "--json"]);
+    // A resume loads only the tools it is given (a store cannot make it import a module): the same --tools.
+    const done = await cli(["resume", m.runId, "--store", store, "--tools", here("tools.mjs"), "--json"]);
     expect(done.code).toBe(0);
     expect((JSON.parse(done.stdout) as Manifest).nodes.triage_items!.items).toMatchObject({
       total: 12,
