@@ -83,7 +83,7 @@ export function renderIssues(issues: PlanIssue[]): string {
 }
 
 /** `s`, or its first `n` characters and how many more there are (`--json` has the whole value). */
-function clip(s: string, n: number): string {
+export function clip(s: string, n: number): string {
   return s.length <= n ? s : `${s.slice(0, n)}… (${s.length - n} more characters; --json for all)`;
 }
 

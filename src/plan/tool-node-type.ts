@@ -77,7 +77,8 @@ const partialSchemas = new WeakMap<object, JsonSchema>();
 /**
  * The arguments written as literals (no placeholder anywhere in them) checked against the tool's schema now, as
  * the call will check them: a wrong type is a validation issue, not a node that fails when the run gets there.
- * Arguments with placeholders are checked when they are rendered; unknown keys are `unknown_arg` above.
+ * Arguments with placeholders are checked when they are rendered; unknown keys are `unknown_arg` above. (The
+ * validator changes nothing it checks: no coercion, no defaults.)
  */
 function literalArgIssues(node: ToolNode, tool: Tool): PlanIssue[] {
   const literal = Object.entries(node.args).filter(([, value]) => placeholdersIn(value).length === 0);
@@ -88,7 +89,7 @@ function literalArgIssues(node: ToolNode, tool: Tool): PlanIssue[] {
     schema = rest;
     partialSchemas.set(tool.parameters, schema);
   }
-  const result = validateValue(schema, structuredClone(Object.fromEntries(literal)));
+  const result = validateValue(schema, Object.fromEntries(literal));
   if (result.ok) return [];
   return result.issues
     .filter((m) => !/^\(root\): unknown key /.test(m))

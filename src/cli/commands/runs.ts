@@ -4,7 +4,7 @@ import { InvalidOptionError } from "../../errors/invalid-option-error.js";
 import { RunError } from "../../errors/run-error.js";
 import { buildManifest } from "../../plan/run-manifest.js";
 import type { CliContext } from "../cli-context.js";
-import { renderManifest } from "../render-manifest.js";
+import { clip, renderManifest } from "../render-manifest.js";
 import { storeHint, storeLabel } from "../run-setup.js";
 import { registerRunsPrune } from "./runs-prune.js";
 import type { RepairRecord, RunRecord } from "../../store/run-state.js";
@@ -54,7 +54,9 @@ export function registerRuns(program: Command, ctx: CliContext): void {
             flags.json
               ? JSON.stringify({ ...manifest, ...origin, ...(lineage ? { lineage } : {}) }, null, 2) + "\n"
               : renderManifest(manifest, storeHint(flags.store)) +
-                  (authored ? `written by ${authored.model} for: ${clip(authored.objective)}\n` : "") +
+                  (authored
+                    ? `written by ${authored.model} for: ${clip(authored.objective.replace(/\s+/g, " ").trim(), 300)}\n`
+                    : "") +
                   lineageLines(stored.run, made),
           );
           return;
@@ -110,12 +112,6 @@ function deltaOf(r: RepairRecord) {
     nodes: [...new Set((r.diff ?? []).map((c) => c.nodeId))],
     ...(r.diff ? { diff: r.diff } : {}),
   };
-}
-
-/** An objective as one line, cut at 300 characters (`--json` has the whole). */
-function clip(text: string): string {
-  const line = text.replace(/\s+/g, " ").trim();
-  return line.length > 300 ? `${line.slice(0, 300)}…` : line;
 }
 
 /** The listing's lineage note: `← repair of PARENT` on a child, `→ CHILD` on a repaired run, a pending repair. */

@@ -4,7 +4,7 @@ import { EXIT } from "../exit-codes.js";
 import { renderIssues } from "../render-manifest.js";
 import { withRunFlags } from "./run.js";
 import { validatePlan } from "../../plan/validate-plan.js";
-import { setupRun, type RunFlags, readPlanFile, createHost } from "../../compose/index.js";
+import { setupRun, type RunFlags, readPlanFile, createHost, toolSourcesOf } from "../../compose/index.js";
 
 export function registerValidate(program: Command, ctx: CliContext): void {
   withRunFlags(program.command("validate <plan>").description("check a plan and list every issue"))
@@ -19,8 +19,7 @@ export function registerValidate(program: Command, ctx: CliContext): void {
         const { host, nodeTypes } = createHost(options);
         const checked = validatePlan(input, { host, nodeTypes });
         // Without --tools the structure alone is checked: every tool is unknown then, which says nothing.
-        const toolsGiven =
-          typeof flags.tools === "string" ? flags.tools !== "" : Boolean(flags.tools?.length);
+        const toolsGiven = toolSourcesOf(flags.tools).length > 0;
         const issues = toolsGiven ? checked.issues : checked.issues.filter((i) => i.code !== "unknown_tool");
         const ok = issues.every((i) => i.severity !== "error");
         // As `run` prints them: issues on stderr, the result (or --json) on stdout.
@@ -29,9 +28,8 @@ export function registerValidate(program: Command, ctx: CliContext): void {
             JSON.stringify({ ok, issues, ...(toolsGiven ? {} : { toolsChecked: false }) }, null, 2) + "\n",
           );
         else if (issues.length) ctx.stderr(renderIssues(issues));
-        const nodes = Array.isArray((input as { nodes?: unknown }).nodes)
-          ? (input as { nodes: unknown[] }).nodes
-          : [];
+        // ok: the plan's header parsed, so `nodes` is a list (the report keeps no plan while any issue stands).
+        const nodes = (input as { nodes: unknown[] }).nodes;
         if (!flags.json && ok)
           ctx.stdout(
             toolsGiven
