@@ -107,6 +107,19 @@ describe("bad input: exit 2, one clear line, nothing created or changed", () => 
       (at) => ["run", at("plan.json")],
       /No tools module was given.*node a\b.*--tools MODULE/,
     ],
+    [
+      "eval with a spec option every kind takes, checked (relevance= reaches deputy eval too)",
+      () => [
+        "eval",
+        "--delegate",
+        `scripted=${join(import.meta.dirname, "../../examples/alert-triage/proposals.jsonl")},relevance=encoder:7`,
+        "--suite",
+        join(import.meta.dirname, "../../test/fixtures/bfcl"),
+        "--limit",
+        "1",
+      ],
+      /relevance in --delegate .*encoder:T/,
+    ],
     ["an unknown command (commander's did-you-mean)", () => ["rn", "plan.json"], /unknown command 'rn'.*run/],
     [
       "an unknown option (commander's did-you-mean)",

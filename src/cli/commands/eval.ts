@@ -1,7 +1,7 @@
 import { appendFileSync, existsSync } from "node:fs";
 import { basename } from "node:path";
 import type { Command } from "commander";
-import { createDelegateSpecRegistry } from "../../delegate/backends/register-specs.js";
+import { defaultDelegateSpecs } from "../../compose/delegate-specs.js";
 import { InvalidOptionError } from "../../errors/index.js";
 import { loadBfclSuite } from "../../eval/bfcl-suite.js";
 import { evaluateBackend, type BackendEvaluation, type CategoryScore } from "../../eval/evaluate-backend.js";
@@ -45,7 +45,7 @@ export function registerEval(program: Command, ctx: CliContext): void {
         const suite = loadBfclSuite(flags.suite, flags.limit === undefined ? {} : { limit: flags.limit });
         const delegate = flags.delegate.startsWith("free-form=")
           ? new FreeFormToolCallBaseline({ baseUrl: flags.delegate.slice("free-form=".length) })
-          : await createDelegateSpecRegistry().create(flags.delegate);
+          : await defaultDelegateSpecs().create(flags.delegate);
         const records = flags.records;
         const progress = ctx.isTTY && !flags.json;
         let last: string | undefined;
