@@ -4,6 +4,7 @@ import { z } from "zod";
 import { InvalidOptionError } from "../errors/invalid-option-error.js";
 import { defineTool } from "./define-tool.js";
 import { fromAiSdkTool, fromAiSdkTools } from "./from-ai-sdk-tool.js";
+import { toAiSdkTools } from "./to-ai-sdk-tools.js";
 import { approvalReason, isApprovedCall, mayNeedApproval } from "./tool-approval.js";
 
 const ctx = {
@@ -127,5 +128,29 @@ describe("needsApproval: which calls wait for a person", () => {
     expect(isApprovedCall({ name: "pay", arguments: { to: "[R]" } }, now, "[R]")).toBe(true);
     expect(isApprovedCall({ name: "pay2", arguments: { to: "[R]" } }, now, "[R]")).toBe(false);
     expect(isApprovedCall(undefined, now, "[R]")).toBe(false);
+  });
+});
+
+describe("toAiSdkTools carries needsApproval to the AI SDK", () => {
+  it("a boolean as it is, a function asked with the call's input", async () => {
+    const set = toAiSdkTools([
+      defineTool({ name: "a", description: "a", input, needsApproval: true, run: () => 1 }),
+      defineTool({
+        name: "b",
+        description: "b",
+        input,
+        needsApproval: ({ amount }) => amount > 100,
+        run: () => 1,
+      }),
+      defineTool({ name: "c", description: "c", input, run: () => 1 }),
+    ]);
+    expect(set.a!.needsApproval).toBe(true);
+    expect(set.c!.needsApproval).toBeUndefined();
+    const ask = set.b!.needsApproval as (i: unknown, o: unknown) => Promise<boolean>;
+    const options = { toolCallId: "c1", messages: [], context: {} };
+    expect([
+      await ask({ to: "x", amount: 5 }, options),
+      await ask({ to: "x", amount: 500 }, options),
+    ]).toEqual([false, true]);
   });
 });
