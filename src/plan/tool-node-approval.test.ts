@@ -68,6 +68,12 @@ describe("approval of a tool node's for_each items", () => {
           message: expect.stringContaining("too much"),
         }),
       ]);
+      // A decided item keeps its decision (as every decided item does): resumed again, it stays rejected.
+      const again = await resumeRun(m.runId, { tools: [pay, list], store });
+      expect(again.nodes.pay!.errors).toEqual([
+        expect.objectContaining({ item: 3, code: "TOOL_CALL_REJECTED" }),
+      ]);
+      expect(paid.toSorted((a, b) => a - b)).toEqual([5, 20, 150]);
     } finally {
       await store.close();
     }

@@ -117,6 +117,14 @@ describe("deputy resolve --approve | --reject", () => {
       reason: expect.stringMatching(/plan's node requires approval/),
     });
 
+    // The text summary shows the call that waits and how to decide it.
+    const text = (await cli(["runs", runId, "--store", store])).stdout;
+    expect(text).toContain('waits for approval: send {"to":"bob","amount":500}');
+    expect(text).toContain(
+      `approve or reject a call:    deputy resolve ${runId} big [--item N] (--approve | --reject`,
+    );
+    expect(text).toContain(`decide each escalation with: deputy resolve ${runId} triage`);
+
     // Wrong flags: one line, exit 2, and the run as it was.
     const before = (await cli(["runs", runId, "--store", store, "--json"])).stdout;
     const bad = async (args: string[], pattern: RegExp) => {
