@@ -9,6 +9,7 @@ import { MemoryRunStore } from "../store/memory-run-store.js";
 import { defineTool } from "../tools/define-tool.js";
 import type { DelegateTrace, TraceSink } from "../traces/trace.js";
 import { resolveEscalation } from "./escalation/resolve-escalation.js";
+import { routerTool } from "./router-tool.js";
 import { ScriptedDelegate, type ScriptedEntry } from "./scripted-delegate.js";
 
 const calls: unknown[] = [];
@@ -142,5 +143,30 @@ describe("a delegate's accepted call of a tool that requires approval", () => {
     const done = await resumeRun(manifest.runId, options);
     expect(done.status).toBe("completed");
     expect(calls).toEqual([{ order: "A1", amount: 80, token: "tok-9f8e7d" }]);
+  });
+
+  it("a router tool (inside an agent's call, which cannot pause) refuses it and never runs it", async () => {
+    calls.length = 0;
+    const delegate = new ScriptedDelegate({
+      entries: [
+        {
+          node: "quick",
+          proposal: { name: "refund", arguments: { order: "A1", amount: 80 }, confidence: 0.99 },
+        },
+      ],
+    });
+    const route = routerTool({ name: "quick", delegate, tools: [refund], allowSideEffects: true });
+    const ctx = {
+      signal: new AbortController().signal,
+      idempotencyKey: "k",
+      runId: "r",
+      nodeId: "n",
+      attempt: 1,
+    };
+    expect(await route.run({ request: "refund A1" }, ctx)).toMatchObject({
+      error: "approval_required",
+      tool: "refund",
+    });
+    expect(calls).toEqual([]);
   });
 });
