@@ -12,11 +12,17 @@ export type NodeStatus =
 export type RunStatus =
   "running" | "completed" | "partial" | "failed" | "escalated" | "cancelled" | "interrupted";
 
-/** What a person (or an agent) decided about an escalation. */
+/**
+ * What a person (or an agent) decided about an escalation: a delegate's escalation is decided by `call`, `value`
+ * or `skip`; an approval escalation (`Escalation.kind: "approval"`) by `approve` (run the call shown) or `reject`
+ * (never run it; the unit fails with `TOOL_CALL_REJECTED` and the reason).
+ */
 export type Resolution = (
   | { kind: "call"; call: { name: string; arguments: Record<string, unknown> } }
   | { kind: "value"; value: unknown }
   | { kind: "skip" }
+  | { kind: "approve" }
+  | { kind: "reject"; reason?: string }
 ) & {
   /** Who decided: the name a person gave (`deputy resolve --by`, the console). Absent: an unnamed person. */
   by?: string;
@@ -31,7 +37,15 @@ export type Resolution = (
 export interface Escalation {
   nodeId: string;
   item?: number;
-  /** The gate's verdict that caused it (`low_confidence`, `declined`, …). */
+  /**
+   * What it waits for. Absent: a decision about a delegate's proposal (`call`, `value` or `skip`). `approval`: a
+   * person's yes or no to the exact call in {@link Escalation.call}, which requires approval (its tool's
+   * `needsApproval`, a trusted MCP server's `destructiveHint`, or the tool node's `require_approval`).
+   */
+  kind?: "approval";
+  /** For an approval: the call that waits, as it will run (arguments redacted like the rest of the record). */
+  call?: { name: string; arguments: Record<string, unknown> };
+  /** The gate's verdict that caused it (`low_confidence`, `declined`, …; `approval_required` for an approval). */
   verdict: string;
   reason: string;
   proposal?: unknown;

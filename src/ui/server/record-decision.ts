@@ -3,7 +3,10 @@ import type { RunStore } from "../../store/run-store.js";
 import type { Resolution } from "../../store/run-state.js";
 import { loadToolsModule } from "../../tools/load-tools-module.js";
 
-/** A person's decision: exactly one of `call`, `value` or `skip`, and who made it. */
+/**
+ * A person's decision: exactly one of `call`, `value` or `skip` (a delegate's escalation), `approve` or `reject`
+ * (a call that waits for approval), and who made it.
+ */
 export type Decision = {
   item?: number;
   by?: string;
@@ -11,6 +14,8 @@ export type Decision = {
   | { call: { name: string; arguments: Record<string, unknown> }; value?: never; skip?: never }
   | { value: unknown; call?: never; skip?: never }
   | { skip: true; call?: never; value?: never }
+  | { approve: true; call?: never; value?: never; skip?: never }
+  | { reject: true; reason?: string; call?: never; value?: never; skip?: never }
 );
 
 /**
