@@ -51,7 +51,6 @@ export {
 export {
   checkRepairDelta,
   DELTA_ISSUE_CODES,
-  REPAIRABLE_FIELDS,
   type CheckedDelta,
   type DeltaContext,
   type DeltaIssueCode,
