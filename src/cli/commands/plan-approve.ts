@@ -9,8 +9,20 @@ import { withGracefulStop } from "../graceful-stop.js";
 import { createProgress } from "../progress.js";
 import { printRunResult } from "../render-manifest.js";
 import { leaseFrom, storeHint, storeLabel } from "../run-setup.js";
-import type { PlanFlags } from "./plan.js";
-import { createHost, openStore, runPlan, setupRun, storeLocation } from "../../compose/index.js";
+import {
+  createHost,
+  openStore,
+  runPlan,
+  setupRun,
+  storeLocation,
+  type RunFlags,
+} from "../../compose/index.js";
+
+/** The flags `deputy plan --approve` reads (the run flags, as for `deputy plan --run`). */
+export interface ApproveFlags extends RunFlags {
+  json?: boolean;
+  by?: string;
+}
 
 /** `--confidence-floor`: a number from 0 to 1, or the library's default when not given. */
 export function floorFrom(text: string | undefined): number | undefined {
@@ -29,7 +41,7 @@ export function floorFrom(text: string | undefined): number | undefined {
 export async function approvePendingPlan(
   ctx: CliContext,
   runId: string,
-  flags: PlanFlags,
+  flags: ApproveFlags,
   { grace, lease }: { grace: number; lease: ReturnType<typeof leaseFrom> },
 ): Promise<void> {
   if (!flags.tools?.length)

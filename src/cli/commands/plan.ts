@@ -6,7 +6,7 @@ import { approvalOf, heldForApproval } from "../../authoring/authored-approval.j
 import { renderApprovalRequest, type AuthoredToolCall } from "../../authoring/authored-plan-policy.js";
 import type { AuthoredApproval } from "../../store/run-options-record.js";
 import { confirm } from "../confirm.js";
-import { approvePendingPlan, floorFrom } from "./plan-approve.js";
+import { approvePendingPlan, floorFrom, type ApproveFlags } from "./plan-approve.js";
 import { modelFromSpec } from "../../authoring/model-spec.js";
 import { checkPlanInputs, inputsFromFlags } from "../../authoring/plan-inputs.js";
 import type { JsonSchema } from "../../schema/json-schema.js";
@@ -20,18 +20,16 @@ import { createProgress } from "../progress.js";
 import { printRunResult, renderIssues } from "../render-manifest.js";
 import { leaseFrom, storeHint } from "../run-setup.js";
 import { graceSeconds, withGraceFlag, withRunFlags } from "./run.js";
-import { openStore, setupRun, type RunFlags, createHost, runPlan } from "../../compose/index.js";
+import { openStore, setupRun, createHost, runPlan } from "../../compose/index.js";
 
-export interface PlanFlags extends RunFlags {
+interface PlanFlags extends ApproveFlags {
   objective?: string;
   model?: string;
   yes?: boolean;
   approve?: string;
-  by?: string;
   confidenceFloor?: string;
   out?: string;
   run?: boolean;
-  json?: boolean;
   allowTool?: string[];
   input?: string[];
   inputs?: string;
