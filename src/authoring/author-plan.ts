@@ -51,7 +51,7 @@ export interface AuthorPlanOptions {
    */
   host?: ExecutionHost;
   /**
-   * The host's confidence floor (0–1): a gate's bar in the plan (a delegate node's `min_confidence`) may not be
+   * The host's confidence floor (0–1): a gate's bar in the plan (a delegate node's confidence threshold) may not be
    * below it, and one the model left out is set to it. Default 0.8 (`DEFAULT_CONFIDENCE_FLOOR`).
    */
   confidenceFloor?: number;
@@ -93,7 +93,7 @@ export type AuthorPlanResult =
  * and answers through structured output (a JSON-schema response format, where the provider supports one). An
  * invalid plan gets **one** correction round, with the issues sent back as text; what is still invalid then
  * comes back as issues. A model-written plan is held to the rules its node types declare for model-written
- * content, as a repair's delta is: it may not set a field a model never sets (`allow_side_effects`), put a gate's
+ * content, as a repair's delta is: it may not set a field a model never sets (a delegate's side-effect key), put a gate's
  * bar below the host's `confidenceFloor`, use a placeholder deputy does not know or name another node's artifact
  * as plain text — each its own issue code. Its nodes that call tools with side effects are listed in
  * `needsApproval`: the caller shows them to a person before running it. The answer is untrusted input: one that is not JSON, has the wrong shape, is huge or

@@ -8,7 +8,7 @@ import { shownValue } from "./repair-diff.js";
 
 /**
  * The codes a model-written plan is refused with beyond validation's, in the order they are checked: the field
- * rules its node types declare (the built-in delegate's `allow_side_effects` and `below_confidence_floor`), then
+ * rules its node types declare (the built-in delegate's side-effect key and `below_confidence_floor`), then
  * these. The allowlist is validation's own `unknown_tool`: an authored plan is validated against the allowed
  * tools only.
  */
