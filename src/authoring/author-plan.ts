@@ -19,7 +19,7 @@ import {
   objectiveMessage,
 } from "./authoring-prompt.js";
 import { checkAuthoredPlan, type AuthoredToolCall } from "./authored-plan-policy.js";
-import { DEFAULT_CONFIDENCE_FLOOR } from "./model-write-policy.js";
+import { DEFAULT_AUTHORED_CONFIDENCE_FLOOR } from "./model-write-policy.js";
 import { DEFAULT_MAX_ANSWER_CHARS, readModelAnswer } from "./read-model-answer.js";
 import { toolCatalogue } from "./tool-catalogue.js";
 import { toolNodeResponseSchema } from "./tool-node-schema.js";
@@ -52,7 +52,7 @@ export interface AuthorPlanOptions {
   host?: ExecutionHost;
   /**
    * The host's confidence floor (0–1): a gate's bar in the plan (a delegate node's confidence threshold) may not be
-   * below it, and one the model left out is set to it. Default 0.8 (`DEFAULT_CONFIDENCE_FLOOR`).
+   * below it, and one the model left out is set to it. Default 0.8 (`DEFAULT_AUTHORED_CONFIDENCE_FLOOR`).
    */
   confidenceFloor?: number;
   /** Longest answer read, in characters; a longer one is an issue. Default 200,000. */
@@ -114,7 +114,7 @@ export async function authorPlan(options: AuthorPlanOptions): Promise<AuthorPlan
   if (typeof options?.objective !== "string" || options.objective.trim() === "")
     throw new InvalidOptionError("objective", "a non-empty string", options?.objective);
   const allowed = allowedRegistry(options.tools, options.allowedTools);
-  const floor = options.confidenceFloor ?? DEFAULT_CONFIDENCE_FLOOR;
+  const floor = options.confidenceFloor ?? DEFAULT_AUTHORED_CONFIDENCE_FLOOR;
   if (typeof floor !== "number" || !(floor >= 0 && floor <= 1))
     throw new InvalidOptionError("confidenceFloor", "a number from 0 to 1", floor);
   const nodeTypes = options.nodeTypes ?? new NodeTypeTable([toolNodeType]);

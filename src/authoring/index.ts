@@ -26,7 +26,7 @@ export {
   type ApproveAuthoredRunOptions,
   type ApprovedAuthoredRun,
 } from "./authored-approval.js";
-export { DEFAULT_CONFIDENCE_FLOOR } from "./model-write-policy.js";
+export { DEFAULT_AUTHORED_CONFIDENCE_FLOOR } from "./model-write-policy.js";
 export type { AuthoredApproval } from "../store/run-options-record.js";
 export { toolCatalogue, type CatalogueEntry } from "./tool-catalogue.js";
 export { modelFromSpec, type ModelFromSpec } from "./model-spec.js";

@@ -11,7 +11,7 @@ import { canonicalJson } from "../runtime/canonical-json.js";
  * delegate's confidence threshold) is at least this, and one the model left out is set to it. A host may set another (`confidenceFloor`,
  * `deputy plan --confidence-floor`).
  */
-export const DEFAULT_CONFIDENCE_FLOOR = 0.8;
+export const DEFAULT_AUTHORED_CONFIDENCE_FLOOR = 0.8;
 
 /** Reports one breach: its code, the message, and the field it is on. */
 export type ReportBreach = (code: string, message: string, field: string) => void;
