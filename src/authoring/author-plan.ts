@@ -124,7 +124,7 @@ export async function authorPlan(options: AuthorPlanOptions): Promise<AuthorPlan
   const host = { ...base, tools: allowed } as ExecutionHost;
   const maxChars = options.maxAnswerChars ?? DEFAULT_MAX_ANSWER_CHARS;
   const schema = planJsonSchema(nodeTypes);
-  const system = authoringSystemPrompt(toolCatalogue(allowed), schema);
+  const system = authoringSystemPrompt(toolCatalogue(allowed), schema, { nodeTypes, floor });
   const messages: ModelMessage[] = [
     { role: "user", content: objectiveMessage(options.objective, options.inputs) },
   ];

@@ -86,6 +86,11 @@ describe("a model-written plan under the policy repairs share", () => {
       ]),
     );
     expect(result.issues.every((i) => i.severity === "error")).toBe(true);
+    // The rules were said up front, as the delegate node type declares them.
+    const system = JSON.stringify(model.doGenerateCalls[0]!.prompt[0]);
+    expect(system).toContain(
+      "On a delegate node: `min_confidence` is at least 0.8; never set `allow_side_effects`.",
+    );
     const correction = JSON.stringify(model.doGenerateCalls[1]!.prompt);
     for (const code of [
       "allow_side_effects",
