@@ -31,6 +31,13 @@ export const toolNodeType = defineNodeType({
     decidedBy: z.string().optional(),
     reason: z.string().optional(),
   }),
+  // A repair may swap the tool and its call; the tool must be allowed. Its call is not gated: a model-written
+  // plan's tool node that calls a tool with side effects waits for a person's approval.
+  modelWrites: {
+    free: ["tool", "args", "when", "timeout", "retry", "description"],
+    toolFields: ["tool"],
+    nested: ["args"],
+  },
 });
 
 /** The tool exists (with a did-you-mean), every required argument is given, and no unknown one. */
