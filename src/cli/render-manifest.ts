@@ -113,11 +113,24 @@ export function printRunResult(
   json: boolean | undefined,
   storeHint: string | false | undefined,
   tools: RunFlags["tools"] = undefined,
+  events = false,
 ): void {
-  ctx.stdout(
-    json
-      ? JSON.stringify(manifest, null, 2) + "\n"
-      : renderManifest(manifest, storeHint, toolSourcesOf(tools)),
-  );
+  // With --events, stdout holds JSON lines only: the manifest is the last one (`--json`), or the summary goes to
+  // stderr.
+  if (events) {
+    if (json) ctx.stdout(JSON.stringify({ type: "manifest", manifest }) + "\n");
+    else ctx.stderr(renderManifest(manifest, storeHint, toolSourcesOf(tools)));
+  } else
+    ctx.stdout(
+      json
+        ? JSON.stringify(manifest, null, 2) + "\n"
+        : renderManifest(manifest, storeHint, toolSourcesOf(tools)),
+    );
   ctx.setExitCode(exitCodeFor(manifest.status));
+}
+
+/** One run event as a JSON line (`--events`), its sequence number first. */
+export function eventLine(event: { seq: number }): string {
+  const { seq, ...rest } = event;
+  return JSON.stringify({ seq, ...rest }) + "\n";
 }

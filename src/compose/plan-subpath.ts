@@ -100,6 +100,8 @@ export {
   plan,
   resumeRun,
   runPlan,
+  startPlan,
+  startResume,
   type BuiltInNodeType,
   type DeputyHost,
   type HostOptions,
@@ -107,6 +109,8 @@ export {
   type PlanInput,
   type PlanNode,
   type PlanNodeInput,
+  type PlanRun,
+  type PlanRunEvent,
   type ResumeOptions,
   type RunOptions,
 } from "./index.js";

@@ -75,7 +75,12 @@ export function enableOpenTelemetry(options: OpenTelemetryBridgeOptions = {}): (
       nodes.set(key, tracer.startSpan(`node ${e.nodeId}`, { attributes }, under(runs.get(e.runId))));
     } else if (e.type === "item-end") {
       nodes.get(key)?.addEvent("item-end", { "deputy.index": e.index, "deputy.status": e.status });
-    } else {
+    } else if (e.type === "escalation-open") {
+      nodes.get(key)?.addEvent("escalation-open", {
+        ...(e.item === undefined ? {} : { "deputy.index": e.item }),
+        "deputy.verdict": e.verdict,
+      });
+    } else if (e.type === "node-end") {
       const span = nodes.get(key);
       nodes.delete(key);
       if (!span) return;

@@ -198,3 +198,22 @@ function scrubRecord<R extends { error?: unknown; escalation?: unknown; details?
   if (out.details !== undefined) out.details = redact(out.details) as R["details"];
   return out;
 }
+
+/** Emits `escalation-open` for an escalation made in this attempt, its reason redacted as the record will be. */
+export function openEscalation(
+  ctx: EngineContext,
+  nodeId: string,
+  item: number | undefined,
+  escalation: { verdict: string; reason: string },
+): void {
+  if (!ctx.emit.active()) return;
+  const reason = ctx.redact ? ctx.redact(escalation.reason) : escalation.reason;
+  ctx.emit({
+    type: "escalation-open",
+    runId: ctx.state.run.runId,
+    nodeId,
+    ...(item === undefined ? {} : { item }),
+    verdict: escalation.verdict,
+    reason: typeof reason === "string" ? reason : "",
+  });
+}

@@ -10,7 +10,7 @@ import { MemoryRunStore } from "../store/memory-run-store.js";
 import type { UnitDispatcher } from "./node-executor.js";
 import { acquireRunLease, type HeldLease } from "../store/run-lease.js";
 import { runOptionsRecord } from "../store/run-options-record.js";
-import { createEmitter } from "./run-events.js";
+import { createEmitter, EventSequence } from "./run-events.js";
 import { runEngine } from "./run-engine.js";
 import type { RunManifest } from "./run-manifest.js";
 import type { EngineOptions } from "./run-options.js";
@@ -173,6 +173,9 @@ function context(
   persist: boolean,
 ): EngineContext {
   const timeout = plan.metadata.execution_timeout;
+  // Numbered on from where the run's last attempt ended (0 for a new run).
+  const sequence = options.sequence ?? new EventSequence();
+  sequence.last = Math.max(sequence.last, state.run.eventSeq ?? 0);
   // A lost lease stops the run at once, like an abort.
   const signal = options.signal ? AbortSignal.any([options.signal, lease.lost]) : lease.lost;
   const limit = deadline(signal, timeout === undefined ? undefined : timeout * 1000, {
@@ -192,7 +195,7 @@ function context(
     now,
     // deputy's redactor unless the caller brings its own: which entry a program imported must not decide it.
     redact: options.redact ?? redactRecord,
-    emit: createEmitter(options.onEvent),
+    emit: createEmitter(options.onEvent, sequence),
     statuses: dataMap(),
     errors: dataMap(),
     ...(options.distributed ? { dispatcher: options.distributed } : {}),

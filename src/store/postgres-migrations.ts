@@ -50,6 +50,11 @@ ALTER TABLE deputy.runs ADD COLUMN parent_run_id text, ADD COLUMN root_run_id te
 CREATE INDEX runs_root_run_id ON deputy.runs (root_run_id) WHERE root_run_id IS NOT NULL;
 `,
   },
+  {
+    // Watched runs (issue 40): the sequence number of the run's last event, so a resume numbers on from it.
+    version: 3,
+    sql: `ALTER TABLE deputy.runs ADD COLUMN event_seq integer;`,
+  },
 ];
 
 /** Applies the migrations not yet applied, under an advisory lock so concurrent first uses do not race. */

@@ -131,6 +131,11 @@ export interface RunRecord {
   rootRunId?: string;
   /** The repairs asked for this run, oldest first (see `repairRun` in `deputy-js/authoring`). */
   repairs?: RepairRecord[];
+  /**
+   * The sequence number of the last event the run emitted when it last ended (its `run-end`): a resume numbers
+   * its events from the next one, so a watcher of both sees none twice and none missing. Absent: none yet.
+   */
+  eventSeq?: number;
 }
 
 /**

@@ -12,6 +12,7 @@ export type { Escalation } from "../../store/run-state.js";
 export type { NodeView, RunView } from "../server/run-view.js";
 export type { ResumeState } from "../server/resume-runner.js";
 export type { RepairEntry, RunLineage } from "../server/repair-view.js";
+export type { RunOrigin, RepairDelta, RepairSummary } from "../../authoring/run-origin.js";
 
 export type ErrorInfo = SerializedError;
 export type Counts = StoredItemPage["counts"];
