@@ -54,12 +54,33 @@ export interface ChainScore {
   passedOn: number;
 }
 
+/** One level's answer to one record, as {@link EvaluateChainOptions.onProposal} sees it. */
+export interface ChainAnswer {
+  /** The level's index in the chain. */
+  level: number;
+  /** The record's position. */
+  item: number;
+  /** The gate's verdict (`too_many_tools`, `input_too_long`: not asked). */
+  verdict: string;
+  /** The proposal, when the gate could read one. */
+  proposal?: DecisionCall;
+  confidence: number | null;
+  /** The proposal's similarities to the worked examples it was shown, most similar first. */
+  examples?: number[];
+  /** What the level before proposed for the record, when it proposed something readable. */
+  previous?: DecisionCall;
+  /** Whether `proposal` is the person's call. */
+  correct: boolean;
+}
+
 /** Options of {@link evaluateChain}. */
 export interface EvaluateChainOptions {
   /** How free-text arguments are scored; default none: every argument exactly. */
   freeText?: FreeTextRule;
   /** Called after each record with how many are done. */
   onCase?: (done: number, total: number) => void;
+  /** Called for each level's answer to a record (e.g. to fit a trust model per level: `trustRowsOf`). */
+  onProposal?: (answer: ChainAnswer) => void;
   signal?: AbortSignal;
   /** @internal The clock proposals are timed with (tests). Default `performance.now`. */
   _internal?: { now?: () => number };
@@ -89,17 +110,31 @@ export async function evaluateChain(
     latencies: [] as number[],
   }));
   for (const [item, record] of cases.entries()) {
+    let previous: DecisionCall | undefined;
     for (const [i, level] of levels.entries()) {
       options.signal?.throwIfAborted();
       const tally = tallies[i]!;
       tally.asked++;
-      const { verdict, call, proposal, ms } = await askLevel(level, record, item, now, options.signal);
+      const answer = await askLevel(level, record, item, now, options.signal);
+      const { verdict, call, proposal, ms } = answer;
       tally.verdicts[verdict] = (tally.verdicts[verdict] ?? 0) + 1;
       if (ms !== undefined) {
         tally.proposed++;
         tally.latencies.push(ms);
       }
-      if (proposal && decisionMatch(proposal, record.call, options.freeText)) tally.exact++;
+      const exact = proposal !== undefined && decisionMatch(proposal, record.call, options.freeText);
+      if (exact) tally.exact++;
+      options.onProposal?.({
+        level: i,
+        item,
+        verdict,
+        ...(proposal ? { proposal } : {}),
+        confidence: answer.confidence ?? null,
+        ...(answer.examples ? { examples: answer.examples } : {}),
+        ...(previous ? { previous } : {}),
+        correct: exact,
+      });
+      previous = proposal;
       if (call) {
         tally.decided++;
         if (decisionMatch(call, record.call, options.freeText)) tally.correct++;
@@ -151,6 +186,8 @@ async function askLevel(
   verdict: string;
   call?: { name: string; arguments: Record<string, unknown> };
   proposal?: DecisionCall;
+  confidence?: number | null;
+  examples?: number[];
   ms?: number;
 }> {
   const { delegate } = level;
@@ -186,7 +223,13 @@ async function askLevel(
   return {
     verdict: gate.verdict,
     ...(gate.call ? { call: gate.call } : {}),
-    ...(usable ? { proposal: { name: usable.name, arguments: usable.arguments ?? {} } } : {}),
+    ...(usable
+      ? {
+          proposal: { name: usable.name, arguments: usable.arguments ?? {} },
+          confidence: usable.confidence ?? null,
+          ...(Array.isArray(usable.examples) ? { examples: usable.examples } : {}),
+        }
+      : {}),
     ms,
   };
 }

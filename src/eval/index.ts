@@ -35,8 +35,10 @@ export {
 } from "./decision-suite.js";
 export {
   evaluateChain,
+  type ChainAnswer,
   type ChainLevel,
   type ChainScore,
   type EvaluateChainOptions,
   type LevelScore,
 } from "./evaluate-chain.js";
+export { fitChainTrust, trustRowsOf } from "./chain-trust.js";

@@ -141,6 +141,39 @@ describe("deputy eval on decision records", () => {
     expect(out.chains[0].chain.decided).toBe(distilled.decided);
   }, 120_000);
 
+  it("--trust fits each level from the decisions and, with too few, says how many it needs and keeps the threshold", async () => {
+    const text = await cli(["eval", "--suite", files.decisions, ...chain, "--trust"]);
+    expect(text.code).toBe(EXIT.completed);
+    // Level 1 proposed 4 readable calls, level 2 three: far from the 125 a 97 % bound needs.
+    expect(text.stdout).toContain(
+      "trust 1: 4 decisions; a precision bound of 0.97 needs at least 125 — keeps min_confidence 0.8",
+    );
+    expect(text.stdout).toContain("trust 2: 3 decisions;");
+    const json = await cli([
+      "eval",
+      "--suite",
+      files.decisions,
+      ...chain,
+      "--trust",
+      "--target-precision",
+      "0.9",
+      "--json",
+    ]);
+    const levels = (JSON.parse(json.stdout) as Record<string, any>).chains[0].levels;
+    expect(levels[0].trust).toMatchObject({ status: "too_few", decisions: 4, needed: 35 });
+    const bad = await cli([
+      "eval",
+      "--suite",
+      files.decisions,
+      ...chain,
+      "--trust",
+      "--target-precision",
+      "1",
+    ]);
+    expect(bad.code).toBe(EXIT.invalid);
+    expect(bad.stderr).toMatch(/--target-precision/);
+  });
+
   it("refuses bad input in one line with exit 2 and creates nothing", async () => {
     const neither = join(dir, "neither.jsonl");
     writeFileSync(neither, JSON.stringify({ outcome: "proposed", correct: true }) + "\n");

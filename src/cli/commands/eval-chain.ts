@@ -4,7 +4,14 @@ import { DistilledDelegate } from "../../distill/distilled-delegate.js";
 import { InvalidOptionError } from "../../errors/index.js";
 import { checkFreeTextRule, type FreeTextRule } from "../../eval/decision-match.js";
 import { readDecisionSuite, type DecisionSuite } from "../../eval/decision-suite.js";
-import { evaluateChain, type ChainLevel, type ChainScore } from "../../eval/evaluate-chain.js";
+import { fitChainTrust } from "../../eval/chain-trust.js";
+import {
+  evaluateChain,
+  type ChainAnswer,
+  type ChainLevel,
+  type ChainScore,
+} from "../../eval/evaluate-chain.js";
+import type { TrustFit } from "../../distill/trust-model.js";
 import { FreeFormToolCallBaseline } from "../../eval/free-form-baseline.js";
 import type { CliContext } from "../cli-context.js";
 
@@ -19,6 +26,15 @@ export interface DecisionEvalFlags {
   node?: string;
   limit?: number;
   json?: boolean;
+  trust?: boolean;
+  targetPrecision?: number;
+}
+
+interface ChainResult {
+  specs: string[];
+  score: ChainScore;
+  /** Per level, when `--trust`. */
+  trust?: TrustFit[];
 }
 
 /** A `--delegate` spec split from its `@T` suffix: the level's `min_confidence`. */
@@ -73,7 +89,10 @@ export async function evalDecisions(flags: DecisionEvalFlags, ctx: CliContext): 
       "a file with at least one decision (an accepted call or a person's decline)",
       flags.suite,
     );
-  const chains: { specs: string[]; score: ChainScore }[] = [];
+  const target = flags.targetPrecision ?? 0.97;
+  if (!(target > 0 && target < 1))
+    throw new InvalidOptionError("--target-precision", "a number between 0 and 1", flags.targetPrecision);
+  const chains: ChainResult[] = [];
   for (const specs of chainsSpecs) {
     const levels: ChainLevel[] = [];
     try {
@@ -83,12 +102,18 @@ export async function evalDecisions(flags: DecisionEvalFlags, ctx: CliContext): 
         levels.push({ delegate, ...(t === undefined ? {} : { minConfidence: t }) });
       }
       const progress = ctx.isTTY && !flags.json;
+      const answers: ChainAnswer[] = [];
       const score = await evaluateChain(levels, suite.cases, {
         ...(freeText ? { freeText } : {}),
+        ...(flags.trust ? { onProposal: (a) => answers.push(a) } : {}),
         ...(progress ? { onCase: (done, total) => ctx.stderr(`\r${done}/${total} records`) } : {}),
       });
       if (progress) ctx.stderr("\n");
-      chains.push({ specs: specs.map((s) => s.given), score });
+      chains.push({
+        specs: specs.map((s) => s.given),
+        score,
+        ...(flags.trust ? { trust: fitChainTrust(answers, levels.length, { targetPrecision: target }) } : {}),
+      });
     } finally {
       for (const level of levels) await level.delegate.close();
     }
@@ -103,7 +128,7 @@ export async function evalDecisions(flags: DecisionEvalFlags, ctx: CliContext): 
 /** The machine-readable result of {@link evalDecisions}. */
 export function decisionEvalJson(
   suite: DecisionSuite,
-  chains: { specs: string[]; score: ChainScore }[],
+  chains: ChainResult[],
   freeText: FreeTextRule | undefined,
 ) {
   return {
@@ -112,9 +137,9 @@ export function decisionEvalJson(
     records: suite.cases.length,
     skipped: suite.skipped,
     freeText: freeText ? { names: freeText.names, minOverlap: freeText.minOverlap ?? 0 } : null,
-    chains: chains.map(({ specs, score }) => ({
+    chains: chains.map(({ specs, score, trust }) => ({
       specs,
-      levels: score.levels.map((l, i) => ({ spec: specs[i]!, ...l })),
+      levels: score.levels.map((l, i) => ({ spec: specs[i]!, ...l, ...(trust ? { trust: trust[i]! } : {}) })),
       chain: {
         decided: score.decided,
         decidedShare: score.decidedShare,
@@ -133,7 +158,7 @@ const ms = (x: number | undefined) => (x === undefined ? "-" : x < 10 ? x.toFixe
 
 function renderDecisionEval(
   suite: DecisionSuite,
-  chains: { specs: string[]; score: ChainScore }[],
+  chains: ChainResult[],
   freeText: FreeTextRule | undefined,
 ): string {
   const notDecisions = Object.entries(suite.skipped)
@@ -156,7 +181,7 @@ function renderDecisionEval(
     "p50 ms",
     "p90 ms",
   ];
-  for (const [c, { specs, score }] of chains.entries()) {
+  for (const [c, { specs, score, trust }] of chains.entries()) {
     const rows = score.levels.map((l, i) => [
       `${i + 1} ${l.delegate}`,
       l.minConfidence === null ? "none" : String(l.minConfidence),
@@ -171,6 +196,7 @@ function renderDecisionEval(
     ]);
     out.push("", `${c === 0 ? "chain" : "compare"}: ${specs.join(" → ")}`, ...table(header, rows));
     out.push(
+      ...(trust ? trust.map((fit, i) => trustLine(fit, i, score.levels[i]!.minConfidence)) : []),
       `at the gate: ${score.decided} of ${score.records} decided (${pct(score.decidedShare)}), precision ${score.precision === null ? "-" : `${pct(score.precision)} ${interval(score.precisionInterval)}`}; ${score.passedOn} passed on to a person`,
     );
   }
@@ -185,6 +211,19 @@ function renderDecisionEval(
     out.push("", ...table(["", "levels", "decided", "precision", "95% Wilson"], rows));
   }
   return out.join("\n") + "\n";
+}
+
+/** One level's trust fit in a line: what it would accept and how that did out of fold, or what it needs. */
+function trustLine(fit: TrustFit, level: number, today: number | null): string {
+  const keeps = `keeps min_confidence ${today ?? "none"}`;
+  if (fit.status !== "fitted") {
+    if (fit.status === "too_few") return `trust ${level + 1}: ${fit.reason} — ${keeps}`;
+    const more = fit.needed === null ? "no call set beats the target" : `needs about ${fit.needed} decisions`;
+    return `trust ${level + 1}: ${fit.reason}; ${more} — ${keeps}`;
+  }
+  const m = fit.model;
+  const o = m.outOfFold;
+  return `trust ${level + 1}: from ${m.decisions} calls (${m.signals.join(", ")}): accept p ≥ ${m.threshold.toFixed(3)}, out of fold ${o.accepted} accepted (${pct(o.coverage)}) at ${pct(o.precision)}, Wilson lower ${pct(o.wilsonLower)} ≥ ${pct(m.targetPrecision)}`;
 }
 
 function table(header: string[], rows: string[][]): string[] {

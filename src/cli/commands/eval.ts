@@ -44,6 +44,15 @@ export function registerEval(program: Command, ctx: CliContext): void {
       "also require this share of the person's words in a free-text argument",
       (v) => Number(v),
     )
+    .option(
+      "--trust",
+      "fit a trust model per level from the decisions (out of fold) and print what it supports",
+    )
+    .option(
+      "--target-precision <p>",
+      "the precision --trust's Wilson lower bound must reach (default 0.97)",
+      (v) => Number(v),
+    )
     .option("--node <id>", "only this node's decisions (and the node chat examples are asked as)")
     .option("--limit <n>", "at most this many cases per file (decisions: in all)", (v) => Number(v))
     .option("--json", "print the results as JSON")
@@ -60,6 +69,8 @@ export function registerEval(program: Command, ctx: CliContext): void {
         limit?: number;
         json?: boolean;
         records?: string;
+        trust?: boolean;
+        targetPrecision?: number;
       }) => {
         if (flags.delegate.length === 0)
           throw new InvalidOptionError("--delegate", "at least one backend spec", undefined);
@@ -89,6 +100,8 @@ export function registerEval(program: Command, ctx: CliContext): void {
           ["--min-confidence", flags.minConfidence],
           ["--free-text", flags.freeText],
           ["--node", flags.node],
+          ["--trust", flags.trust],
+          ["--target-precision", flags.targetPrecision],
         ] as const;
         for (const [flag, value] of chainOnly)
           if (value !== undefined)
