@@ -54,3 +54,4 @@ export {
   type TrustSignal,
   type TrustSignals,
 } from "./trust-model.js";
+export { loadTrustModel, saveTrustModel, validateTrustModel } from "./trust-model-file.js";

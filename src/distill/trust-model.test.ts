@@ -1,7 +1,12 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { wilsonInterval } from "../confidence/score-metrics.js";
+import { DistilledModelError } from "../errors/distilled-model-error.js";
 import { fitTrustModel, minimumDecisions, TrustModel, type TrustRow } from "./trust-model.js";
+import { loadTrustModel, saveTrustModel, validateTrustModel } from "./trust-model-file.js";
 
 /** A deterministic stream in [0, 1) (no Math.random: the fit must be reproducible). */
 function stream(seed: number) {
@@ -138,5 +143,56 @@ describe("fitTrustModel", () => {
       { numRuns: 60 },
     );
     expect(fitted).toBeGreaterThan(0);
+  });
+});
+
+describe("trust model files", () => {
+  const rows: TrustRow[] = Array.from({ length: 300 }, (_, i) => {
+    const confidence = ((i * 37) % 100) / 100;
+    return { signals: { confidence }, correct: confidence >= 0.4 };
+  });
+
+  it("round-trip: a saved model loads to the same probabilities", () => {
+    const fit = fitTrustModel(rows);
+    if (fit.status !== "fitted") throw new Error(fit.reason);
+    const dir = mkdtempSync(join(tmpdir(), "deputy-trust-"));
+    const path = join(dir, "level-1.trust.json");
+    saveTrustModel(path, fit.model);
+    const loaded = new TrustModel(loadTrustModel(path));
+    const original = new TrustModel(fit.model);
+    for (const confidence of [0, 0.3, 0.5, 0.99])
+      expect(loaded.probability({ confidence })).toBe(original.probability({ confidence }));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("a tampered or hostile file is one DistilledModelError listing what is wrong, never a crash", () => {
+    const fit = fitTrustModel(rows);
+    if (fit.status !== "fitted") throw new Error(fit.reason);
+    const model = fit.model as unknown as Record<string, unknown>;
+    fc.assert(
+      fc.property(
+        fc.constantFrom(
+          "format",
+          "version",
+          "signals",
+          "calibrator",
+          "threshold",
+          "targetPrecision",
+          "decisions",
+        ),
+        fc.oneof(fc.anything(), fc.constant(Number.NaN), fc.constant([1, 2, 3])),
+        (key, value) => {
+          try {
+            validateTrustModel({ ...model, [key]: value });
+          } catch (error) {
+            expect(DistilledModelError.isInstance(error)).toBe(true);
+            expect((error as DistilledModelError).problems.length).toBeGreaterThan(0);
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
+    expect(() => validateTrustModel({ ...model, threshold: 2 })).toThrow(/threshold/);
+    expect(() => validateTrustModel(null)).toThrow(/format/);
   });
 });

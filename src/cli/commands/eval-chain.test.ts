@@ -4,7 +4,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadModelFile } from "../../distill/model-file.js";
-import { writeDecisionFixture } from "../../eval/decisions.fixture.js";
+import { TrustModel } from "../../distill/trust-model.js";
+import { loadTrustModel } from "../../distill/trust-model-file.js";
+import { DECISIONS, writeDecisionFixture } from "../../eval/decisions.fixture.js";
 import { EXIT } from "../exit-codes.js";
 import { main } from "../main.js";
 
@@ -174,6 +176,54 @@ describe("deputy eval on decision records", () => {
     expect(bad.stderr).toMatch(/--target-precision/);
   });
 
+  it("--trust-out writes the model of each level it could fit, which loads and judges as printed", async () => {
+    // 300 decisions; the level is right when its confidence is at least 0.5.
+    const decisions = join(dir, "many.jsonl");
+    const answers = join(dir, "many-answers.jsonl");
+    const ticket = (item: number, priority: string) => ({ alert_id: `A${item}`, priority });
+    writeFileSync(
+      decisions,
+      Array.from({ length: 300 }, (_, i) =>
+        JSON.stringify({
+          ...DECISIONS[1],
+          item: i,
+          instruction: `alert ${i}`,
+          finalCall: { name: "ticket", arguments: ticket(i, "P3") },
+        }),
+      ).join("\n"),
+    );
+    writeFileSync(
+      answers,
+      Array.from({ length: 300 }, (_, i) => {
+        const confidence = ((i * 37) % 100) / 100;
+        const args = ticket(i, confidence >= 0.5 ? "P3" : "P2");
+        return JSON.stringify({
+          node: "triage",
+          item: i,
+          proposal: { name: "ticket", arguments: args, confidence },
+        });
+      }).join("\n"),
+    );
+    const out = join(dir, "trust");
+    const r = await cli([
+      "eval",
+      "--suite",
+      decisions,
+      "--delegate",
+      `scripted=${answers}@0.2`,
+      "--trust-out",
+      out,
+    ]);
+    expect(r.code).toBe(EXIT.completed);
+    expect(r.stdout).toMatch(
+      /trust 1: from 300 calls \(confidence\): accept p ≥ 0\.\d{3}, out of fold \d+ accepted/,
+    );
+    expect(r.stderr).toContain(`written to ${join(out, "level-1.trust.json")}`);
+    const model = new TrustModel(loadTrustModel(join(out, "level-1.trust.json")));
+    expect(model.accepts({ confidence: 0.9 })).toBe(true);
+    expect(model.accepts({ confidence: 0.3 })).toBe(false);
+  });
+
   it("refuses bad input in one line with exit 2 and creates nothing", async () => {
     const neither = join(dir, "neither.jsonl");
     writeFileSync(neither, JSON.stringify({ outcome: "proposed", correct: true }) + "\n");
@@ -189,6 +239,7 @@ describe("deputy eval on decision records", () => {
         /0 to 1/,
       ],
       [["--suite", files.decisions, ...chain, "--min-confidence", "x"], /--min-confidence/],
+      [["--suite", neither, ...chain, "--trust-out", join(dir, "never")], /neither\.jsonl:1/],
       [["--suite", files.decisions, ...chain, "--node", "nobody"], /at least one decision/],
       [["--suite", join(dir, "missing.jsonl"), ...chain], /--suite/],
     ];

@@ -12,6 +12,8 @@ import {
   type ChainScore,
 } from "../../eval/evaluate-chain.js";
 import type { TrustFit } from "../../distill/trust-model.js";
+import { saveTrustModel } from "../../distill/trust-model-file.js";
+import { join } from "node:path";
 import { FreeFormToolCallBaseline } from "../../eval/free-form-baseline.js";
 import type { CliContext } from "../cli-context.js";
 
@@ -28,6 +30,7 @@ export interface DecisionEvalFlags {
   json?: boolean;
   trust?: boolean;
   targetPrecision?: number;
+  trustOut?: string;
 }
 
 interface ChainResult {
@@ -92,6 +95,7 @@ export async function evalDecisions(flags: DecisionEvalFlags, ctx: CliContext): 
   const target = flags.targetPrecision ?? 0.97;
   if (!(target > 0 && target < 1))
     throw new InvalidOptionError("--target-precision", "a number between 0 and 1", flags.targetPrecision);
+  const trust = flags.trust === true || flags.trustOut !== undefined;
   const chains: ChainResult[] = [];
   for (const specs of chainsSpecs) {
     const levels: ChainLevel[] = [];
@@ -105,17 +109,28 @@ export async function evalDecisions(flags: DecisionEvalFlags, ctx: CliContext): 
       const answers: ChainAnswer[] = [];
       const score = await evaluateChain(levels, suite.cases, {
         ...(freeText ? { freeText } : {}),
-        ...(flags.trust ? { onProposal: (a) => answers.push(a) } : {}),
+        ...(trust ? { onProposal: (a) => answers.push(a) } : {}),
         ...(progress ? { onCase: (done, total) => ctx.stderr(`\r${done}/${total} records`) } : {}),
       });
       if (progress) ctx.stderr("\n");
       chains.push({
         specs: specs.map((s) => s.given),
         score,
-        ...(flags.trust ? { trust: fitChainTrust(answers, levels.length, { targetPrecision: target }) } : {}),
+        ...(trust ? { trust: fitChainTrust(answers, levels.length, { targetPrecision: target }) } : {}),
       });
     } finally {
       for (const level of levels) await level.delegate.close();
+    }
+  }
+  // Written only once everything ran: bad input creates nothing.
+  if (flags.trustOut !== undefined) {
+    for (const [c, chain] of chains.entries()) {
+      for (const [i, fit] of (chain.trust ?? []).entries()) {
+        if (fit.status !== "fitted") continue;
+        const file = join(flags.trustOut, `${c === 0 ? "" : "compare-"}level-${i + 1}.trust.json`);
+        saveTrustModel(file, fit.model);
+        ctx.stderr(`trust model of ${chain.specs[i]} written to ${file}\n`);
+      }
     }
   }
   if (flags.json) {

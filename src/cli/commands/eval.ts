@@ -53,6 +53,10 @@ export function registerEval(program: Command, ctx: CliContext): void {
       "the precision --trust's Wilson lower bound must reach (default 0.97)",
       (v) => Number(v),
     )
+    .option(
+      "--trust-out <dir>",
+      "as --trust, and write each fitted level's model to DIR/level-N.trust.json (--compare's: compare-level-N)",
+    )
     .option("--node <id>", "only this node's decisions (and the node chat examples are asked as)")
     .option("--limit <n>", "at most this many cases per file (decisions: in all)", (v) => Number(v))
     .option("--json", "print the results as JSON")
@@ -71,6 +75,7 @@ export function registerEval(program: Command, ctx: CliContext): void {
         records?: string;
         trust?: boolean;
         targetPrecision?: number;
+        trustOut?: string;
       }) => {
         if (flags.delegate.length === 0)
           throw new InvalidOptionError("--delegate", "at least one backend spec", undefined);
@@ -102,6 +107,7 @@ export function registerEval(program: Command, ctx: CliContext): void {
           ["--node", flags.node],
           ["--trust", flags.trust],
           ["--target-precision", flags.targetPrecision],
+          ["--trust-out", flags.trustOut],
         ] as const;
         for (const [flag, value] of chainOnly)
           if (value !== undefined)
