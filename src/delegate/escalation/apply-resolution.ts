@@ -1,5 +1,5 @@
 import type { UnitOutcome } from "../../plan/node-executor.js";
-import type { Resolution } from "../../store/run-state.js";
+import type { Resolution } from "../../records/escalation.js";
 import type { DelegateUnit } from "../delegate-unit.js";
 import type { Proposal } from "../protocol.js";
 

@@ -1,10 +1,11 @@
 import { InvalidOptionError } from "../../errors/invalid-option-error.js";
 import { RunError } from "../../errors/run-error.js";
+import type { ToolCall } from "../../records/hop.js";
 import type { Resolution, StoredRun } from "../../store/run-state.js";
 import type { RunStore } from "../../store/run-store.js";
 import type { ToolsInput } from "../../tools/to-tools.js";
 import { ToolRegistry } from "../../tools/tool-registry.js";
-import { acceptGate } from "../accept-gate.js";
+import { acceptGate, CHECKS } from "../accept-gate.js";
 import { checkDecision } from "./check-decision.js";
 
 /** A person's decision about an escalated node or item: exactly one of `call`, `value` or `skip`. */
@@ -112,7 +113,7 @@ function checkEscalated(stored: StoredRun, nodeId: string, item: number | undefi
 function checkCall(
   stored: StoredRun,
   nodeId: string,
-  call: { name: string; arguments: Record<string, unknown> },
+  call: ToolCall,
   tools: ToolRegistry | ToolsInput | undefined,
 ): void {
   const nodes =
@@ -137,8 +138,8 @@ function checkCall(
       node: node?.allow_side_effects === true,
       host: stored.run.options.allowDelegateSideEffects === true,
     },
-    skipConfidence: true,
-    skipGuard: true,
+    // The same policy the unit judges the call with on resume (apply-resolution.ts): a person's.
+    checks: CHECKS.person,
   });
   if (gate.verdict !== "accepted") {
     throw new RunError(

@@ -1,0 +1,89 @@
+import type { Proposal } from "../tools/proposal.js";
+import type { ToolSpec } from "../tools/tool-spec.js";
+import type { DelegateTask, RunCoordinates } from "./delegate-task.js";
+import type { ToolCall } from "./hop.js";
+import type { Spend } from "./spend.js";
+
+// An escalation, declared once below every layer that carries it: the question a rejected delegate proposal
+// puts (to an `escalate_to` agent through the host's handler, to a person through the store), the answers to it
+// (an agent's call, a person's resolution) and the record the store keeps of it.
+
+/** A call as proposed (by a delegate, an agent or a person), before the accept gate judged it. */
+export type ProposedCall = Pick<Proposal, "name" | "confidence"> & Partial<Pick<Proposal, "arguments">>;
+
+/** What an escalation asks: the delegate's task, and why its proposal was rejected (with the proposal). */
+export interface EscalationQuestion extends DelegateTask {
+  /** The gate's verdict that caused it (`low_confidence`, `declined`, …). */
+  verdict: string;
+  reason: string;
+  /** The rejected proposal, when there was one. */
+  proposal: ProposedCall | undefined;
+}
+
+/**
+ * An escalation as a handler is asked it (`escalate_to`): the question, the agent named to decide, the unit it
+ * is for and the run's signal. `Unit` is the engine's `WorkUnit`, named where the engine's types are known
+ * (delegate/ adds the node and the proposal schema; agents/ reads this much).
+ */
+export interface EscalationRequest<Unit> extends EscalationQuestion {
+  /** The node's `escalate_to` (a registered agent's name). */
+  agent: string;
+  unit: Unit;
+  signal: AbortSignal;
+}
+
+/** A handler's answer to an {@link EscalationRequest}: a call, or a decline (`name: null`). */
+export interface EscalationAnswer {
+  name: string | null;
+  arguments?: Record<string, unknown>;
+  /** The arguments as the agent wrote them, when they are not a JSON object (the gate judges `invalid_args`). */
+  unparsedArguments?: string;
+  /** Shown in traces as the backend. Default `agent:<name>`. */
+  backend?: string;
+  /** What deciding spent (summed per node in the manifest). */
+  spend?: Spend;
+}
+
+/** What a person (or an agent) decided about an escalation: the stored answer. */
+export type Resolution = (
+  { kind: "call"; call: ToolCall } | { kind: "value"; value: unknown } | { kind: "skip" }
+) & {
+  /** Who decided: the name a person gave (`deputy resolve --by`, the console). Absent: an unnamed person. */
+  by?: string;
+};
+
+/**
+ * A candidate tool as an escalation keeps it (the delegate's `ToolSpec`). The run's redactor sees the whole
+ * record, so the schema of a property with a secret-looking name (`password`) is stored redacted, as in traces.
+ */
+export type EscalationTool = Omit<ToolSpec, "parameters"> & { parameters: unknown };
+
+/**
+ * A delegate unit paused for a decision, as the store keeps it: the question as the unit rendered it (so the
+ * person deciding — the console, the CLI — and the learner, `deputy distill --store`, read it from here, never
+ * by rendering the plan again), where it paused, when, the node's gate settings and, once decided, the
+ * resolution. Instruction and values are redacted like the rest of the record. Escalations stored before the
+ * question was kept have no `instruction`, `facts` or `tools`; readers show what they can without.
+ */
+export interface DelegateEscalation
+  extends
+    Omit<RunCoordinates, "runId">,
+    Pick<EscalationQuestion, "verdict" | "reason">,
+    Partial<Pick<EscalationQuestion, "instruction" | "facts">> {
+  /** The rejected proposal as the unit recorded it: its call (arguments redacted) and backend. */
+  proposal?: unknown;
+  createdAt: string;
+  resolution?: Resolution;
+  /** The candidate tools as the delegate saw them, with the schema a decision's call must fit. */
+  tools?: EscalationTool[];
+  /** The node's `min_confidence`, when it set one. */
+  minConfidence?: number;
+  /** The node's `allow_side_effects`. */
+  allowSideEffects?: boolean;
+}
+
+/**
+ * A node or item paused for a decision. One kind today, a delegate's rejected proposal; another kind joins this
+ * union as an interface of its own with a `kind` that tells it apart (what is stored today has no `kind`).
+ */
+export type Escalation = DelegateEscalation;
