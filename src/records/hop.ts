@@ -14,6 +14,9 @@ export interface ToolCall {
   arguments: Record<string, unknown>;
 }
 
+/** A call or a decline (`name: null`) without a score: a worked example's answer, a training label, a prediction. */
+export type CallOrDecline = Pick<Proposal, "name" | "arguments">;
+
 /**
  * One judged proposal: the task it answered, the proposal (`null` when there was none), the verdict and who
  * proposed it. A trace is a hop plus its time and run coordinates (`DelegateTrace`).

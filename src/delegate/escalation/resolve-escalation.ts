@@ -1,22 +1,22 @@
 import { InvalidOptionError } from "../../errors/invalid-option-error.js";
 import { RunError } from "../../errors/run-error.js";
+import type { RunCoordinates } from "../../records/delegate-task.js";
 import type { ToolCall } from "../../records/hop.js";
-import type { Resolution, StoredRun } from "../../store/run-state.js";
+import type { Resolution } from "../../records/escalation.js";
+import type { StoredRun } from "../../store/run-state.js";
 import type { RunStore } from "../../store/run-store.js";
 import type { ToolsInput } from "../../tools/to-tools.js";
 import { ToolRegistry } from "../../tools/tool-registry.js";
 import { acceptGate, CHECKS } from "../accept-gate.js";
 import { checkDecision } from "./check-decision.js";
 
-/** A person's decision about an escalated node or item: exactly one of `call`, `value` or `skip`. */
-export type EscalationDecision = {
+/**
+ * A person's decision about an escalated node or item, as the library, `deputy resolve` and the console take it:
+ * exactly one of `call`, `value` or `skip` (recorded as a `Resolution`), and who decides.
+ */
+export type PersonDecision = {
   /** The for_each item index (required for an item's escalation). */
   item?: number;
-  /**
-   * The tools to check a `call` against now (the same tool, schema and side-effect checks run again on
-   * resume). Default: none, and only the node's candidate list is checked now.
-   */
-  tools?: ToolRegistry | ToolsInput;
   /** Who decides (a name the person gives); recorded with the resolution. */
   by?: string;
 } & (
@@ -25,11 +25,17 @@ export type EscalationDecision = {
   | { skip: true; call?: never; value?: never }
 );
 
+/** A person's decision ({@link PersonDecision}) and the tools to check its `call` against now. */
+export type EscalationDecision = PersonDecision & {
+  /**
+   * The tools to check a `call` against now (the same tool, schema and side-effect checks run again on
+   * resume). Default: none, and only the node's candidate list is checked now.
+   */
+  tools?: ToolRegistry | ToolsInput;
+};
+
 /** What {@link resolveEscalation} recorded. */
-export interface RecordedResolution {
-  runId: string;
-  nodeId: string;
-  item?: number;
+export interface RecordedResolution extends RunCoordinates {
   resolution: Resolution;
 }
 
