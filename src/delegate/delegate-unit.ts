@@ -33,7 +33,7 @@ export const argumentRedactor = new Redactor({ secretValues: false });
  */
 export class DelegateUnit {
   /** The instruction and facts rendered with the unit's scope and the candidate tools: built once, traced as is. */
-  readonly task: DelegateTask;
+  readonly task: Readonly<DelegateTask>;
   readonly schema: JsonSchema;
   readonly #guard: CelGuard | undefined;
   readonly #hops: HopSummary[] = [];
@@ -111,7 +111,8 @@ export class DelegateUnit {
       ...(proposal?.name ? { tool: proposal.name } : {}),
       confidence: proposal?.confidence ?? null,
       backend: proposal?.backend ?? this.#hops.at(-1)?.backend ?? null,
-      hops: this.#hops,
+      // A copy: the outcome's details leave the unit, its hops do not.
+      hops: [...this.#hops],
       ...(this.#spend ? { spend: this.#spend } : {}),
     };
   }
@@ -132,7 +133,7 @@ export class DelegateUnit {
 
   /** An error outcome that still carries the hops so far. */
   failure(error: SerializedError): UnitOutcome {
-    return { status: "error", error, details: { hops: this.#hops } };
+    return { status: "error", error, details: { hops: [...this.#hops] } };
   }
 
   /** An escalated outcome: the verdict, the reason and the proposal (secrets and sensitive arguments redacted). */
