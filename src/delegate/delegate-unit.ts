@@ -21,8 +21,6 @@ import { Redactor } from "../traces/redact.js";
 
 export type { HopSummary } from "../records/hop.js";
 
-export type Source = ProposalSource;
-
 // Escalations are checkpointed and shown in manifests: keep secrets and sensitive arguments out of them.
 export const argumentRedactor = new Redactor({ secretValues: false });
 
@@ -78,7 +76,7 @@ export class DelegateUnit {
    * keeps the hop, and what making the proposal spent (`extra.spend`: an `escalate_to` agent's tokens).
    */
   async judge(
-    source: Source,
+    source: ProposalSource,
     backend: string,
     proposal: Proposal | undefined,
     latencyMs: number,
@@ -118,7 +116,7 @@ export class DelegateUnit {
   }
 
   /** Runs an accepted call with the node's retry and timeout. */
-  async dispatch(gate: GateResult, proposal: Proposal, source: Source): Promise<UnitOutcome> {
+  async dispatch(gate: GateResult, proposal: Proposal, source: ProposalSource): Promise<UnitOutcome> {
     const { node, unit } = this;
     const result = await dispatchTool(gate.tool!, gate.call!.arguments, unit, node.retry, node.timeout);
     const details = {
@@ -182,7 +180,7 @@ export class DelegateUnit {
   }
 
   /** The gate's input for this unit and a source, less the proposal. */
-  #gateInput(source: Source): Omit<GateInput, "proposal"> {
+  #gateInput(source: ProposalSource): Omit<GateInput, "proposal"> {
     const { node, unit } = this;
     return {
       candidates: node.tools,
@@ -204,7 +202,7 @@ export class DelegateUnit {
   }
 
   #keep(
-    source: Source,
+    source: ProposalSource,
     backend: string,
     proposal: Proposal | undefined,
     gate: GateResult,
