@@ -32,7 +32,8 @@ export function delegateHost(host: ExecutionHost): DelegateHost {
   return host as DelegateHost;
 }
 
-export type { EscalationAnswer, ProposedCall } from "../records/escalation.js";
+export type { EscalationAnswer } from "../records/escalation.js";
+export type { ProposedCall } from "../records/hop.js";
 
 /**
  * What an {@link EscalationHandler} is asked when a delegate node's proposal was rejected: the escalation's

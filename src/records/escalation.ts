@@ -1,15 +1,11 @@
-import type { Proposal } from "../tools/proposal.js";
 import type { ToolSpec } from "../tools/tool-spec.js";
 import type { DelegateTask, RunCoordinates } from "./delegate-task.js";
-import type { ToolCall } from "./hop.js";
+import type { ProposedCall, ToolCall } from "./hop.js";
 import type { Spend } from "./spend.js";
 
 // An escalation, declared once below every layer that carries it: the question a rejected delegate proposal
 // puts (to an `escalate_to` agent through the host's handler, to a person through the store), the answers to it
 // (an agent's call, a person's resolution) and the record the store keeps of it.
-
-/** A call as proposed (by a delegate, an agent or a person), before the accept gate judged it. */
-export type ProposedCall = Pick<Proposal, "name" | "confidence"> & Partial<Pick<Proposal, "arguments">>;
 
 /** What an escalation asks: the delegate's task, and why its proposal was rejected (with the proposal). */
 export interface EscalationQuestion extends DelegateTask {

@@ -14,6 +14,9 @@ export interface ToolCall {
   arguments: Record<string, unknown>;
 }
 
+/** A call as proposed (by a delegate, an agent or a person), before the accept gate judged it. */
+export type ProposedCall = Pick<Proposal, "name" | "confidence"> & Partial<Pick<Proposal, "arguments">>;
+
 /** A call or a decline (`name: null`) without a score: a worked example's answer, a training label, a prediction. */
 export type CallOrDecline = Pick<Proposal, "name" | "arguments">;
 

@@ -1,7 +1,7 @@
 // The shapes the console's API answers with: the server's own types where the client reads them as they are,
 // narrower views where it renders their parts (only types cross over: nothing of the server is bundled).
 import type { SerializedError } from "../../errors/deputy-error.js";
-import type { ProposedCall } from "../../records/escalation.js";
+import type { ProposedCall } from "../../records/hop.js";
 import type { ItemPage as StoredItemPage } from "../../store/run-store.js";
 import type { ItemRecord } from "../../store/run-state.js";
 import type { InboxEntry as ServerInboxEntry } from "../server/inbox-view.js";
