@@ -4,7 +4,7 @@ import type { CelGuard } from "../runtime/cel-guard.js";
 import { validateValue } from "../schema/validator.js";
 import type { Tool } from "../tools/define-tool.js";
 import type { ProposalSource, ToolCall } from "../records/hop.js";
-import type { Verdict } from "../records/verdict.js";
+import type { Judgement } from "../records/verdict.js";
 import type { Proposal } from "./protocol.js";
 import { strictSchema } from "./strict-schema.js";
 
@@ -67,10 +67,7 @@ export const CHECKS = {
 } as const satisfies Record<ProposalSource, CheckPolicy>;
 
 /** The gate's answer. `call` and `tool` are set only when `verdict` is `accepted`. */
-export interface GateResult {
-  verdict: Verdict;
-  /** One human-readable sentence. */
-  reason: string;
+export interface GateResult extends Judgement {
   call?: ToolCall;
   tool?: Tool;
   /** Schema issues (`invalid_args`). */

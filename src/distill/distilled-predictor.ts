@@ -19,10 +19,8 @@ export type PredictorData = Pick<
   crossCheck?: CrossCheckData;
 };
 
-/** One prediction: the call, the probability of the whole call, and its calibrated confidence. */
-export interface Prediction {
-  name: string | null;
-  arguments: Record<string, unknown>;
+/** One prediction: the call (or a decline), the probability of the whole call, and its calibrated confidence. */
+export interface Prediction extends CallOrDecline {
   /** P(tool) × P(each argument), uncalibrated. */
   callProbability: number;
   /** The inputs of the calibrator (call logit and familiarity). */

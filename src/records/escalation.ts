@@ -2,16 +2,18 @@ import type { ToolSpec } from "../tools/tool-spec.js";
 import type { DelegateTask, RunCoordinates } from "./delegate-task.js";
 import type { ProposedCall, ToolCall } from "./hop.js";
 import type { Spend } from "./spend.js";
+import type { Judgement } from "./verdict.js";
 
 // An escalation, declared once below every layer that carries it: the question a rejected delegate proposal
 // puts (to an `escalate_to` agent through the host's handler, to a person through the store), the answers to it
 // (an agent's call, a person's resolution) and the record the store keeps of it.
 
-/** What an escalation asks: the delegate's task, and why its proposal was rejected (with the proposal). */
-export interface EscalationQuestion extends DelegateTask {
-  /** The gate's verdict that caused it (`low_confidence`, `declined`, …). */
-  verdict: string;
-  reason: string;
+/**
+ * What an escalation asks: the delegate's task, and why its proposal was rejected — the gate's verdict that
+ * caused it (`low_confidence`, `declined`, …; a stored one may be another version's) and its reason — with the
+ * proposal.
+ */
+export interface EscalationQuestion extends DelegateTask, Judgement<string> {
   /** The rejected proposal, when there was one. */
   proposal: ProposedCall | undefined;
 }
