@@ -82,6 +82,9 @@ export { PlanBuilder, type NodeFieldsOf, type PlanBuilderOf } from "./plan/plan-
 export {
   defineNodeType,
   type DefinedNodeType,
+  type FieldRule,
+  type ModelWrites,
+  type NodeConsoleView,
   type NodeOf,
   type NodeType,
   type TemplatedField,

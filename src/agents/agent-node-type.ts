@@ -31,6 +31,8 @@ export const agentNodeType: DefinedNodeType<"agent", typeof agentNodeFields> = {
   capabilities: ["agents"],
   details: agentDetailsSchema,
   spend: (details) => details.spend as Spend | undefined,
+  // A repair keeps an agent's node as it ran (its own loop decided and spent); it names no tools of the plan's.
+  modelWrites: { repairable: false, free: [] },
 };
 
 /** The agent is registered (with a did-you-mean) and the action is one of its own (or it has only one). */

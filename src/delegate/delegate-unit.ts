@@ -1,6 +1,7 @@
 import { delegateHost } from "./host-capabilities.js";
 import type { SerializedError } from "../errors/deputy-error.js";
 import { compileGuard, type CelGuard } from "../runtime/cel-guard.js";
+import { approvalNeeded } from "../runtime/approval-step.js";
 import { dispatchTool } from "../runtime/dispatch-tool.js";
 import type { UnitOutcome, WorkUnit } from "../plan/node-executor.js";
 import { renderString, renderValue } from "../runtime/template.js";
@@ -115,13 +116,32 @@ export class DelegateUnit {
     };
   }
 
-  /** Runs an accepted call with the node's retry and timeout. */
-  async dispatch(gate: GateResult, proposal: Proposal, source: ProposalSource): Promise<UnitOutcome> {
+  /**
+   * Runs an accepted call with the node's retry and timeout — unless its tool requires approval for it
+   * (`needsApproval`): then the unit pauses for a person's yes or no, on top of the side-effect double key. A
+   * person's own call (`source: "person"`, a resolution's call or an approved call) is the approval.
+   */
+  async dispatch(
+    gate: GateResult,
+    proposal: Proposal,
+    source: ProposalSource,
+    approved: Record<string, unknown> = {},
+  ): Promise<UnitOutcome> {
     const { node, unit } = this;
+    if (source !== "person") {
+      const approval = await approvalNeeded(gate.tool!, gate.call!.arguments, unit);
+      if (approval) {
+        const paused = this.escalated(gate, proposal, approval.reason);
+        return paused.status === "escalated"
+          ? { ...paused, escalation: { ...paused.escalation, ...approval } }
+          : paused;
+      }
+    }
     const result = await dispatchTool(gate.tool!, gate.call!.arguments, unit, node.retry, node.timeout);
     const details = {
       ...this.summary(gate, proposal),
       ...(source === "delegate" ? {} : { resolvedBy: source }),
+      ...approved,
       attempts: result.attempts,
     };
     return result.ok

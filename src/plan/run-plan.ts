@@ -115,6 +115,13 @@ async function continueOwned(
   lease: HeldLease,
 ): Promise<RunManifest> {
   const loaded = (await options.store.load(runId))!;
+  // A model-written plan kept for a person's approval never runs from here: approving it starts a run of its own.
+  if (loaded.run.options.authored?.approval?.status === "pending")
+    throw new RunError(
+      "RUN_AWAITS_APPROVAL",
+      `Run ${runId} is a model-written plan awaiting a person's approval; nothing of it runs until it is approved (deputy plan --approve ${runId}).`,
+      { runId },
+    );
   // Whatever the store returns (a structured clone has Object.prototype again), keys are data from here on.
   const stored: StoredRun = {
     run: loaded.run,

@@ -42,9 +42,17 @@ export interface EscalationAnswer {
   spend?: Spend;
 }
 
-/** What a person (or an agent) decided about an escalation: the stored answer. */
+/**
+ * What a person (or an agent) decided about an escalation, the stored answer: a delegate's escalation is decided
+ * by `call`, `value` or `skip`; an approval escalation (`Escalation.kind: "approval"`) by `approve` (run the call
+ * shown) or `reject` (never run it; the unit fails with `TOOL_CALL_REJECTED` and the reason).
+ */
 export type Resolution = (
-  { kind: "call"; call: ToolCall } | { kind: "value"; value: unknown } | { kind: "skip" }
+  | { kind: "call"; call: ToolCall }
+  | { kind: "value"; value: unknown }
+  | { kind: "skip" }
+  | { kind: "approve" }
+  | { kind: "reject"; reason?: string }
 ) & {
   /** Who decided: the name a person gave (`deputy resolve --by`, the console). Absent: an unnamed person. */
   by?: string;
@@ -57,17 +65,26 @@ export type Resolution = (
 export type EscalationTool = Omit<ToolSpec, "parameters"> & { parameters: unknown };
 
 /**
- * A delegate unit paused for a decision, as the store keeps it: the question as the unit rendered it (so the
- * person deciding — the console, the CLI — and the learner, `deputy distill --store`, read it from here, never
- * by rendering the plan again), where it paused, when, the node's gate settings and, once decided, the
- * resolution. Instruction and values are redacted like the rest of the record. Escalations stored before the
- * question was kept have no `instruction`, `facts` or `tools`; readers show what they can without.
+ * A node or item paused for a decision, as the store keeps it. It describes itself: the question as the unit
+ * rendered it (so the person deciding — the console, the CLI — and the learner, `deputy distill --store`, read it
+ * from here, never by rendering the plan again), where it paused, when, the node's gate settings and, once
+ * decided, the resolution. Instruction and values are redacted like the rest of the record. Escalations stored
+ * before the question was kept have no `instruction`, `facts` or `tools`; readers show what they can without.
  */
-export interface DelegateEscalation
+export interface Escalation
   extends
     Omit<RunCoordinates, "runId">,
     Pick<EscalationQuestion, "verdict" | "reason">,
     Partial<Pick<EscalationQuestion, "instruction" | "facts">> {
+  /**
+   * What it waits for. Absent: a decision about a delegate's proposal (`call`, `value` or `skip`; its `verdict` the
+   * gate's). `approval`: a person's yes or no to the exact call in {@link Escalation.call}, which requires approval
+   * (its tool's `needsApproval`, a trusted MCP server's `destructiveHint`, or the tool node's `require_approval`);
+   * its `verdict` is `approval_required`.
+   */
+  kind?: "approval";
+  /** For an approval: the call that waits, as it will run (arguments redacted like the rest of the record). */
+  call?: ToolCall;
   /** The rejected proposal as the unit recorded it: its call (arguments redacted) and backend. */
   proposal?: unknown;
   createdAt: string;
@@ -79,9 +96,3 @@ export interface DelegateEscalation
   /** The node's `allow_side_effects`. */
   allowSideEffects?: boolean;
 }
-
-/**
- * A node or item paused for a decision. One kind today, a delegate's rejected proposal; another kind joins this
- * union as an interface of its own with a `kind` that tells it apart (what is stored today has no `kind`).
- */
-export type Escalation = DelegateEscalation;

@@ -1,5 +1,7 @@
 import { Hono, type Context } from "hono";
+import { builtInNodeTypes } from "../../compose/node-types.js";
 import { DeputyError } from "../../errors/deputy-error.js";
+import type { NodeType } from "../../plan/node-type.js";
 import type { RunStore } from "../../store/run-store.js";
 import type { ItemRecord } from "../../store/run-state.js";
 import { approveRepair, rejectRepair } from "../../authoring/repair-decisions.js";
@@ -28,6 +30,8 @@ export interface ConsoleAppOptions {
   tools?: string;
   /** A JSONL trace file for the trace viewer. Default: each run's own, when it was started with one. */
   traces?: string;
+  /** The node types whose nodes the console describes (their `consoleView`). Default: the built-in ones. */
+  nodeTypes?: readonly NodeType<any>[];
 }
 
 /** The console's HTTP app (Hono) and what must be waited for before the store closes. */
@@ -42,6 +46,7 @@ const ITEM_STATUSES = new Set<ItemRecord["status"]>(["ok", "error", "skipped", "
 /** Builds the console's routes: the built client, a JSON API over the run store, resolve and resume. */
 export function createConsoleApp(options: ConsoleAppOptions): ConsoleApp {
   const { store } = options;
+  const nodeTypes = new Map((options.nodeTypes ?? builtInNodeTypes).map((t) => [t.name, t]));
   const catalog = new RunToolLoader(options.tools);
   const runner = new ResumeRunner(store, catalog);
   const traceFiles = new Map<string, TraceFile>();
@@ -153,17 +158,16 @@ export function createConsoleApp(options: ConsoleAppOptions): ConsoleApp {
     const filter: TraceFilter = {};
     for (const k of ["runId", "nodeId", "verdict", "backend"] as const) if (q[k]) filter[k] = q[k];
     if (q.item !== undefined && q.item !== "") filter.item = intParam(q.item, 0, Number.MAX_SAFE_INTEGER);
-    // The histogram's threshold: the node's min_confidence as the plan sets it, when one node of one run is
-    // shown (a setting read as written, nothing rendered).
+    // The histogram's threshold: what the node's type says its gate's bar is, when one node of one run is
+    // shown (read from the plan as written, nothing rendered).
     const node =
       q.runId && q.nodeId
         ? planGraph((await store.loadSummary(q.runId))?.run.plan).find((n) => n.id === q.nodeId)
         : undefined;
-    const setting = node?.definition.min_confidence;
-    const minConfidence = typeof setting === "number" ? setting : undefined;
+    const threshold = node && nodeTypes.get(node.type)?.consoleView?.(node.definition).threshold;
     return c.json({
       available: true,
-      ...(minConfidence === undefined ? {} : { minConfidence }),
+      ...(threshold ? { threshold } : {}),
       ...traceFile(path).query(filter),
     });
   });

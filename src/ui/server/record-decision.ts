@@ -3,7 +3,10 @@ import type { RunStore } from "../../store/run-store.js";
 import type { Resolution } from "../../store/run-state.js";
 import { loadToolsModule } from "../../tools/load-tools-module.js";
 
-/** A person's decision: exactly one of `call`, `value` or `skip`, and who made it (the library's own type). */
+/**
+ * A person's decision: exactly one of `call`, `value` or `skip` (a delegate's escalation), `approve` or `reject`
+ * (a call that waits for approval), and who made it — the library's own type.
+ */
 export type Decision = PersonDecision;
 
 /**
