@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { PlanIssue } from "../errors/plan-validation-error.js";
 import type { ValidationContext } from "../plan/node-executor.js";
 import type { DefinedNodeType } from "../plan/node-type.js";
-import type { Spend } from "../store/run-state.js";
+import type { Spend } from "../records/spend.js";
 import { spendSchema } from "../store/spend-schema.js";
 import { didYouMean } from "../tools/did-you-mean.js";
 import { agentNodeExecutor } from "./agent-node-executor.js";

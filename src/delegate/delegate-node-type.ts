@@ -4,7 +4,7 @@ import { compileGuard } from "../runtime/cel-guard.js";
 import type { ValidationContext } from "../plan/node-executor.js";
 import type { DefinedNodeType } from "../plan/node-type.js";
 import { compileSchema } from "../schema/validator.js";
-import type { Spend } from "../store/run-state.js";
+import type { Spend } from "../records/spend.js";
 import { spendSchema as strictSpendSchema } from "../store/spend-schema.js";
 import type { Tool } from "../tools/define-tool.js";
 import { didYouMean } from "../tools/did-you-mean.js";

@@ -1,4 +1,6 @@
 import type { SerializedError } from "../errors/deputy-error.js";
+import type { Escalation } from "../records/escalation.js";
+import type { ToolCall } from "../records/hop.js";
 import type { Tool } from "../tools/define-tool.js";
 import { approvalReason, isApprovedCall } from "../tools/tool-approval.js";
 import type { DispatchUnit } from "./dispatch-tool.js";
@@ -6,22 +8,19 @@ import { REDACTED, ValueRedactor } from "./redact-value.js";
 
 // The approval step every executor that calls a tool shares (tool nodes, a delegate's accepted call): ask whether
 // the call waits for a person, pause it as an escalation of kind "approval", and read the person's decision on
-// resume. It lives in runtime/ so the engine's tool node and delegate/ use one step; the shapes are written out
-// structurally (the store's Escalation and Resolution fit them) because runtime/ sits below the store.
+// resume. It lives in runtime/ so the engine's tool node and delegate/ use one step; its shapes are the
+// escalation's own (records/ sits below runtime/).
 
 /** A tool call as an approval shows it and the run makes it. */
-export interface ApprovalCall {
-  name: string;
-  arguments: Record<string, unknown>;
-}
+export type ApprovalCall = ToolCall;
 
-/** What a unit pauses with when its call needs approval (an `Escalation` less the run coordinates). */
-export interface ApprovalEscalation {
-  kind: "approval";
+/**
+ * What a unit pauses with when its call needs approval: an `Escalation` of kind `approval`, less the run
+ * coordinates — its `call` as it will run, sensitive arguments and secret-looking keys redacted (the run's
+ * redactor adds more).
+ */
+export interface ApprovalEscalation extends Required<Pick<Escalation, "kind" | "call" | "reason">> {
   verdict: "approval_required";
-  reason: string;
-  /** The call as it will run; sensitive arguments and secret-looking keys redacted (the run's redactor adds more). */
-  call: ApprovalCall;
 }
 
 /** What a resumed unit was told about its approval. */

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { resolveEscalation, type EscalationDecision } from "../../delegate/escalation/resolve-escalation.js";
+import { resolveEscalation, type PersonDecision } from "../../delegate/escalation/resolve-escalation.js";
 import { checkDecision } from "../../delegate/escalation/check-decision.js";
 import { InvalidOptionError } from "../../errors/invalid-option-error.js";
 import { loadToolsModule } from "../../tools/load-tools-module.js";
@@ -59,7 +59,7 @@ export function registerResolve(program: Command, ctx: CliContext): void {
           ...decision,
           ...(flags.by?.trim() ? { by: flags.by.trim() } : {}),
           ...(tools ? { tools } : {}),
-        } as EscalationDecision);
+        });
         const { item, resolution } = recorded;
         if (flags.json) ctx.stdout(JSON.stringify(recorded) + "\n");
         else
@@ -73,7 +73,7 @@ export function registerResolve(program: Command, ctx: CliContext): void {
 }
 
 /** The flags as a decision (JSON parsed here), checked by the one decision check the library and console use. */
-function parseDecision(flags: ResolveFlags): Omit<EscalationDecision, "tools"> {
+function parseDecision(flags: ResolveFlags): PersonDecision {
   const resolution = checkDecision({
     call: flags.call === undefined ? undefined : parseJson("--call", flags.call),
     value: flags.value === undefined ? undefined : parseJson("--value", flags.value),

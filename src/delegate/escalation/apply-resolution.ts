@@ -1,8 +1,8 @@
 import type { UnitOutcome } from "../../plan/node-executor.js";
+import type { Resolution } from "../../records/escalation.js";
 import { approvalDecided } from "../../runtime/approval-step.js";
 import { REDACTED } from "../../runtime/redact-value.js";
 import type { GateResult } from "../accept-gate.js";
-import type { Resolution } from "../../store/run-state.js";
 import type { DelegateUnit } from "../delegate-unit.js";
 import type { Proposal } from "../protocol.js";
 

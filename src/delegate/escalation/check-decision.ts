@@ -1,5 +1,5 @@
 import { RunError } from "../../errors/run-error.js";
-import type { Resolution } from "../../store/run-state.js";
+import type { Resolution } from "../../records/escalation.js";
 
 /**
  * What a decision may hold: exactly one of `call`, `value`, `skip` (a delegate's escalation), `approve` or

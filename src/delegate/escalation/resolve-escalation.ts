@@ -1,24 +1,23 @@
 import { InvalidOptionError } from "../../errors/invalid-option-error.js";
 import { RunError } from "../../errors/run-error.js";
-import type { Escalation, Resolution, StoredRun } from "../../store/run-state.js";
+import type { RunCoordinates } from "../../records/delegate-task.js";
+import type { Escalation, Resolution } from "../../records/escalation.js";
+import type { ToolCall } from "../../records/hop.js";
+import type { StoredRun } from "../../store/run-state.js";
 import type { RunStore } from "../../store/run-store.js";
 import type { ToolsInput } from "../../tools/to-tools.js";
 import { ToolRegistry } from "../../tools/tool-registry.js";
-import { acceptGate } from "../accept-gate.js";
+import { acceptGate, CHECKS } from "../accept-gate.js";
 import { checkDecision } from "./check-decision.js";
 
 /**
- * A person's decision about an escalated node or item: exactly one of `call`, `value` or `skip` (a delegate's
- * escalation), or `approve` / `reject` (with an optional `reason`) for a call that waits for approval.
+ * A person's decision about an escalated node or item, as the library, `deputy resolve` and the console take it
+ * (recorded as a `Resolution`): exactly one of `call`, `value` or `skip` (a delegate's escalation), or `approve` /
+ * `reject` (with an optional `reason`) for a call that waits for approval; and who decides.
  */
-export type EscalationDecision = {
+export type PersonDecision = {
   /** The for_each item index (required for an item's escalation). */
   item?: number;
-  /**
-   * The tools to check a `call` against now (the same tool, schema and side-effect checks run again on
-   * resume). Default: none, and only the node's candidate list is checked now.
-   */
-  tools?: ToolRegistry | ToolsInput;
   /** Who decides (a name the person gives); recorded with the resolution. */
   by?: string;
 } & (
@@ -36,11 +35,17 @@ export type EscalationDecision = {
 /** A delegate's decision holds no approval fields. */
 type NoApproval = { approve?: never; reject?: never; reason?: never };
 
+/** A person's decision ({@link PersonDecision}) and the tools to check its `call` against now. */
+export type EscalationDecision = PersonDecision & {
+  /**
+   * The tools to check a `call` against now (the same tool, schema and side-effect checks run again on
+   * resume). Default: none, and only the node's candidate list is checked now.
+   */
+  tools?: ToolRegistry | ToolsInput;
+};
+
 /** What {@link resolveEscalation} recorded. */
-export interface RecordedResolution {
-  runId: string;
-  nodeId: string;
-  item?: number;
+export interface RecordedResolution extends RunCoordinates {
   resolution: Resolution;
 }
 
@@ -156,7 +161,7 @@ function checkEscalated(stored: StoredRun, nodeId: string, item: number | undefi
 function checkCall(
   stored: StoredRun,
   nodeId: string,
-  call: { name: string; arguments: Record<string, unknown> },
+  call: ToolCall,
   tools: ToolRegistry | ToolsInput | undefined,
 ): void {
   const nodes =
@@ -181,8 +186,8 @@ function checkCall(
       node: node?.allow_side_effects === true,
       host: stored.run.options.allowDelegateSideEffects === true,
     },
-    skipConfidence: true,
-    skipGuard: true,
+    // The same policy the unit judges the call with on resume (apply-resolution.ts): a person's.
+    checks: CHECKS.person,
   });
   if (gate.verdict !== "accepted") {
     throw new RunError(
