@@ -1,5 +1,6 @@
 import { DECLINE_LINE } from "../runtime/tool-call-prompt.js";
-import type { ProposalSource } from "../records/hop.js";
+import type { DelegateTask } from "../records/delegate-task.js";
+import type { CallOrDecline, ProposalSource } from "../records/hop.js";
 import type { ToolSpec } from "../tools/tool-spec.js";
 import type { DelegateTrace } from "../traces/trace.js";
 
@@ -11,11 +12,8 @@ import type { DelegateTrace } from "../traces/trace.js";
 export type SuiteLineFormat = "trace" | "chat" | "bfcl";
 
 /** A decision read from a chat example: the task and the call the assistant's answer holds. */
-export interface ChatDecision {
-  instruction: string;
-  facts: Record<string, unknown>;
-  tools: ToolSpec[];
-  call: { name: string | null; arguments: Record<string, unknown> };
+export interface ChatDecision extends DelegateTask {
+  call: CallOrDecline;
 }
 
 /** What one line is: its format and what it holds, or the one thing wrong with it (`field`: where). */
@@ -140,7 +138,7 @@ function parseChat(v: Record<string, unknown>): ParsedLine {
 }
 
 /** The instruction and facts of a prompt's user text (`<instruction>\nFacts: <JSON>`, facts optional). */
-function taskOf(text: string): { instruction: string; facts: Record<string, unknown> } {
+function taskOf(text: string): Pick<DelegateTask, "instruction" | "facts"> {
   const at = text.lastIndexOf(FACTS);
   if (at >= 0) {
     try {

@@ -5,6 +5,8 @@ import { examplesFromTraces } from "../distill/training-examples.js";
 import { InvalidOptionError } from "../errors/invalid-option-error.js";
 import { canonicalJson } from "../runtime/canonical-json.js";
 import { compileSchema } from "../schema/validator.js";
+import type { DelegateTask } from "../records/delegate-task.js";
+import type { CallOrDecline } from "../records/hop.js";
 import type { ToolSpec } from "../tools/tool-spec.js";
 import type { DelegateTrace } from "../traces/trace.js";
 import { parseSuiteLine } from "./decision-line.js";
@@ -13,15 +15,12 @@ import { parseSuiteLine } from "./decision-line.js";
  * One decision to evaluate on: what a node was asked (instruction, facts, candidate tools) and the call that
  * was made for it (`name: null`: declining was right), read from a trace or a chat example.
  */
-export interface DecisionCase {
+export interface DecisionCase extends DelegateTask {
   /** Where it was read: `FILE:LINE`. */
   at: string;
   /** The node the decision is of (a chat example carries none: `--node`, else `decisions`). */
   nodeId: string;
-  instruction: string;
-  facts: Record<string, unknown>;
-  tools: ToolSpec[];
-  call: { name: string | null; arguments: Record<string, unknown> };
+  call: CallOrDecline;
 }
 
 /** A read decision suite: the decisions in file order, and what was read but is no decision. */

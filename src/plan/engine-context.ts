@@ -5,6 +5,7 @@ import type { ExecutionHost, NodeExecutor, UnitDispatcher, UnitOutcome, WorkUnit
 import type { NodeTypeTable } from "./node-type-table.js";
 import type { BaseNode, ExecutionPlan } from "./plan-schema.js";
 import type { Emitter } from "./run-events.js";
+import type { Judgement } from "../records/verdict.js";
 import type { ItemRecord, NodeStatus, StoredRun } from "../store/run-state.js";
 import { applyMutations, type RunMutation, type RunStore } from "../store/run-store.js";
 import { compileValue, type TemplateScope, type ValueRenderer } from "../runtime/template.js";
@@ -204,7 +205,7 @@ export function openEscalation(
   ctx: EngineContext,
   nodeId: string,
   item: number | undefined,
-  escalation: { verdict: string; reason: string },
+  escalation: Judgement<string>,
 ): void {
   if (!ctx.emit.active()) return;
   const reason = ctx.redact ? ctx.redact(escalation.reason) : escalation.reason;

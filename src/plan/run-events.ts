@@ -1,6 +1,8 @@
 import { channel } from "node:diagnostics_channel";
 import type { SerializedError } from "../errors/deputy-error.js";
 import { CHANNELS } from "../runtime/channels.js";
+import type { RunCoordinates } from "../records/delegate-task.js";
+import type { Judgement } from "../records/verdict.js";
 import type { NodeStatus, RunStatus, Spend } from "../store/run-state.js";
 
 /**
@@ -37,16 +39,8 @@ export type RunEvent = { seq: number } & (
       spend?: Spend;
     }
   /** A node or item paused for a decision (`deputy resolve`, the console); once per escalation, not per resume. */
-  | {
-      type: "escalation-open";
-      runId: string;
-      nodeId: string;
-      item?: number;
-      /** The gate's verdict that caused it. */
-      verdict: string;
-      /** Why (redacted as the stored escalation is). */
-      reason: string;
-    }
+  /** (`verdict`: the gate's verdict that caused it; `reason` redacted as the stored escalation is.) */
+  | ({ type: "escalation-open" } & RunCoordinates & Judgement<string>)
 );
 
 /** A run event as the engine builds it, before the emitter numbers it. */
