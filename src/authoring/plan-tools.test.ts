@@ -278,6 +278,8 @@ describe("planTools through deputy's agent loop", () => {
     const big = defineTool({
       name: "big",
       description: "A large result",
+      // Read-only: a plan the calling model gives as JSON runs a tool with side effects only once a person approves.
+      delegateSafe: true,
       input: { type: "object", properties: {} },
       run: () => "x".repeat(5_000),
     });
@@ -289,6 +291,41 @@ describe("planTools through deputy's agent loop", () => {
     expect(read.artifacts.b).toMatchObject({ truncated: true, chars: 5_002 });
     expect(read.artifacts.b.preview).toHaveLength(500);
     expect(read.missing).toEqual(["nope"]);
+  });
+});
+
+describe("plan_execute with a plan the calling model gives as JSON", () => {
+  it("holds it to the authored-plan policy: side-effecting calls wait for a person, forbidden fields are refused", async () => {
+    const wipes: string[] = [];
+    const wipe = defineTool({
+      name: "wipe",
+      description: "Deletes a table",
+      input: { type: "object", properties: { table: { type: "string" } }, required: ["table"] },
+      run: ({ table }: { table: string }) => (wipes.push(table), "wiped"),
+    });
+    const tools = byName(planTools({ tools: [wipe, echo], store }));
+    const held = await call(tools.plan_execute, {
+      plan: { name: "w", nodes: [{ id: "w", tool: "wipe", args: { table: "users" }, store_as: "w" }] },
+    });
+    expect(held).toMatchObject({ pending_approval: true, calls: [{ nodeId: "w", tools: ["wipe"] }] });
+    expect(await call(tools.plan_resume, { run_id: held.run_id })).toMatchObject({
+      error: "approval_pending",
+    });
+    const unknown = await call(tools.plan_execute, {
+      plan: {
+        name: "e",
+        nodes: [{ id: "e", tool: "echo", args: { text: "{open_issues[0]}" }, store_as: "e" }],
+      },
+    });
+    expect(unknown).toMatchObject({
+      error: "plan_invalid",
+      issues: [expect.stringMatching(/unknown_placeholder/)],
+    });
+    expect(wipes).toEqual([]);
+    const fine = await call(tools.plan_execute, {
+      plan: { name: "ok", nodes: [{ id: "e", tool: "echo", args: { text: "hi" }, store_as: "e" }] },
+    });
+    expect(fine).toMatchObject({ status: "completed" });
   });
 });
 

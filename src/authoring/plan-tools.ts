@@ -1,5 +1,4 @@
 import type { LanguageModelV3, LanguageModelV4 } from "@ai-sdk/provider";
-import { InvalidOptionError } from "../errors/invalid-option-error.js";
 import { agentResolver } from "../plan/host-capabilities.js";
 import type { ExecutionHost } from "../plan/node-executor.js";
 import { NodeTypeTable } from "../plan/node-type-table.js";
@@ -13,7 +12,8 @@ import type { ToolsInput } from "../tools/to-tools.js";
 import { ToolRegistry } from "../tools/tool-registry.js";
 import { authorPlan } from "./author-plan.js";
 import { heldForApproval } from "./authored-approval.js";
-import type { AuthoredToolCall } from "./authored-plan-policy.js";
+import { checkAuthoredPlan, type AuthoredToolCall } from "./authored-plan-policy.js";
+import { DEFAULT_AUTHORED_CONFIDENCE_FLOOR } from "./model-write-policy.js";
 import { findNamedPlan } from "./named-plans.js";
 import { checkPlanInputs } from "./plan-inputs.js";
 import { approveRepair } from "./repair-decisions.js";
@@ -26,6 +26,7 @@ import {
   type PlanToolRefusal,
   type RunAnswer,
 } from "./plan-tools-answers.js";
+import { CALLER_PLAN, checkedOptions } from "./plan-tools-options.js";
 import { declarePlanTools, isObject, listPlans, type ExecuteArgs } from "./plan-tools-declarations.js";
 import { BackgroundRuns } from "./plan-tools-runs.js";
 import { renderRepairDiff } from "./repair-diff.js";
@@ -86,9 +87,6 @@ export interface PlanToolkit {
   settle(): Promise<void>;
 }
 
-const DEFAULT_SOFT_TIMEOUT_S = 30;
-const DEFAULT_MAX_VALUE_CHARS = 20_000;
-
 /**
  * Gives an agent execution plans as tools: `plan_execute` (a plan written for an objective, a named plan with
  * inputs, or a plan given as JSON), `plan_validate`, `plan_status`, `plan_artifacts`, `plan_resume` and
@@ -105,19 +103,7 @@ const DEFAULT_MAX_VALUE_CHARS = 20_000;
  * await toolkit.settle();
  */
 export function planTools(options: PlanToolsOptions): PlanToolkit {
-  if (typeof options !== "object" || options === null)
-    throw new InvalidOptionError("planTools(options)", "an object", options);
-  if (options.store === undefined || typeof options.store.loadSummary !== "function")
-    throw new InvalidOptionError("store", "a RunStore", options.store);
-  const softTimeout = options.softTimeout ?? DEFAULT_SOFT_TIMEOUT_S;
-  if (typeof softTimeout !== "number" || !(softTimeout >= 0) || softTimeout > 86_400)
-    throw new InvalidOptionError("softTimeout", "a number of seconds from 0 to 86400", softTimeout);
-  const maxChars = options.maxValueChars ?? DEFAULT_MAX_VALUE_CHARS;
-  if (!Number.isInteger(maxChars) || maxChars < 100)
-    throw new InvalidOptionError("maxValueChars", "an integer ≥ 100", maxChars);
-  const plans = options.plans;
-  if (plans !== undefined && typeof plans !== "string" && (typeof plans !== "object" || plans === null))
-    throw new InvalidOptionError("plans", "a folder of plans or a record of plans by name", plans);
+  const { softTimeout, maxChars, plans } = checkedOptions(options);
 
   const registry = options.tools instanceof ToolRegistry ? options.tools : new ToolRegistry(options.tools);
   const nodeTypes = options.nodeTypes ?? new NodeTypeTable([toolNodeType]);
@@ -183,6 +169,7 @@ export function planTools(options: PlanToolsOptions): PlanToolkit {
     written: { plan: Record<string, unknown>; needsApproval: AuthoredToolCall[] },
     report: ReturnType<typeof validatePlan>,
     authored: { objective: string; model: string; allowedTools: string[] },
+    inputs?: Record<string, unknown>,
   ): Promise<PendingApprovalAnswer> => {
     const runId = newRunId(new Date());
     const tools = [...new Set(written.needsApproval.flatMap((c) => c.tools))];
@@ -193,6 +180,7 @@ export function planTools(options: PlanToolsOptions): PlanToolkit {
       runId,
       validated: report,
       stop: heldForApproval(),
+      ...(inputs ? { inputs } : {}),
       meta: { authored: { ...authored, approval: { status: "pending", tools } } },
     });
     return {
@@ -266,7 +254,25 @@ export function planTools(options: PlanToolsOptions): PlanToolkit {
     }
     const check = validated(plan);
     if (check.refused) return check.refused;
-    return run(plan, check.report, inputs);
+    if (args.plan === undefined) return run(plan, check.report, inputs);
+    // A plan the calling model wrote as JSON is model-written too: the policy an objective's plan obeys, and its
+    // calls of tools with side effects wait for a person (a named plan is the host's own).
+    const policy = checkAuthoredPlan(args.plan, check.report, {
+      nodeTypes,
+      tools: registry,
+      floor: options.confidenceFloor ?? DEFAULT_AUTHORED_CONFIDENCE_FLOOR,
+    });
+    if (policy.issues.length)
+      return refusal(
+        "plan_invalid",
+        "The plan breaks the rules a model-written plan obeys. Fix every issue listed.",
+        {
+          issues: issueLines(policy.issues),
+        },
+      );
+    const authored = { objective: CALLER_PLAN, model: "the calling model", allowedTools: registry.names() };
+    if (policy.needsApproval.length) return holdForApproval(policy, check.report, authored, inputs);
+    return run(policy.plan, check.report, inputs, authored);
   };
 
   const validate = (args: { plan?: Record<string, unknown>; name?: string }) => {
