@@ -94,6 +94,10 @@ export function registerMcpServe(program: Command, ctx: CliContext): void {
             },
             serverInfo: { name: "deputy", version: packageVersion() },
             ...(flags.statusAnyRun ? { statusOfAnyRun: true } : {}),
+            onCancel: ({ runId, plan }) =>
+              ctx.stderr(
+                `deputy mcp: run ${runId} of ${plan}: the client cancelled it (or went away); it stops as on SIGINT and stays resumable (deputy resume ${runId})\n`,
+              ),
           });
           const names = served.tools.map((t) => t.name).join(", ");
           const stopped = stopSignals(ctx, grace);
