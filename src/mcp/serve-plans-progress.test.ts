@@ -142,19 +142,26 @@ describe.each(["http-2025", "http-2026", "session"] as const)("a plan server's c
   it("receives progress it asks for: nodes and items done of the plan's nodes, always increasing, to the total", async () => {
     const client = await connect(kind);
     const seen: { progress: number; total?: number; message?: string }[] = [];
-    const result = await client.callTool(
+    // Item 3 waits until the client has read the progress of items 0–2: the SDK's client drops a notification
+    // that it reads together with the answer (it handles notifications a microtask later), so only what comes
+    // before the run's end is sure to be seen.
+    const gate = holdAt(`${kind}-p-3`);
+    const call = client.callTool(
       { name: "fan_out", arguments: { prefix: `${kind}-p` } },
       { onprogress: (p) => seen.push(p) },
     );
-    expect(answerOf(result)).toMatchObject({ status: "completed", result: { marked: `${kind}-p-end` } });
-    expect(seen.length).toBeGreaterThan(3);
+    await expect
+      .poll(() => seen.map((p) => p.message), { timeout: 10_000, interval: 20 })
+      .toContain("nodes 1/3 · each items 3/6");
+    gate.release();
+    expect(answerOf(await call)).toMatchObject({ status: "completed", result: { marked: `${kind}-p-end` } });
+    expect(seen.length).toBeGreaterThanOrEqual(4); // list, then items 0, 1 and 2
     for (const p of seen) expect(p.total).toBe(3);
     const values = seen.map((p) => p.progress);
     for (let i = 1; i < values.length; i++) expect(values[i]!).toBeGreaterThan(values[i - 1]!);
-    expect(values.at(-1)).toBe(3);
-    // The items move it between nodes, and the message says where it is.
-    expect(values.some((v) => v > 1 && v < 2)).toBe(true);
-    expect(seen.map((p) => p.message)).toContain("nodes 1/3 · each items 3/6");
+    expect(values.at(-1)).toBeLessThanOrEqual(3);
+    // The items move it between nodes.
+    expect(values).toContain(1.5);
   });
 
   it("sends no progress to a client that does not ask", async () => {

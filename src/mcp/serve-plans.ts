@@ -113,7 +113,7 @@ export function servePlans(options: ServePlansOptions): PlanServer {
     tool: ServedPlanTool,
     args: unknown,
     signal: AbortSignal,
-    onEvent: ((event: RunEvent) => void) | undefined,
+    progress: ProgressSender | undefined,
   ): Promise<CallToolResult> => {
     if (stop.signal.aborted) return toolError("The server is shutting down; no new run starts.");
     if (typeof args !== "object" || args === null || Array.isArray(args))
@@ -136,7 +136,7 @@ export function servePlans(options: ServePlansOptions): PlanServer {
       // A cancelled request stops the run gracefully: what is in flight is committed, and it stays resumable.
       stop: AbortSignal.any([stop.signal, signal]),
       signal: abort.signal,
-      ...(onEvent ? { onEvent } : {}),
+      ...(progress ? { onEvent: progress.onEvent } : {}),
       meta: { ...options.meta, ...(tool.source ? { plan: tool.source } : {}) },
     });
     inFlight.add(run);
@@ -146,7 +146,10 @@ export function servePlans(options: ServePlansOptions): PlanServer {
     if (signal.aborted) cancelled();
     else signal.addEventListener("abort", cancelled, { once: true });
     try {
-      return runAnswer(await run, tool, decide);
+      const manifest = await run;
+      // The answer after the last notification: a client drops progress that comes after its answer.
+      await progress?.sent();
+      return runAnswer(manifest, tool, decide);
     } catch (error) {
       return toolError(`Run ${runId} of \`${tool.name}\` could not run: ${oneLine(error)}`);
     } finally {
@@ -224,20 +227,31 @@ export function servePlans(options: ServePlansOptions): PlanServer {
   };
 }
 
+/** A run's events as progress notifications, and when the last one was sent. */
+interface ProgressSender {
+  onEvent: (event: RunEvent) => void;
+  sent(): Promise<void>;
+}
+
 /**
  * The run's progress as `notifications/progress` to a client that asked for it (a `progressToken` in the
- * request's `_meta`), else nothing. A notification that cannot be sent (the client went away) is dropped: the
- * run goes on, as it does for a client that never asked.
+ * request's `_meta`), else nothing. Sent one after another, in order; one that cannot be sent (the client went
+ * away) is dropped: the run goes on, as it does for a client that never asked.
  */
 function progressTo(request: {
   _meta?: { progressToken?: string | number };
   notify: (n: { method: "notifications/progress"; params: Record<string, unknown> }) => Promise<void>;
-}): ((event: RunEvent) => void) | undefined {
+}): ProgressSender | undefined {
   const progressToken = request._meta?.progressToken;
   if (progressToken === undefined) return undefined;
-  return progressOfRun((p) => {
-    request.notify({ method: "notifications/progress", params: { progressToken, ...p } }).catch(() => {});
-  });
+  let last = Promise.resolve();
+  return {
+    onEvent: progressOfRun((p) => {
+      const params = { progressToken, ...p };
+      last = last.then(() => request.notify({ method: "notifications/progress", params })).catch(() => {});
+    }),
+    sent: () => last,
+  };
 }
 
 /** Run ids as deputy makes them (`20261201-093407-715807`), or a caller's own: short, no path or shell characters. */
