@@ -137,7 +137,7 @@ describe.each(["stdio", "http"] as const)("deputy mcp serve over %s, while a pla
       // Item p-3 waits until the client has read the progress of items 0–2: the SDK's client drops a
       // notification it reads together with the answer, so only what comes before the run's end is sure.
       const seen: { progress: number; total?: number; message?: string }[] = [];
-      const call = client.callTool(
+      const progressed = client.callTool(
         { name: "fan_out", arguments: { prefix: "p" } },
         { onprogress: (p) => seen.push(p) },
       );
@@ -145,7 +145,7 @@ describe.each(["stdio", "http"] as const)("deputy mcp serve over %s, while a pla
         .poll(() => seen.map((p) => p.message), { timeout: 20_000, interval: 20 })
         .toContain("nodes 1/3 · each items 3/6");
       writeFileSync(`${ws.files.RELEASE}-p-3`, "1");
-      expect(answerOf(await call)).toMatchObject({ status: "completed", result: { marked: "p-end" } });
+      expect(answerOf(await progressed)).toMatchObject({ status: "completed", result: { marked: "p-end" } });
       expect(seen.length).toBeGreaterThanOrEqual(4);
       expect(new Set(seen.map((p) => p.total))).toEqual(new Set([3]));
       for (let i = 1; i < seen.length; i++) expect(seen[i]!.progress).toBeGreaterThan(seen[i - 1]!.progress);
