@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { RunEvent } from "../plan/run-events.js";
+import type { RunEvent, UnnumberedRunEvent } from "../plan/run-events.js";
 import { progressOfRun, type RunProgress } from "./serve-progress.js";
 
 /** A run's events: nodes (some for_each, with items) ending in any interleaving the engine may produce. */
@@ -12,9 +12,12 @@ const runs = fc
       .map((picks) => ({ items, events: interleave(items, picks) })),
   );
 
+/** An event as the emitter numbers it (its number plays no part in progress). */
+const numbered = (e: UnnumberedRunEvent, seq = 0): RunEvent => ({ seq, ...e }) as RunEvent;
+
 function interleave(items: number[], picks: number[]): RunEvent[] {
   const runId = "r";
-  const queues: RunEvent[][] = items.map((total, n) => [
+  const queues: UnnumberedRunEvent[][] = items.map((total, n) => [
     ...Array.from({ length: total }, (_, i) => ({
       type: "item-end" as const,
       runId,
@@ -26,13 +29,15 @@ function interleave(items: number[], picks: number[]): RunEvent[] {
     })),
     { type: "node-end" as const, runId, nodeId: `n${n}`, status: "ok" as const, durationMs: 1 },
   ]);
-  const out: RunEvent[] = [{ type: "run-start", runId, plan: "p", nodes: items.length, resumed: false }];
+  const out: UnnumberedRunEvent[] = [
+    { type: "run-start", runId, plan: "p", nodes: items.length, resumed: false },
+  ];
   for (const pick of picks) {
     const queue = queues[pick]!;
     if (queue.length) out.push(queue.shift()!);
   }
   for (const queue of queues) out.push(...queue);
-  return out;
+  return out.map((e, i) => numbered(e, i + 1));
 }
 
 describe("progressOfRun", () => {
@@ -59,9 +64,11 @@ describe("progressOfRun", () => {
   it("says where the run is: nodes done, and the items of each for_each node in flight", () => {
     const sent: RunProgress[] = [];
     const onEvent = progressOfRun((p) => sent.push(p));
-    onEvent({ type: "run-start", runId: "r", plan: "p", nodes: 2, resumed: false });
-    onEvent({ type: "node-end", runId: "r", nodeId: "load", status: "ok", durationMs: 1 });
-    onEvent({ type: "item-end", runId: "r", nodeId: "triage", index: 0, status: "ok", done: 1, total: 4 });
+    onEvent(numbered({ type: "run-start", runId: "r", plan: "p", nodes: 2, resumed: false }));
+    onEvent(numbered({ type: "node-end", runId: "r", nodeId: "load", status: "ok", durationMs: 1 }));
+    onEvent(
+      numbered({ type: "item-end", runId: "r", nodeId: "triage", index: 0, status: "ok", done: 1, total: 4 }),
+    );
     expect(sent).toEqual([
       { progress: 1, total: 2, message: "nodes 1/2" },
       { progress: 1.25, total: 2, message: "nodes 1/2 · triage items 1/4" },
