@@ -9,6 +9,8 @@ import type { PostgresRunStore } from "../store/postgres-run-store.js";
 import { storeUnitOutcomeQuery, unitCheckQuery } from "../store/postgres-unit-results.js";
 
 import type { TemplateScope } from "../runtime/template.js";
+import { systemClock } from "../runtime/clock.js";
+import { redactRecord } from "../runtime/redact-value.js";
 import { parsePlan } from "../plan/validate-plan.js";
 import { doneMessage, UNIT_DONE_CHANNEL } from "./job-dispatcher.js";
 import type { UnitPayload } from "./unit-payload.js";
@@ -37,7 +39,14 @@ export function createUnitTask(
   /** Where the unit's checks and outcome go: the worker's queue connections (see `queuePool`). */
   queue: UnitQueue = store.pool,
 ): Task {
-  const host: Host = createHost(options);
+  const made = createHost(options);
+  // Tool nodes with `cache` share the store's cache table with every worker and the run's own process.
+  const resultCache = {
+    store,
+    now: options._internal?.now ?? systemClock,
+    redact: options.redact ?? redactRecord,
+  };
+  const host: Host = { ...made, host: { ...made.host, resultCache } };
   const plans = new Map<string, Promise<ExecutionPlan>>();
 
   const planOf = (runId: string): Promise<ExecutionPlan> => {

@@ -7,6 +7,7 @@ import { compileSchema, type ValidateFunction } from "../schema/validator.js";
 
 import { checkToolArgs, dispatchTool, dispatchToolThen } from "../runtime/dispatch-tool.js";
 import { compileValue, renderValue, type ValueRenderer } from "../runtime/template.js";
+import { cachedCall, cacheTtlOf, resultCacheKey, toolDigestText } from "./tool-result-cache.js";
 
 /** Runs `tool` nodes: render the arguments, check them against the tool's schema, dispatch with retry. */
 export const toolNodeExecutor: NodeExecutor<ToolNode> = {
@@ -26,19 +27,22 @@ export const toolNodeExecutor: NodeExecutor<ToolNode> = {
     }
     const invalid = checkToolArgs(tool, args);
     if (invalid) return { status: "error", error: invalid.toJSON() };
-    const result = await dispatchTool(tool, args, unit, node.retry, node.timeout);
-    return result.ok
-      ? {
-          status: "ok",
-          value: result.value,
-          ...(result.attempts > 1 ? { details: { attempts: result.attempts } } : {}),
-        }
-      : { status: "error", error: result.error, details: { attempts: result.attempts } };
+    const call = async (): Promise<UnitOutcome> => {
+      const result = await dispatchTool(tool, args, unit, node.retry, node.timeout);
+      return result.ok ? succeeded(result.value, result.attempts) : failed(result.error, result.attempts);
+    };
+    const ttl = cacheTtlOf(node, tool);
+    const cache = unit.host.resultCache;
+    return ttl !== undefined && cache
+      ? cachedCall(cache, tool, resultCacheKey(tool, args), ttl, call)
+      : call();
   },
   prepare(node, host) {
     const tool = host.tools.find(node.tool);
     // Unknown tool: `execute` reports it, per unit.
-    return tool ? new PreparedToolNode(tool, compileValue(node.args), node.retry, node.timeout) : undefined;
+    return tool
+      ? new PreparedToolNode(tool, compileValue(node.args), node.retry, node.timeout, cacheTtlOf(node, tool))
+      : undefined;
   },
 };
 
@@ -49,11 +53,15 @@ class PreparedToolNode implements PreparedNode {
     private readonly render: ValueRenderer,
     private readonly retry: ToolNode["retry"],
     private readonly timeout: number | undefined,
+    private readonly ttl: number | undefined,
   ) {
     this.validate = compileSchema(tool.parameters);
+    this.digest = ttl === undefined ? "" : toolDigestText(tool);
   }
 
   private readonly validate: ValidateFunction;
+  /** The tool's definition digest, for cache keys (with `cache` only). */
+  private readonly digest: string;
 
   run(unit: WorkUnit, later: (outcome: UnitOutcome, unit: WorkUnit) => void): UnitOutcome | undefined {
     let args: Record<string, unknown>;
@@ -64,6 +72,16 @@ class PreparedToolNode implements PreparedNode {
     }
     const invalid = checkToolArgs(this.tool, args, this.validate);
     if (invalid) return { status: "error", error: invalid.toJSON() };
+    const cache = unit.host.resultCache;
+    if (this.ttl !== undefined && cache) {
+      const { tool, retry, timeout } = this;
+      const key = resultCacheKey(tool, args, this.digest);
+      void cachedCall(cache, tool, key, this.ttl, async () => {
+        const r = await dispatchTool(tool, args, unit, retry, timeout);
+        return r.ok ? succeeded(r.value, r.attempts) : failed(r.error, r.attempts);
+      }).then((outcome) => later(outcome, unit));
+      return undefined;
+    }
     return dispatchToolThen(this.tool, args, unit, this.retry, this.timeout, succeeded, failed, later);
   }
 }

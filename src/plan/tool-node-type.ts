@@ -14,7 +14,7 @@ import { toolNodeFields, type ToolNode } from "./tool-node.js";
 /**
  * The `tool` node type: a deterministic call of a registered tool with rendered arguments. It is the implicit
  * type (a node without `type` is a tool node, as in the seed format). Its details: `attempts` when the call was
- * retried.
+ * retried, `cached: true` when the result came from the cache (`cache: { ttl }`).
  */
 export const toolNodeType = defineNodeType({
   name: "tool",
@@ -24,7 +24,7 @@ export const toolNodeType = defineNodeType({
   tools: (node) => [node.tool],
   validate: (node, { host }) => checkToolNode(node, host),
   executor: toolNodeExecutor,
-  details: z.strictObject({ attempts: z.int().min(1).optional() }),
+  details: z.strictObject({ attempts: z.int().min(1).optional(), cached: z.literal(true).optional() }),
 });
 
 /** The tool exists (with a did-you-mean), every required argument is given, and no unknown one. */
@@ -42,6 +42,15 @@ function checkToolNode(node: ToolNode, host: ExecutionHost): PlanIssue[] {
     );
     return issues;
   }
+  if (node.cache && !tool.delegateSafe)
+    issues.push(
+      issue(
+        "cache_side_effect",
+        `tool "${tool.name}" is not delegate-safe (read-only), so its results cannot be cached: remove "cache"`,
+        node.id,
+        "cache",
+      ),
+    );
   const props = schemaProperties(tool.parameters);
   for (const req of schemaRequired(tool.parameters)) {
     if (!(req in node.args))

@@ -43,6 +43,12 @@ export interface ToolDefinition<Input extends SchemaInput = SchemaInput, Output 
    * decides. Default: none.
    */
   annotations?: Readonly<Record<string, string | boolean>>;
+  /**
+   * Reuse the tool's result for the same arguments for `ttl` seconds, in tool nodes: the run store keeps it, so
+   * it outlives the run and is shared by every process on the store (a node's own `cache` overrides it). Only
+   * for a `delegateSafe` (read-only) tool. Default: not cached.
+   */
+  cache?: { ttl: number };
   run(args: Input extends z.ZodType ? z.output<Input> : any, ctx: ToolContext): Output | Promise<Output>;
 }
 
@@ -56,6 +62,8 @@ export interface Tool {
   readonly sensitive: readonly string[];
   /** See {@link ToolDefinition.annotations}; `undefined` when the tool has none. */
   readonly annotations?: Readonly<Record<string, string | boolean>>;
+  /** See {@link ToolDefinition.cache}; `undefined` when its results are not cached. */
+  readonly cache?: { readonly ttl: number };
   run(args: any, ctx: ToolContext): unknown;
 }
 
@@ -110,6 +118,7 @@ export function toTool(value: unknown): Tool {
       input,
     );
   }
+  const cache = toolCache(def);
   const sensitive = new Set(def.sensitive ?? []);
   const props = (parameters.properties ?? {}) as Record<string, Record<string, unknown>>;
   for (const [key, prop] of Object.entries(props)) if (prop?.["x-sensitive"] === true) sensitive.add(key);
@@ -121,6 +130,26 @@ export function toTool(value: unknown): Tool {
     delegateSafe: def.delegateSafe === true,
     sensitive: [...sensitive],
     ...(def.annotations ? { annotations: Object.freeze({ ...def.annotations }) } : {}),
+    ...(cache ? { cache } : {}),
     run: def.run.bind(def),
   });
+}
+
+/** A definition's `cache`, checked: a positive number of seconds, and only on a read-only tool. */
+function toolCache(def: Partial<ToolDefinition>): { readonly ttl: number } | undefined {
+  if (def.cache === undefined) return undefined;
+  const ttl = (def.cache as { ttl?: unknown } | null)?.ttl;
+  if (typeof ttl !== "number" || !Number.isFinite(ttl) || ttl <= 0)
+    throw new InvalidOptionError(
+      `tool.cache (${def.name})`,
+      "`{ ttl }` with a positive number of seconds",
+      def.cache,
+    );
+  if (def.delegateSafe !== true)
+    throw new InvalidOptionError(
+      `tool.cache (${def.name})`,
+      "absent on a tool that is not delegateSafe (only a read-only tool's results may be reused)",
+      def.cache,
+    );
+  return Object.freeze({ ttl });
 }
