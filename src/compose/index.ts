@@ -15,7 +15,7 @@ export {
   type PlanNodeInput,
 } from "./node-types.js";
 export { createHost, type DeputyHost, type HostOptions } from "./host.js";
-export { resumeRun, runPlan, type ResumeOptions, type RunOptions } from "./run.js";
+export { resumeRun, runPlan, withProposalCache, type ResumeOptions, type RunOptions } from "./run.js";
 export { plan, type PlanBuilderOptions } from "./plan-builder.js";
 export { delegateToPlan, type DelegateToPlanOptions } from "./delegate-to-plan.js";
 export { planTools, type PlanToolsOptions } from "./plan-tools.js";

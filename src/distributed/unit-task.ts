@@ -1,7 +1,7 @@
 import type { JobHelpers, Task } from "graphile-worker";
 import { DeputyError, serializeError } from "../errors/deputy-error.js";
 import { RunError } from "../errors/run-error.js";
-import { createHost, type RunOptions } from "../compose/index.js";
+import { createHost, withProposalCache, type RunOptions } from "../compose/index.js";
 import { executeWith } from "../plan/engine-context.js";
 import type { UnitOutcome, WorkUnit } from "../plan/node-executor.js";
 import type { ExecutionPlan } from "../plan/plan-schema.js";
@@ -39,7 +39,8 @@ export function createUnitTask(
   /** Where the unit's checks and outcome go: the worker's queue connections (see `queuePool`). */
   queue: UnitQueue = store.pool,
 ): Task {
-  const made = createHost(options);
+  // Deterministic delegate levels reuse proposals through the store's cache, as the run's own process does.
+  const made = createHost(withProposalCache({ ...options, store }));
   // Tool nodes with `cache` share the store's cache table with every worker and the run's own process.
   const resultCache = {
     store,
