@@ -125,8 +125,23 @@ export function cacheProposals(
  */
 export function proposalCacheKey(identity: string, request: ProposeRequest): string {
   const { instruction, facts, tools, schema, examples } = request;
-  const text = canonicalJson([identity, instruction, facts, tools, schema ?? null, examples ?? null]);
-  return `proposal:${createHash("sha256").update(text).digest("hex")}`;
+  const hash = createHash("sha256").update(canonicalJson([identity, instruction, facts, examples ?? null]));
+  for (const { parameters, ...spec } of tools)
+    hash.update(`\n${canonicalJson(spec)}\n${canonicalOf(parameters)}`);
+  hash.update(`\n${schema === undefined ? "null" : canonicalOf(schema)}`);
+  return `proposal:${hash.digest("hex")}`;
+}
+
+/**
+ * Schemas as canonical JSON, by object: a tool keeps its parameter schema object for life and the engine's
+ * proposal schemas are cached per tool set (proposal-schema.ts), so each is written out once, not per request.
+ */
+const canonicalTexts = new WeakMap<object, string>();
+
+function canonicalOf(schema: object): string {
+  let text = canonicalTexts.get(schema);
+  if (text === undefined) canonicalTexts.set(schema, (text = canonicalJson(schema)));
+  return text;
 }
 
 /** What is kept of a proposal: all but what one asking cost (its latency and token usage). */
