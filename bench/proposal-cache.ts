@@ -2,7 +2,7 @@
 // one, run with the proposal cache off (`proposalCache: false`) and on, CPU and wall time per run, and whether the
 // tool calls made are identical. No real model runs here: the levels are the distilled delegate trained on the
 // alert-triage traces (in-process, microseconds a proposal) and a slow fake — that same distilled delegate behind
-// a fixed amount of work per proposal (BURN sha256 rounds over 1 KiB, default 20000: about 20 ms of CPU on this
+// a fixed amount of work per proposal (BURN sha256 rounds over 1 KiB, default 20000: about 34 ms of CPU on this
 // machine), standing in for a small local model. Each round
 // makes new backend objects, so the in-process cache starts empty ("on, cold"); "on, warm store" is a second run
 // on the same SQLite store with new backend objects (a restart, or a resume): only the store's cache table helps.
