@@ -25,7 +25,7 @@ export type RunMutation =
   | { kind: "repair"; repair: RepairRecord };
 
 /**
- * Where checkpoints go. Every implementation passes `test/run-store-suite.ts`.
+ * Where checkpoints go. Every implementation passes `test/run-store-suite.ts` and `test/cache-store-suite.ts`.
  *
  * `write` returns once the batch is durable; stores may group concurrent batches into one commit (the SQLite
  * store does), so awaiting each write costs about one commit per group, not per batch.

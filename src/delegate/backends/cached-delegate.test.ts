@@ -199,6 +199,7 @@ describe("which backends are deterministic (cacheIdentity)", () => {
   });
 
   it("not a ScriptedDelegate: it answers by the unit asking, which is not in the key", () => {
-    expect(new ScriptedDelegate({ entries: [] }).cacheIdentity).toBeUndefined();
+    const scripted: ToolCallDelegate = new ScriptedDelegate({ entries: [] });
+    expect(scripted.cacheIdentity).toBeUndefined();
   });
 });
