@@ -20,6 +20,8 @@ export interface ProposalEvent {
   tool?: string;
   confidence: number | null;
   latencyMs: number;
+  /** Set when the proposal was reused from the proposal cache: no model was asked. */
+  cached?: true;
 }
 
 /** `deputy:proposal`: every proposal hop of every delegate node, with its verdict. */

@@ -235,11 +235,12 @@ export class ItemLoop {
       this.stop.abort(new NodeError("ITEM_FAILED", `Item ${index} failed; on_item_error is "fail".`));
     }
     const written = commitItem(this.ctx, this.node.id, item, hasValue, value);
-    if (!written) return this.report(index, item.status);
-    return written.then(() => this.report(index, item.status));
+    const cached = item.details?.cached === true;
+    if (!written) return this.report(index, item.status, cached);
+    return written.then(() => this.report(index, item.status, cached));
   }
 
-  private report(index: number, status: string): undefined {
+  private report(index: number, status: string, cached = false): undefined {
     this.done++;
     const { ctx } = this;
     if (ctx.emit.active())
@@ -251,6 +252,7 @@ export class ItemLoop {
         status,
         done: this.done,
         total: this.list.length,
+        ...(cached ? { cached: true } : {}),
       });
     return undefined;
   }

@@ -209,6 +209,7 @@ async function runNode(ctx: EngineContext, node: BaseNode): Promise<NodeStatus> 
     nodeId: node.id,
     status: record.status,
     durationMs: record.durationMs!,
+    ...(record.details?.cached === true ? { cached: true } : {}),
   });
   return record.status;
 }

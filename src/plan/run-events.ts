@@ -7,7 +7,15 @@ export type RunEvent =
   | { type: "run-start"; runId: string; plan: string; nodes: number; resumed: boolean }
   | { type: "run-end"; runId: string; status: RunStatus; durationMs: number }
   | { type: "node-start"; runId: string; nodeId: string; items?: number }
-  | { type: "node-end"; runId: string; nodeId: string; status: NodeStatus; durationMs: number }
+  | {
+      type: "node-end";
+      runId: string;
+      nodeId: string;
+      status: NodeStatus;
+      durationMs: number;
+      /** Set when the node's result came from the cache (a tool node's `cache`): no tool was called. */
+      cached?: true;
+    }
   | {
       type: "item-end";
       runId: string;
@@ -16,6 +24,8 @@ export type RunEvent =
       status: string;
       done: number;
       total: number;
+      /** Set when the item's result came from the cache (a tool node's `cache`): no tool was called. */
+      cached?: true;
     };
 
 /** `deputy:run` and `deputy:node` on node:diagnostics_channel carry the same events as `onEvent`. */
