@@ -3,7 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { SqliteRunStore } from "../../store/sqlite-run-store.js";
+import { z } from "zod";
+import { runPlan } from "../../compose/index.js";
+import { MemoryRunStore } from "../../store/memory-run-store.js";
+import { defineTool } from "../../tools/define-tool.js";
 import { main } from "../main.js";
+import { renderManifest } from "../render-manifest.js";
 
 async function cli(args: string[]) {
   let stdout = "";
@@ -46,5 +51,37 @@ describe("deputy cache clear", () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr.trim().split("\n")).toHaveLength(1);
     expect(existsSync(db)).toBe(false);
+  });
+});
+
+describe("deputy run's summary of cached results", () => {
+  it("says how many items came from the cache, and marks a cached node", async () => {
+    const lookup = defineTool({
+      name: "lookup",
+      description: "Looks up",
+      input: z.object({ q: z.string() }),
+      delegateSafe: true,
+      cache: { ttl: 60 },
+      run: ({ q }) => q,
+    });
+    const plan = {
+      name: "p",
+      nodes: [
+        { id: "one", tool: "lookup", args: { q: "x" }, store_as: "one" },
+        {
+          id: "each",
+          tool: "lookup",
+          args: { q: "{item}" },
+          store_as: "e_{index}",
+          for_each: { source: "{artifacts.qs}", max_concurrency: 1 },
+        },
+      ],
+    };
+    const store = new MemoryRunStore();
+    const options = { tools: [lookup], store, artifacts: { qs: ["a", "b", "a"] } };
+    const first = renderManifest(await runPlan(plan, options), false);
+    expect(first).toMatch(/each\s+ok\s+items 3\/3 ok, 1 from the cache/);
+    expect(first).not.toMatch(/one .*\(cached\)/);
+    expect(renderManifest(await runPlan(plan, options), false)).toMatch(/one\s+ok\s+\(cached\)/);
   });
 });
