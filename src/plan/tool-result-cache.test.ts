@@ -1,6 +1,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createHost, resumeRun, runPlan } from "../compose/index.js";
@@ -8,6 +9,8 @@ import { validatePlan } from "./validate-plan.js";
 import { MemoryRunStore } from "../store/memory-run-store.js";
 import { SqliteRunStore } from "../store/sqlite-run-store.js";
 import { defineTool } from "../tools/define-tool.js";
+import { canonicalJson } from "../runtime/canonical-json.js";
+import { resultCacheKey } from "./tool-result-cache.js";
 
 /** A read-only lookup that counts its calls (what a cache hit must not make). */
 function counted(options: { cache?: { ttl: number }; result?: (q: string) => unknown } = {}) {
@@ -226,5 +229,35 @@ describe("cache on a tool with side effects", () => {
     );
     expect(report.ok).toBe(false);
     expect(report.issues.some((i) => i.nodeId === "n")).toBe(true);
+  });
+});
+
+describe("the cache key of a call (generated arguments)", () => {
+  const { tool } = counted();
+
+  it("is the same for equal arguments in any key order, and differs when they differ", () => {
+    const reversed = (v: unknown): unknown =>
+      Array.isArray(v)
+        ? v.map(reversed)
+        : typeof v === "object" && v !== null
+          ? Object.fromEntries(
+              Object.entries(v)
+                .reverse()
+                .map(([k, x]) => [k, reversed(x)]),
+            )
+          : v;
+    fc.assert(
+      fc.property(
+        fc.dictionary(fc.string(), fc.jsonValue()),
+        fc.dictionary(fc.string(), fc.jsonValue()),
+        (a, b) => {
+          expect(resultCacheKey(tool, a)).toBe(resultCacheKey(tool, reversed(a) as Record<string, unknown>));
+          expect(resultCacheKey(tool, a) === resultCacheKey(tool, b)).toBe(
+            canonicalJson(a) === canonicalJson(b),
+          );
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });
