@@ -41,9 +41,9 @@ export function toolDigestText(tool: Tool): string {
 }
 
 /**
- * The stored result under `key` when there is one younger than `ttlSeconds`; otherwise `call()`, whose `ok` value is stored for
- * `ttlSeconds`. Calls of the same key in flight at once share one call. Never rejects when `call` does not: the
- * cache is a saving, so a store that cannot read or write it makes a miss, not a failed unit.
+ * The stored result under `key` when there is one younger than `ttlSeconds`; otherwise `call()`, whose `ok` value
+ * is stored for `ttlSeconds`. Calls of the same key in flight at once share one call. Never rejects when `call`
+ * does not: the cache is a saving, so a store that cannot read or write it makes a miss, not a failed unit.
  */
 export async function cachedCall(
   cache: ResultCacheHost,
@@ -62,7 +62,10 @@ export async function cachedCall(
   const running = inflight.get(key);
   if (running) {
     const shared = await running;
-    return shared.status === "ok" ? { status: "ok", value: shared.value, details: { cached: true } } : call();
+    // A copy, as a store hands out: no two units' values are one object.
+    if (shared.status === "ok")
+      return { status: "ok", value: structuredClone(shared.value), details: { cached: true } };
+    return call();
   }
   const pending = call().then(async (outcome) => {
     if (outcome.status === "ok" && storable(cache, outcome.value)) {

@@ -203,3 +203,19 @@ describe("which backends are deterministic (cacheIdentity)", () => {
     expect(scripted.cacheIdentity).toBeUndefined();
   });
 });
+
+describe("a stored proposal is data", () => {
+  it("is reused only when shaped like a proposal; anything else in the store is a miss", async () => {
+    const store = new MemoryRunStore();
+    const model = new CountingModel();
+    const request: ProposeRequest = { instruction: "x", facts: { sev: "high" }, tools: [] };
+    const key = proposalCacheKey(model.cacheIdentity!, request);
+    for (const value of [null, "call", [1], { name: 3, arguments: {} }, { name: "t", arguments: [] }]) {
+      await store.putCached({ key, scope: "proposal:fake", value, createdAt: 0, expiresAt: null });
+      const answer = await new CachedDelegate(new CountingModel(), model.cacheIdentity!, { store }).propose(
+        request,
+      );
+      expect(answer.cached).toBeUndefined();
+    }
+  });
+});

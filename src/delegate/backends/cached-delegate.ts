@@ -98,8 +98,9 @@ export class CachedDelegate implements ToolCallDelegate {
     if (!this.#store) return undefined;
     // The cache is a saving: a store that cannot answer makes a miss, not a backend error.
     const entry = await this.#store.getCached(key, this.#now()).catch(() => undefined);
-    if (!entry || typeof entry.value !== "object" || entry.value === null) return undefined;
-    const proposal = entry.value as Omit<Proposal, "latencyMs">;
+    // A store is data: what is not shaped like a proposal is a miss (the gate judges the rest, as any proposal).
+    if (!entry || !isProposalShaped(entry.value)) return undefined;
+    const proposal = entry.value;
     this.#lru.set(key, proposal);
     return proposal;
   }
@@ -142,6 +143,19 @@ function canonicalOf(schema: object): string {
   let text = canonicalTexts.get(schema);
   if (text === undefined) canonicalTexts.set(schema, (text = canonicalJson(schema)));
   return text;
+}
+
+function isProposalShaped(value: unknown): value is Omit<Proposal, "latencyMs"> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const p = value as Record<string, unknown>;
+  return (
+    (p.name === null || typeof p.name === "string") &&
+    typeof p.arguments === "object" &&
+    p.arguments !== null &&
+    !Array.isArray(p.arguments) &&
+    (p.confidence === null || typeof p.confidence === "number") &&
+    typeof p.backend === "string"
+  );
 }
 
 /** What is kept of a proposal: all but what one asking cost (its latency and token usage). */
