@@ -4,6 +4,7 @@ import type { ExecutionHost } from "../src/plan/node-executor.js";
 import type { NodeType } from "../src/plan/node-type.js";
 import { NodeTypeTable } from "../src/plan/node-type-table.js";
 import { planJsonSchema } from "../src/plan/plan-json-schema.js";
+import { baseNodeShape } from "../src/plan/plan-schema.js";
 import type { RunManifest } from "../src/plan/run-manifest.js";
 import { startRun } from "../src/plan/run-plan.js";
 import { validatePlan } from "../src/plan/validate-plan.js";
@@ -76,6 +77,35 @@ export function nodeTypeSuite(options: NodeTypeSuiteOptions): void {
       expect(() => new NodeTypeTable([...builtInNodeTypes, type].concat(builtIn ? [] : [type]))).toThrow(
         /unique names/,
       );
+    });
+
+    it("names only its own and the engine's fields in what a model may write; its console view is data", () => {
+      const writes = type.modelWrites;
+      const known = new Set([...Object.keys(baseNodeShape), ...Object.keys(type.fields)]);
+      const named = writes
+        ? [
+            ...writes.free,
+            ...Object.keys(writes.rules ?? {}),
+            ...(writes.toolFields ?? []),
+            ...(writes.nested ?? []),
+          ]
+        : [];
+      expect(named.filter((f) => !known.has(f))).toEqual([]);
+      // A field a repair may change freely has no rule besides.
+      expect(writes?.free.filter((f) => Object.hasOwn(writes.rules ?? {}, f)) ?? []).toEqual([]);
+      for (const definition of [
+        node("single", options.ok),
+        { id: "x" },
+        { id: "x", ...options.invalid.fields },
+      ]) {
+        const view = type.consoleView?.(definition) ?? {};
+        expect(typeof view).toBe("object");
+        if (view.threshold) {
+          expect(typeof view.threshold.label).toBe("string");
+          expect(view.threshold.value).toBeGreaterThanOrEqual(0);
+          expect(view.threshold.value).toBeLessThanOrEqual(1);
+        }
+      }
     });
 
     it("is part of the plan JSON Schema: a valid node passes, an unknown field is refused", () => {

@@ -167,6 +167,22 @@ export function runStoreSuite(name: string, make: () => StoreUnderTest | Promise
       await store.close();
     });
 
+    it("keeps a run's last event number from a status write, and keeps it through a status write without one", async () => {
+      const { store, reopen } = await make();
+      await store.createRun(record("seq", "2026-01-01T00:00:00.000Z"));
+      expect((await store.loadSummary("seq"))!.run.eventSeq).toBeUndefined();
+      const at = "2026-01-01T00:00:01.000Z";
+      await store.write("seq", [{ kind: "status", status: "escalated", updatedAt: at, eventSeq: 13 }]);
+      await store.write("seq", [{ kind: "status", status: "running", updatedAt: at }]);
+      expect((await store.load("seq"))!.run).toMatchObject({ status: "running", eventSeq: 13 });
+      await store.close();
+      if (reopen) {
+        const again = reopen();
+        expect((await again.loadSummary("seq"))!.run.eventSeq).toBe(13);
+        await again.close();
+      }
+    });
+
     it("records a resolution on the escalated node or item", async () => {
       const { store } = await make();
       await store.createRun(record("r2", "2026-01-01T00:00:00.000Z"));

@@ -43,4 +43,10 @@ export const waitNodeType = defineNodeType({
     },
   },
   details: z.strictObject({ waitedMs: z.number() }),
+  // What a model may write: a repair may change how long it waits and what it passes on (the schema still caps
+  // `seconds` at 60); everything else stays as it ran. It names no tool, so an authored plan's wait needs no
+  // person's approval.
+  modelWrites: { free: ["seconds", "value", "description"] },
+  // What the console shows: a wait judges nothing, so no threshold is drawn; its length is in its record.
+  consoleView: () => ({}),
 });

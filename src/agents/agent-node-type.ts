@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { PlanIssue } from "../errors/plan-validation-error.js";
 import type { ValidationContext } from "../plan/node-executor.js";
 import type { DefinedNodeType } from "../plan/node-type.js";
-import type { Spend } from "../store/run-state.js";
+import type { Spend } from "../records/spend.js";
 import { spendSchema } from "../store/spend-schema.js";
 import { didYouMean } from "../tools/did-you-mean.js";
 import { agentNodeExecutor } from "./agent-node-executor.js";
@@ -31,6 +31,8 @@ export const agentNodeType: DefinedNodeType<"agent", typeof agentNodeFields> = {
   capabilities: ["agents"],
   details: agentDetailsSchema,
   spend: (details) => details.spend as Spend | undefined,
+  // A repair keeps an agent's node as it ran (its own loop decided and spent); it names no tools of the plan's.
+  modelWrites: { repairable: false, free: [] },
 };
 
 /** The agent is registered (with a did-you-mean) and the action is one of its own (or it has only one). */

@@ -1,4 +1,4 @@
-import type { Spend } from "../store/run-state.js";
+import type { Spend } from "../records/spend.js";
 import type { BudgetLimit, BudgetViolation } from "../errors/budget-exceeded-error.js";
 import { InvalidOptionError } from "../errors/invalid-option-error.js";
 import { didYouMean } from "../tools/did-you-mean.js";

@@ -1,6 +1,5 @@
-import type { Spend } from "../store/run-state.js";
 import type { WorkUnit } from "../plan/node-executor.js";
-import type { ToolSpec } from "../tools/tool-spec.js";
+import type { EscalationAnswer, EscalationRequest } from "../records/escalation.js";
 import { resolveBackend } from "./backend.js";
 import { admitInScope, scopedPlace } from "./call-scope.js";
 import { agentHost } from "./host-capabilities.js";
@@ -17,30 +16,13 @@ const SYSTEM = [
 ].join(" ");
 
 /**
- * What {@link escalateToAgent} reads of a delegate node's escalation request (the delegate part declares the
- * whole request; the composition root checks that one fits the other).
+ * What {@link escalateToAgent} reads of a delegate node's escalation request: the escalation's request as
+ * records/ declares it, bound to the engine's unit (delegate/'s request adds the node and the proposal schema).
  */
-export interface AgentEscalationRequest {
-  agent: string;
-  unit: WorkUnit;
-  instruction: string;
-  facts: Record<string, unknown>;
-  tools: ToolSpec[];
-  verdict: string;
-  reason: string;
-  proposal:
-    { name: string | null; arguments?: Record<string, unknown>; confidence: number | null } | undefined;
-  signal: AbortSignal;
-}
+export type AgentEscalationRequest = EscalationRequest<WorkUnit>;
 
 /** The agent's answer: its first call (or a decline), who made it, and what asking spent. */
-export interface AgentEscalationAnswer {
-  name: string | null;
-  arguments?: Record<string, unknown>;
-  unparsedArguments?: string;
-  backend: string;
-  spend: Spend;
-}
+export type AgentEscalationAnswer = EscalationAnswer & Required<Pick<EscalationAnswer, "backend" | "spend">>;
 
 /**
  * The escalation handler the composition root installs: the named agent sees the delegate's instruction, facts,

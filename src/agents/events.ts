@@ -1,7 +1,8 @@
 import { channel } from "node:diagnostics_channel";
-import type { BudgetLimit } from "../errors/budget-exceeded-error.js";
+import type { BudgetViolation } from "../errors/budget-exceeded-error.js";
 import { CHANNELS } from "../runtime/channels.js";
 import { redactRecord } from "../runtime/redact-value.js";
+import type { OnExceeded } from "./budget.js";
 import type { LedgerTotals } from "./ledger.js";
 import type { Usage } from "./usage.js";
 
@@ -43,14 +44,14 @@ export interface DelegationStartEvent extends DelegationEventBase {
   runId?: string;
 }
 
-/** Published on `deputy:delegation` when a delegated call ends (also for `invalid_arguments`, with no call made). */
-export interface DelegationEvent extends DelegationEventBase {
-  callId: string;
+/**
+ * Published on `deputy:delegation` when a delegated call ends (also for `invalid_arguments`, with no call made:
+ * then its arguments are as the model wrote them and it has no provider or model).
+ */
+export interface DelegationEvent extends Omit<DelegationStartEvent, "arguments" | "provider" | "model"> {
   arguments: unknown;
   provider: string | undefined;
   model: string | undefined;
-  /** For a plan delegation: the plan run's id (in the store it ran with). */
-  runId?: string;
   durationMs: number;
   /** Tokens the sub-agent spent, nested delegations included. */
   usage: Usage;
@@ -65,16 +66,16 @@ export interface DelegationEvent extends DelegationEventBase {
   issues?: string[];
 }
 
-/** Published on `deputy:delegation-refused` when a budget or `maxDepth` refuses a call. */
-export interface DelegationRefusedEvent extends DelegationEventBase {
-  limit: BudgetLimit;
-  allowed: number;
-  used: number;
-  /** Whose budget refused: an agent-wide ceiling or a delegation's own limit. */
-  scope: "agent" | "delegation";
+/**
+ * Published on `deputy:delegation-refused` when a budget or `maxDepth` refuses a call: the violated limit
+ * (`limit`, `allowed`, `used`, and `scope`: an agent-wide ceiling or a delegation's own limit), whose budget it
+ * is and what it does at its ceiling.
+ */
+export interface DelegationRefusedEvent
+  extends DelegationEventBase, Pick<BudgetViolation, "limit" | "allowed" | "used" | "scope"> {
   /** The agent owning the budget that refused (an ancestor, for a nested call). */
   budgetOwner: string;
-  policy: "stop" | "raise";
+  policy: OnExceeded;
 }
 
 /** Channel names. Subscribe with `diagnostics_channel.subscribe(name, fn)`. */

@@ -1,4 +1,4 @@
-import type { Spend } from "../store/run-state.js";
+import type { Spend } from "../records/spend.js";
 
 /** A ledger's figures as plain data. `cost` in USD, `duration` in seconds. */
 export type LedgerTotals = Spend;

@@ -1,5 +1,6 @@
 import type { RunManifest } from "../plan/run-manifest.js";
 import { newRunId, startRun } from "../plan/run-plan.js";
+import type { Spend } from "../records/spend.js";
 import { runDelegatedCall, type CallEnd } from "./call-lifecycle.js";
 import type { CallContext, PlanBinding } from "./types.js";
 import { callScope } from "./call-scope.js";
@@ -98,7 +99,7 @@ function settlePlan(binding: PlanBinding, runId: string, manifest: RunManifest):
 }
 
 /** Tokens and USD the plan's nodes spent (agent nodes, delegate escalations), summed over the manifest. */
-export function planSpend(manifest: RunManifest): { tokens: number; cost: number } {
+export function planSpend(manifest: RunManifest): Pick<Spend, "tokens" | "cost"> {
   let tokens = 0;
   let cost = 0;
   for (const node of Object.values(manifest.nodes)) {

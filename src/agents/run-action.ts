@@ -11,6 +11,7 @@ import { Frame } from "./frame.js";
 import { costOf } from "./pricing.js";
 import { checkResult } from "./result.js";
 import { runToolLoop, type LoopTool } from "./tool-loop.js";
+import { approvalReason } from "../tools/tool-approval.js";
 import type { ActionContext, ActionPrompt, Agent, AgentResult, AnyBinding, RunSetup } from "./types.js";
 
 /** Runs `action` of `agent` in a new frame: builds the prompt, offers the scoped tools, runs the loop. @internal */
@@ -203,14 +204,21 @@ function ownLoopTool(tool: Tool, agent: Agent, action: string, setup: RunSetup):
           issues: check.issues,
           message: `The arguments do not match \`${tool.name}\`'s schema. Fix them and call it again.`,
         };
+      const ctx = {
+        signal,
+        idempotencyKey: `${setup.traceId}/${toolCallId}`,
+        runId: setup.traceId,
+        nodeId: `${agent.name}.${action}`,
+      };
+      // An agent's tool loop has no pause for a person: a call that needs approval is refused, never run.
+      const approval = await approvalReason(tool, check.value as Record<string, unknown>, ctx);
+      if (approval !== undefined)
+        return {
+          error: "approval_required",
+          message: `\`${tool.name}\` was not called: ${approval}, and an agent's call cannot wait for a person. Call it from a plan's tool node instead.`,
+        };
       try {
-        const out = await tool.run(check.value, {
-          signal,
-          idempotencyKey: `${setup.traceId}/${toolCallId}`,
-          runId: setup.traceId,
-          nodeId: `${agent.name}.${action}`,
-          attempt: 1,
-        });
+        const out = await tool.run(check.value, { ...ctx, attempt: 1 });
         return out === undefined ? null : out;
       } catch (error) {
         if (signal.aborted) throw error;

@@ -18,6 +18,8 @@ import {
   echoedAnswer,
   objectiveMessage,
 } from "./authoring-prompt.js";
+import { checkAuthoredPlan, type AuthoredToolCall } from "./authored-plan-policy.js";
+import { DEFAULT_AUTHORED_CONFIDENCE_FLOOR } from "./model-write-policy.js";
 import { DEFAULT_MAX_ANSWER_CHARS, readModelAnswer } from "./read-model-answer.js";
 import { toolCatalogue } from "./tool-catalogue.js";
 import { toolNodeResponseSchema } from "./tool-node-schema.js";
@@ -48,6 +50,11 @@ export interface AuthorPlanOptions {
    * gives it); its `tools` are replaced by the allowed ones. Default: tools only.
    */
   host?: ExecutionHost;
+  /**
+   * The host's confidence floor (0–1): a gate's bar in the plan (a delegate node's confidence threshold) may not be
+   * below it, and one the model left out is set to it. Default 0.8 (`DEFAULT_AUTHORED_CONFIDENCE_FLOOR`).
+   */
+  confidenceFloor?: number;
   /** Longest answer read, in characters; a longer one is an issue. Default 200,000. */
   maxAnswerChars?: number;
   /** Aborts the model's request. */
@@ -71,6 +78,11 @@ export type AuthorPlanResult =
       plan: Record<string, unknown>;
       /** Validation's warnings on it. */
       warnings: PlanIssue[];
+      /**
+       * Its nodes that call tools with side effects (not `delegateSafe`) as written: when there are any, the plan
+       * runs only once a person approves it (shown with `renderApprovalRequest`). Empty: nothing to approve.
+       */
+      needsApproval: AuthoredToolCall[];
       usage: AuthoringUsage;
     }
   | { ok: false; issues: PlanIssue[]; usage: AuthoringUsage };
@@ -80,7 +92,11 @@ export type AuthorPlanResult =
  * allowed tools' catalogue (name, description, argument schema, side effects) and deputy's plan JSON Schema,
  * and answers through structured output (a JSON-schema response format, where the provider supports one). An
  * invalid plan gets **one** correction round, with the issues sent back as text; what is still invalid then
- * comes back as issues. The answer is untrusted input: one that is not JSON, has the wrong shape, is huge or
+ * comes back as issues. A model-written plan is held to the rules its node types declare for model-written
+ * content, as a repair's delta is: it may not set a field a model never sets (a delegate's side-effect key), put a gate's
+ * bar below the host's `confidenceFloor`, use a placeholder deputy does not know or name another node's artifact
+ * as plain text — each its own issue code. Its nodes that call tools with side effects are listed in
+ * `needsApproval`: the caller shows them to a person before running it. The answer is untrusted input: one that is not JSON, has the wrong shape, is huge or
  * nested deep, or names a tool outside the allowlist is a list of issues, never an exception. Only a model that
  * cannot be asked throws ({@link PlanAuthoringError} `MODEL_FAILED`).
  *
@@ -98,6 +114,9 @@ export async function authorPlan(options: AuthorPlanOptions): Promise<AuthorPlan
   if (typeof options?.objective !== "string" || options.objective.trim() === "")
     throw new InvalidOptionError("objective", "a non-empty string", options?.objective);
   const allowed = allowedRegistry(options.tools, options.allowedTools);
+  const floor = options.confidenceFloor ?? DEFAULT_AUTHORED_CONFIDENCE_FLOOR;
+  if (typeof floor !== "number" || !(floor >= 0 && floor <= 1))
+    throw new InvalidOptionError("confidenceFloor", "a number from 0 to 1", floor);
   const nodeTypes = options.nodeTypes ?? new NodeTypeTable([toolNodeType]);
   // Without a host, only the engine's part: a node type that reads more (delegates…) is then a
   // `missing_capability` issue of validation, not a TypeError.
@@ -105,7 +124,7 @@ export async function authorPlan(options: AuthorPlanOptions): Promise<AuthorPlan
   const host = { ...base, tools: allowed } as ExecutionHost;
   const maxChars = options.maxAnswerChars ?? DEFAULT_MAX_ANSWER_CHARS;
   const schema = planJsonSchema(nodeTypes);
-  const system = authoringSystemPrompt(toolCatalogue(allowed), schema);
+  const system = authoringSystemPrompt(toolCatalogue(allowed), schema, { nodeTypes, floor });
   const messages: ModelMessage[] = [
     { role: "user", content: objectiveMessage(options.objective, options.inputs) },
   ];
@@ -114,7 +133,7 @@ export async function authorPlan(options: AuthorPlanOptions): Promise<AuthorPlan
   // shows the plan schema as validation reads it.
   const format = toolNodeResponseSchema(schema, allowed);
   const ask = () => askModel(options.model, system, messages, format, usage, options.signal);
-  const check = (text: string) => checkAnswer(text, maxChars, options, host, nodeTypes);
+  const check = (text: string) => checkAnswer(text, maxChars, options, { host, nodeTypes, floor });
 
   const first = await ask();
   const round1 = check(first);
@@ -147,15 +166,15 @@ function allowedRegistry(
 }
 
 type Checked =
-  { ok: true; plan: Record<string, unknown>; warnings: PlanIssue[] } | { ok: false; issues: PlanIssue[] };
+  | { ok: true; plan: Record<string, unknown>; warnings: PlanIssue[]; needsApproval: AuthoredToolCall[] }
+  | { ok: false; issues: PlanIssue[] };
 
-/** Reads one answer and validates it as a plan against the allowed tools. */
+/** Reads one answer, validates it as a plan against the allowed tools and holds it to the authoring policy. */
 function checkAnswer(
   text: string,
   maxChars: number,
   options: AuthorPlanOptions,
-  host: ExecutionHost,
-  nodeTypes: NodeTypeTable,
+  { host, nodeTypes, floor }: { host: ExecutionHost; nodeTypes: NodeTypeTable; floor: number },
 ): Checked {
   const read = readModelAnswer(text, maxChars);
   if (!read.ok) return { ok: false, issues: [read.issue] };
@@ -169,8 +188,13 @@ function checkAnswer(
     };
   }
   const report = validatePlan(candidate, { host, nodeTypes });
-  if (!report.ok || !isObject(candidate)) return { ok: false, issues: report.issues };
-  return { ok: true, plan: candidate, warnings: report.issues };
+  if (!isObject(candidate)) return { ok: false, issues: report.issues };
+  const policy = checkAuthoredPlan(candidate, report, { nodeTypes, tools: host.tools, floor });
+  const promoted = new Set(policy.issues.map((i) => i.code));
+  const warnings = report.issues.filter((i) => !(i.severity === "warning" && promoted.has(i.code)));
+  if (!report.ok || policy.issues.length > 0)
+    return { ok: false, issues: [...warnings.filter((i) => i.severity === "error"), ...policy.issues] };
+  return { ok: true, plan: policy.plan, warnings, needsApproval: policy.needsApproval };
 }
 
 /**

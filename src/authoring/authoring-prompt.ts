@@ -1,4 +1,5 @@
 import type { PlanIssue } from "../errors/plan-validation-error.js";
+import type { NodeTypeTable } from "../plan/node-type-table.js";
 import type { JsonSchema } from "../schema/json-schema.js";
 import type { CatalogueEntry } from "./tool-catalogue.js";
 
@@ -11,7 +12,11 @@ const MAX_ECHO_CHARS = 8_000;
  * The system message: what a plan is, the rules validation enforces, the allowed tools' catalogue and the plan
  * JSON Schema. Both are JSON so that a model reads them exactly as validation will.
  */
-export function authoringSystemPrompt(catalogue: readonly CatalogueEntry[], planSchema: JsonSchema): string {
+export function authoringSystemPrompt(
+  catalogue: readonly CatalogueEntry[],
+  planSchema: JsonSchema,
+  rules: { nodeTypes: NodeTypeTable; floor: number },
+): string {
   return [
     "You write execution plans for deputy. A plan is a JSON object: a name, the objective, and nodes that form a DAG.",
     "Answer with exactly one JSON object that fits the plan JSON Schema below, and nothing else.",
@@ -21,7 +26,9 @@ export function authoringSystemPrompt(catalogue: readonly CatalogueEntry[], plan
     "- Every node has a unique `id` and a unique `store_as` key; its result is stored under that key.",
     "- A node reads an earlier result as `{artifacts.<store_as>}` (or `{artifacts.<store_as>.field}`) and lists the node that stores it in `depends_on`.",
     "- A tool node's `args` give every required argument of its tool and no argument the tool does not declare.",
-    "- A tool with `delegate_safe: false` may have side effects: use it only where the objective asks for that effect.",
+    "- A tool with `delegate_safe: false` may have side effects: use it only where the objective asks for that effect; a person approves such a plan before it runs.",
+    "- Pass an earlier result as `{artifacts.<store_as>}`, never its key as plain text; use no other placeholder than `{artifacts.…}`, `{inputs.…}`, `{item}` and `{index}`.",
+    ...fieldRules(rules.nodeTypes, rules.floor),
     "- Use no field the schema does not list.",
     "",
     "Tool catalogue (JSON):",
@@ -30,6 +37,20 @@ export function authoringSystemPrompt(catalogue: readonly CatalogueEntry[], plan
     "Plan JSON Schema:",
     JSON.stringify(planSchema),
   ].join("\n");
+}
+
+/** What the node types rule for model-written fields, one line per type that has rules (never set, a floor). */
+function fieldRules(nodeTypes: NodeTypeTable, floor: number): string[] {
+  const lines: string[] = [];
+  for (const type of nodeTypes) {
+    const rules = Object.entries(type.modelWrites?.rules ?? {});
+    if (rules.length === 0) continue;
+    const said = rules.map(([field, rule]) =>
+      rule.rule === "never" ? `never set \`${field}\`` : `\`${field}\` is at least ${floor}`,
+    );
+    lines.push(`- On a ${type.name} node: ${said.join("; ")}.`);
+  }
+  return lines;
 }
 
 /** The first user message: the objective, and the inputs the plan takes when there are some. */

@@ -1,7 +1,8 @@
 /// <reference types="node" preserve="true" />
 /**
  * Plans written and repaired by a model, and plans run by name: {@link authorPlan} turns an objective into a
- * validated plan (the allowed tools are the boundary; one correction round); {@link repairRun} asks for a plan
+ * validated plan (the allowed tools are the boundary; one correction round; held to the rules a repair's delta
+ * obeys, its calls of tools with side effects waiting for {@link approveAuthoredRun}); {@link repairRun} asks for a plan
  * delta that replaces a failed run's failed nodes, kept as a pending repair that {@link approveRepair} applies
  * as a child run (or {@link rejectRepair} turns down); {@link findNamedPlan} and {@link checkPlanInputs} run a
  * folder's plans by name with their declared inputs; {@link planToolsOnHost} gives an agent all of it as tools
@@ -15,6 +16,18 @@ export {
   type AuthorPlanResult,
   type AuthoringUsage,
 } from "./author-plan.js";
+export {
+  AUTHORED_PLAN_ISSUE_CODES,
+  renderApprovalRequest,
+  type AuthoredToolCall,
+} from "./authored-plan-policy.js";
+export {
+  approveAuthoredRun,
+  type ApproveAuthoredRunOptions,
+  type ApprovedAuthoredRun,
+} from "./authored-approval.js";
+export { DEFAULT_AUTHORED_CONFIDENCE_FLOOR } from "./model-write-policy.js";
+export type { AuthoredApproval } from "../store/run-options-record.js";
 export { toolCatalogue, type CatalogueEntry } from "./tool-catalogue.js";
 export { modelFromSpec, type ModelFromSpec } from "./model-spec.js";
 export { findNamedPlan, listNamedPlans, type NamedPlan } from "./named-plans.js";
@@ -27,6 +40,7 @@ export {
 } from "./plan-tools.js";
 export {
   PLAN_TOOL_REFUSALS,
+  type PendingApprovalAnswer,
   type PlanToolRefusal,
   type PlanToolRefusalCode,
   type RunAnswer,
@@ -51,7 +65,6 @@ export {
 export {
   checkRepairDelta,
   DELTA_ISSUE_CODES,
-  REPAIRABLE_FIELDS,
   type CheckedDelta,
   type DeltaContext,
   type DeltaIssueCode,

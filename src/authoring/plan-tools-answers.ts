@@ -31,6 +31,8 @@ export const PLAN_TOOL_REFUSALS = [
   "plan_changed",
   /** The repair was refused (the run is not eligible, its rounds are used up, the delta is invalid…). */
   "repair_refused",
+  /** The run is a model-written plan awaiting a person's approval: nothing of it runs until a person approves it. */
+  "approval_pending",
   /** Something else went wrong (the store failed…); `message` says what. */
   "failed",
 ] as const;
@@ -61,6 +63,8 @@ export function refusalOf(error: unknown): PlanToolRefusal {
     switch (error.code) {
       case "RUN_NOT_FOUND":
         return refusal("run_not_found", message);
+      case "RUN_AWAITS_APPROVAL":
+        return refusal("approval_pending", message);
       case "RUN_LEASED":
       case "RESUME_RUNNING":
         return refusal("run_in_progress", message);
@@ -106,6 +110,19 @@ export interface NodeLine {
   status: string;
   error?: string;
   items?: { total: number; ok: number; error: number; skipped: number; escalated: number };
+}
+
+/**
+ * What `plan_execute` answers for a plan written for an objective whose nodes call tools with side effects: the
+ * run is recorded, nothing of it runs, and a person approves it (`deputy plan --approve RUN_ID`,
+ * `approveAuthoredRun`); the calling model cannot.
+ */
+export interface PendingApprovalAnswer {
+  pending_approval: true;
+  run_id: string;
+  /** The nodes that wait, with their tools and arguments (previewed when long). */
+  calls: unknown;
+  message: string;
 }
 
 /** What a plan tool answers about a run: where it stands, node by node. */

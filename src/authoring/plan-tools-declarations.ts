@@ -125,7 +125,7 @@ export function listPlans(
 /** `plan_execute`'s description: what it does, then the named plans (at most {@link MAX_LISTED_PLANS}). */
 function executeDescription(plans: readonly { name: string; plan: unknown }[]): string {
   const lines = [
-    "Run an execution plan: give an objective (a plan is written for it from the tools there are), the name of a plan with its inputs, or a plan as JSON. Answers with the run's status, each node's outcome and the keys it stored; a run that takes long answers with its run_id and done: false while it goes on (ask plan_status later).",
+    "Run an execution plan: give an objective (a plan is written for it from the tools there are), the name of a plan with its inputs, or a plan as JSON. Answers with the run's status, each node's outcome and the keys it stored; a run that takes long answers with its run_id and done: false while it goes on (ask plan_status later). A plan written for an objective that calls tools with side effects answers pending_approval: true with its run_id: it runs only once a person approves it.",
   ];
   if (plans.length) {
     lines.push("Plans by name:");

@@ -12,11 +12,20 @@ import type { Tool } from "../tools/define-tool.js";
 import type { ToolsInput } from "../tools/to-tools.js";
 import { ToolRegistry } from "../tools/tool-registry.js";
 import { authorPlan } from "./author-plan.js";
+import { heldForApproval } from "./authored-approval.js";
+import type { AuthoredToolCall } from "./authored-plan-policy.js";
 import { findNamedPlan } from "./named-plans.js";
 import { checkPlanInputs } from "./plan-inputs.js";
 import { approveRepair } from "./repair-decisions.js";
 import { repairRun } from "./repair-run.js";
-import { capped, issueLines, refusal, type PlanToolRefusal, type RunAnswer } from "./plan-tools-answers.js";
+import {
+  capped,
+  issueLines,
+  refusal,
+  type PendingApprovalAnswer,
+  type PlanToolRefusal,
+  type RunAnswer,
+} from "./plan-tools-answers.js";
 import { declarePlanTools, isObject, listPlans, type ExecuteArgs } from "./plan-tools-declarations.js";
 import { BackgroundRuns } from "./plan-tools-runs.js";
 import { renderRepairDiff } from "./repair-diff.js";
@@ -53,6 +62,10 @@ export interface PlanToolsOptions {
   approveRepairs?: boolean;
   /** Repairs allowed per lineage (a run and the children made from it). Default 2. */
   maxRepairRounds?: number;
+  /**
+   * The confidence floor of a plan written for an objective (see `authorPlan`'s `confidenceFloor`). Default 0.8.
+   */
+  confidenceFloor?: number;
   /** Longest JSON, in characters, of a value a tool answers with (an artifact); longer ones are previewed. Default 20,000. */
   maxValueChars?: number;
   /** The node types plans may use (the root entry's `planTools` gives the built-in ones). Default: tool nodes only. */
@@ -165,7 +178,32 @@ export function planTools(options: PlanToolsOptions): PlanToolkit {
     );
   };
 
-  const execute = async (args: ExecuteArgs): Promise<RunAnswer | PlanToolRefusal> => {
+  /** Records a written plan as a run kept for a person's approval (no node starts) and says so. */
+  const holdForApproval = async (
+    written: { plan: Record<string, unknown>; needsApproval: AuthoredToolCall[] },
+    report: ReturnType<typeof validatePlan>,
+    authored: { objective: string; model: string; allowedTools: string[] },
+  ): Promise<PendingApprovalAnswer> => {
+    const runId = newRunId(new Date());
+    const tools = [...new Set(written.needsApproval.flatMap((c) => c.tools))];
+    await startRun(written.plan, {
+      host,
+      nodeTypes,
+      store,
+      runId,
+      validated: report,
+      stop: heldForApproval(),
+      meta: { authored: { ...authored, approval: { status: "pending", tools } } },
+    });
+    return {
+      pending_approval: true,
+      run_id: runId,
+      calls: capped(written.needsApproval, maxChars),
+      message: `The plan calls tools with side effects (${tools.join(", ")}); nothing runs until a person approves it (deputy plan --approve ${runId}, or approveAuthoredRun). plan_status reads it; you cannot approve it.`,
+    };
+  };
+
+  const execute = async (args: ExecuteArgs): Promise<RunAnswer | PendingApprovalAnswer | PlanToolRefusal> => {
     const given = (["objective", "name", "plan"] as const).filter((k) => args[k] !== undefined);
     if (given.length !== 1)
       return refusal(
@@ -189,6 +227,7 @@ export function planTools(options: PlanToolsOptions): PlanToolkit {
         model,
         host,
         nodeTypes,
+        ...(options.confidenceFloor !== undefined ? { confidenceFloor: options.confidenceFloor } : {}),
       });
       if (!written.ok)
         return refusal(
@@ -198,12 +237,15 @@ export function planTools(options: PlanToolsOptions): PlanToolkit {
         );
       const check = validated(written.plan);
       if (check.refused) return check.refused;
-      return run(written.plan, check.report, undefined, {
+      const authored = {
         objective: args.objective,
         model: `${model.provider}/${model.modelId}`,
         // The boundary the plan was written within, so a repair of the run keeps it.
         allowedTools: registry.names(),
-      });
+      };
+      // Calls of tools with side effects wait for a person: the calling model never approves its own plan.
+      if (written.needsApproval.length) return holdForApproval(written, check.report, authored);
+      return run(written.plan, check.report, undefined, authored);
     }
     let plan: unknown = args.plan;
     if (args.name !== undefined) {
@@ -284,6 +326,11 @@ export function planTools(options: PlanToolsOptions): PlanToolkit {
       );
     if (summary.run.status === "completed")
       return refusal("run_completed", `Run ${run_id} completed; there is nothing to resume.`);
+    if (summary.run.options.authored?.approval?.status === "pending")
+      return refusal(
+        "approval_pending",
+        `Run ${run_id} is a plan awaiting a person's approval; nothing of it runs until a person approves it.`,
+      );
     const plan = summary.run.plan as { returns?: unknown } | null;
     return runs.start(run_id, typeof plan?.returns === "string" ? plan.returns : undefined, () =>
       continueRun(run_id, { host, nodeTypes, store, ...(signal ? { signal } : {}) }),

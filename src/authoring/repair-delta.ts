@@ -2,24 +2,23 @@ import type { PlanIssue } from "../errors/plan-validation-error.js";
 import type { ExecutionHost } from "../plan/node-executor.js";
 import type { NodeTypeTable } from "../plan/node-type-table.js";
 import { validatePlan } from "../plan/validate-plan.js";
-import { canonicalJson } from "../runtime/canonical-json.js";
+import type { ModelWrites } from "../plan/node-type.js";
 import type { RepairChange } from "../store/run-state.js";
-
-/**
- * What a repair may change, by node type — policy as data. Everything else on a replaced node is protected:
- * the fields below with a code of their own, any other with `protected_field`.
- */
-export const REPAIRABLE_FIELDS = {
-  tool: ["tool", "args", "when", "timeout", "retry", "description"],
-  delegate: ["instruction", "facts", "tools"],
-} as const satisfies Record<string, readonly string[]>;
-
-/** The node types a repair may replace: those whose nodes are eligible when they end `error` or `blocked`. */
-export const REPAIRABLE_TYPES: readonly string[] = Object.keys(REPAIRABLE_FIELDS);
+import {
+  checkFieldRule,
+  checkToolFields,
+  isRepairable,
+  modelWritesOf,
+  nodeTypeOf,
+  normalizedField,
+  sameValue,
+} from "./model-write-policy.js";
 
 /**
  * The coded issues of a delta, in the order they are checked. A delta with any of them is refused (after the
- * one correction round); the patched plan's own issues are `validatePlan`'s codes.
+ * one correction round); so is one with a breach of a field rule its node type declares (`NodeType.modelWrites`:
+ * the built-in delegate's lowered threshold and side-effect key); the patched plan's own issues are
+ * `validatePlan`'s codes.
  */
 export const DELTA_ISSUE_CODES = [
   "invalid_delta", // not `{ "nodes": [ … ] }`, or an entry without a string `id`
@@ -32,9 +31,7 @@ export const DELTA_ISSUE_CODES = [
   "changed_store_as", // where its result goes: what depends on it reads that key
   "changed_depends_on", // the graph: what completed was computed in this order
   "changed_for_each", // `source`, `select` or `skip_existing`: the items and which of them are reused
-  "lowered_min_confidence", // the accept gate's bar may rise, never fall
-  "allow_side_effects", // the side-effect double key's plan half may not be turned on by a model
-  "protected_field", // any other field outside REPAIRABLE_FIELDS
+  "protected_field", // any other field its node type does not declare free or ruled
   "tool_not_allowed", // a tool outside the run's allowlist
 ] as const;
 
@@ -81,7 +78,13 @@ const FOR_EACH_DEFAULTS: Record<string, unknown> = { skip_existing: true };
  */
 export function checkRepairDelta(value: unknown, context: DeltaContext): CheckedDelta {
   const issues: PlanIssue[] = [];
-  const add = (code: DeltaIssueCode, message: string, nodeId?: string, path?: string): void => {
+  // A field rule's code is its node type's (`NodeType.modelWrites`), hence any string.
+  const add = (
+    code: DeltaIssueCode | (string & {}),
+    message: string,
+    nodeId?: string,
+    path?: string,
+  ): void => {
     issues.push({
       code,
       message,
@@ -110,11 +113,11 @@ export function checkRepairDelta(value: unknown, context: DeltaContext): Checked
   const replacements = new Map<string, Record<string, unknown>>();
   (value.nodes as unknown[]).forEach((entry, i) => {
     const path = `nodes[${i}]`;
-    const problem = entryProblem(entry, byId, eligible, seen);
+    const problem = entryProblem(entry, byId, eligible, seen, context.nodeTypes);
     if (problem) return add(problem[0], problem[1], problem[2], path);
     const node = entry as Record<string, unknown> & { id: string };
     const before = issues.length;
-    checkNode(byId.get(node.id)!, node, allowed, (code, message, field) =>
+    checkNode(byId.get(node.id)!, node, allowed, context.nodeTypes, (code, message, field) =>
       add(code, message, node.id, `${path}.${field}`),
     );
     if (issues.length === before) replacements.set(node.id, node);
@@ -131,7 +134,8 @@ export function checkRepairDelta(value: unknown, context: DeltaContext): Checked
   });
   if (!report.ok) return { ok: false, issues: report.issues };
   const changes: RepairChange[] = [];
-  for (const [id, node] of replacements) changes.push(...nodeChanges(id, byId.get(id)!, node));
+  for (const [id, node] of replacements)
+    changes.push(...nodeChanges(id, byId.get(id)!, node, modelWritesOf(context.nodeTypes, node)));
   return {
     ok: true,
     delta: { nodes: [...replacements.values()] },
@@ -147,6 +151,7 @@ function entryProblem(
   byId: ReadonlyMap<string, Record<string, unknown>>,
   eligible: ReadonlySet<string>,
   seen: Set<string>,
+  nodeTypes: NodeTypeTable,
 ): [DeltaIssueCode, string, string | undefined] | undefined {
   if (!isObject(entry) || typeof entry.id !== "string")
     return ["invalid_delta", "each replacement is a node object with a string `id`", undefined];
@@ -157,7 +162,8 @@ function entryProblem(
     return ["added_node", `the plan has no node "${id}": a repair replaces nodes, never adds them`, id];
   if (REMOVAL_KEYS.some((k) => Object.hasOwn(entry, k)))
     return ["removed_node", `a repair cannot remove node "${id}"; replace it instead`, id];
-  if (!eligible.has(id))
+  // (Eligibility is decided with the node types too: a type that declares no repairable fields is never eligible.)
+  if (!eligible.has(id) || !isRepairable(nodeTypes, byId.get(id)!))
     return [
       "not_eligible",
       `node "${id}" did not fail (eligible: ${[...eligible].join(", ") || "none"}); what completed stays done`,
@@ -166,26 +172,33 @@ function entryProblem(
   return undefined;
 }
 
-/** The field-by-field checks of one replacement against the node it replaces. */
+/** The field-by-field checks of one replacement against the node it replaces, by its type's rules. */
 function checkNode(
   original: Record<string, unknown>,
   next: Record<string, unknown>,
   allowed: ReadonlySet<string>,
-  add: (code: DeltaIssueCode, message: string, field: string) => void,
+  nodeTypes: NodeTypeTable,
+  add: (code: string, message: string, field: string) => void,
 ): void {
-  const type = typeOf(original);
-  if (typeOf(next) !== type)
+  const type = nodeTypeOf(nodeTypes, original)?.name ?? String(original.type);
+  const writes = modelWritesOf(nodeTypes, original);
+  if (nodeTypeOf(nodeTypes, next)?.name !== type)
     add(
       "changed_type",
       `a repair cannot change the node's type ("${type}" → "${String(next.type)}")`,
       "type",
     );
-  const repairable: readonly string[] = REPAIRABLE_FIELDS[type as keyof typeof REPAIRABLE_FIELDS] ?? [];
+  const free = writes?.free ?? [];
   for (const field of new Set([...Object.keys(original), ...Object.keys(next)])) {
     if (field === "id" || field === "type") continue;
-    const was = normalized(field, original[field]);
-    const now = normalized(field, next[field]);
-    if (same(was, now) || repairable.includes(field)) continue;
+    const was = normalized(writes, field, original[field]);
+    const now = normalized(writes, field, next[field]);
+    if (sameValue(was, now) || free.includes(field)) continue;
+    const rule = Object.hasOwn(writes?.rules ?? {}, field) ? writes!.rules![field] : undefined;
+    if (rule) {
+      checkFieldRule(field, rule, { was, now }, "a repair", add);
+      continue;
+    }
     switch (field) {
       case "store_as":
         add(
@@ -200,32 +213,11 @@ function checkNode(
       case "for_each":
         checkForEach(was, now, add);
         break;
-      case "min_confidence":
-        // Raising the bar is a repair (a stricter gate); lowering or removing it is not.
-        if (typeof now !== "number" || (typeof was === "number" && now < was))
-          add(
-            "lowered_min_confidence",
-            `a repair cannot lower \`min_confidence\` (${String(was)} → ${String(now)})`,
-            field,
-          );
-        break;
-      case "allow_side_effects":
-        if (now === true) add("allow_side_effects", "a repair cannot set `allow_side_effects`", field);
-        break;
       default:
         add("protected_field", `a repair cannot change \`${field}\` of a ${type} node`, field);
     }
   }
-  if (
-    type === "tool" &&
-    next.tool !== undefined &&
-    !(typeof next.tool === "string" && allowed.has(next.tool))
-  )
-    add("tool_not_allowed", `tool ${JSON.stringify(next.tool)} is not in the run's allowlist`, "tool");
-  if (type === "delegate" && Array.isArray(next.tools))
-    for (const t of next.tools)
-      if (!(typeof t === "string" && allowed.has(t)))
-        add("tool_not_allowed", `tool ${JSON.stringify(t)} is not in the run's allowlist`, "tools");
+  checkToolFields(writes, next, allowed, add);
 }
 
 function checkForEach(
@@ -242,7 +234,7 @@ function checkForEach(
   for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
     const x = a[key] ?? FOR_EACH_DEFAULTS[key];
     const y = b[key] ?? FOR_EACH_DEFAULTS[key];
-    if (same(x, y)) continue;
+    if (sameValue(x, y)) continue;
     if ((FOR_EACH_PROTECTED as readonly string[]).includes(key))
       add(
         "changed_for_each",
@@ -253,20 +245,25 @@ function checkForEach(
   }
 }
 
-/** A replaced node's changes, field by field (one level into `args`, `facts` and `retry`). */
+/**
+ * A replaced node's changes, field by field (one level into `retry` and the object fields its type lists as
+ * `nested`, such as a tool node's `args`).
+ */
 export function nodeChanges(
   nodeId: string,
   before: Record<string, unknown>,
   after: Record<string, unknown>,
+  writes?: ModelWrites,
 ): RepairChange[] {
   const changes: RepairChange[] = [];
+  const nested = ["retry", ...(writes?.nested ?? [])];
   for (const field of new Set([...Object.keys(before), ...Object.keys(after)])) {
     const b = before[field];
     const a = after[field];
-    if (same(normalized(field, b), normalized(field, a))) continue;
-    if (["args", "facts", "retry"].includes(field) && isObject(b) && isObject(a)) {
+    if (sameValue(normalized(writes, field, b), normalized(writes, field, a))) continue;
+    if (nested.includes(field) && isObject(b) && isObject(a)) {
       for (const key of new Set([...Object.keys(b), ...Object.keys(a)]))
-        if (!same(b[key], a[key])) changes.push(change(nodeId, `${field}.${key}`, b[key], a[key]));
+        if (!sameValue(b[key], a[key])) changes.push(change(nodeId, `${field}.${key}`, b[key], a[key]));
     } else changes.push(change(nodeId, field, b, a));
   }
   return changes;
@@ -282,24 +279,9 @@ function change(nodeId: string, field: string, before: unknown, after: unknown):
 }
 
 /** Fields compared as the engine reads them: a left-out default equals the default given. */
-function normalized(field: string, value: unknown): unknown {
+function normalized(writes: ModelWrites | undefined, field: string, value: unknown): unknown {
   if (field === "depends_on" && value === undefined) return [];
-  if (field === "allow_side_effects" && value === undefined) return false;
-  return value;
-}
-
-function typeOf(node: Record<string, unknown>): string {
-  return node.type === undefined ? "tool" : String(node.type);
-}
-
-function same(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (a === undefined || b === undefined) return false;
-  try {
-    return canonicalJson(a) === canonicalJson(b);
-  } catch {
-    return false;
-  }
+  return normalizedField(writes, field, value);
 }
 
 function nodesOf(plan: unknown): Record<string, unknown>[] {

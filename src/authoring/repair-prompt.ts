@@ -1,4 +1,5 @@
 import type { PlanIssue } from "../errors/plan-validation-error.js";
+import type { NodeTypeTable } from "../plan/node-type-table.js";
 import type { JsonSchema } from "../schema/json-schema.js";
 import { issueLine } from "./authoring-prompt.js";
 import type { CatalogueEntry } from "./tool-catalogue.js";
@@ -16,10 +17,15 @@ export interface EligibleNode {
 }
 
 /**
- * The system message of a repair: the rules (what may and may not change), the allowed tools' catalogue and
- * the plan as it ran. JSON throughout, so the model reads them exactly as the checker will.
+ * The system message of a repair: the rules (what may and may not change, by node type as each declares it),
+ * the allowed tools' catalogue and the plan as it ran. JSON throughout, so the model reads them exactly as the
+ * checker will.
  */
-export function repairSystemPrompt(catalogue: readonly CatalogueEntry[], plan: unknown): string {
+export function repairSystemPrompt(
+  catalogue: readonly CatalogueEntry[],
+  plan: unknown,
+  nodeTypes: NodeTypeTable,
+): string {
   return [
     "You repair execution plans for deputy. A run of the plan below failed; some of its nodes ended in `error` or `blocked`.",
     'Answer with exactly one JSON object { "nodes": [ … ] } and nothing else: each entry is a whole replacement for one node of the plan, with the same `id`.',
@@ -27,9 +33,8 @@ export function repairSystemPrompt(catalogue: readonly CatalogueEntry[], plan: u
     "Rules:",
     "- Replace only the nodes listed as eligible. Everything else completed and stays as it is.",
     "- Give each replacement in full: every field of the node, changed or not.",
-    "- On a tool node you may change `tool`, `args`, `when`, `timeout`, `retry` and `description`.",
-    "- On a delegate node you may change `instruction`, `facts` and `tools` (and raise `min_confidence`).",
-    "- Never change `type`, `store_as`, `depends_on`, or a `for_each`'s `source`, `select` or `skip_existing`; never add or remove nodes; never lower `min_confidence`; never set `allow_side_effects`.",
+    ...typeRules(nodeTypes),
+    "- Never change `type`, `store_as`, `depends_on`, or a `for_each`'s `source`, `select` or `skip_existing`; never add or remove nodes.",
     "- Use only the tools in the catalogue below; a tool node's `args` give every required argument of its tool and no other.",
     "",
     "Tool catalogue (JSON):",
@@ -38,6 +43,27 @@ export function repairSystemPrompt(catalogue: readonly CatalogueEntry[], plan: u
     "The plan (JSON):",
     JSON.stringify(plan),
   ].join("\n");
+}
+
+/** One line per node type a repair may replace: what may change, what may only rise, what is never set. */
+function typeRules(nodeTypes: NodeTypeTable): string[] {
+  const lines: string[] = [];
+  for (const type of nodeTypes) {
+    const writes = type.modelWrites;
+    if (!writes || writes.repairable === false) continue;
+    const rules = Object.entries(writes.rules ?? {});
+    const rises = rules.filter(([, r]) => r.rule === "rises").map(([f]) => `\`${f}\``);
+    const never = rules.filter(([, r]) => r.rule === "never").map(([f]) => `\`${f}\``);
+    lines.push(
+      `- On a ${type.name} node you may change ${listed(writes.free.map((f) => `\`${f}\``))}${rises.length ? ` (and raise ${listed(rises)}, never lower it)` : ""}${never.length ? `; never set ${listed(never)}` : ""}.`,
+    );
+  }
+  return lines;
+}
+
+function listed(names: readonly string[]): string {
+  if (names.length <= 1) return names[0] ?? "nothing";
+  return `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
 }
 
 /** The first user message: the eligible nodes and how each ended. */

@@ -21,7 +21,8 @@ import { askModel, type AuthoringUsage } from "./author-plan.js";
 import { echoedAnswer } from "./authoring-prompt.js";
 import { DEFAULT_MAX_ANSWER_CHARS, readModelAnswer } from "./read-model-answer.js";
 import { holdRun, notFound } from "./repair-decisions.js";
-import { checkRepairDelta, REPAIRABLE_TYPES, type CheckedDelta } from "./repair-delta.js";
+import { isRepairable } from "./model-write-policy.js";
+import { checkRepairDelta, type CheckedDelta } from "./repair-delta.js";
 import {
   deltaCorrectionMessage,
   deltaJsonSchema,
@@ -103,10 +104,12 @@ export async function repairRun(
     throw new InvalidOptionError("maxRounds", "a whole number ≥ 0", maxRounds);
   const now = () => new Date((options._internal?.now ?? systemClock)());
   const first = await loadOrFail(store, runId);
+  // Before eligibility: which nodes a repair may replace is their node types' to say.
+  const nodeTypes = options.nodeTypes ?? new NodeTypeTable([toolNodeType]);
   const refuse = async (summary: RunSummary) => {
     if (!options.model)
       throw new RepairError("NO_MODEL", `No model is configured to repair run ${runId}.`, { runId });
-    const eligible = await repairable(store, summary, maxRounds);
+    const eligible = await repairable(store, summary, maxRounds, nodeTypes);
     return eligible;
   };
   await refuse(first);
@@ -120,7 +123,6 @@ export async function repairRun(
       ...(options.host ?? ({ agents: agentResolver(), budget: undefined } as Partial<ExecutionHost>)),
       tools: allowed,
     } as ExecutionHost;
-    const nodeTypes = options.nodeTypes ?? new NodeTypeTable([toolNodeType]);
     const at = now().toISOString();
     let repair: RepairRecord = {
       id: `r${round}`,
@@ -144,7 +146,7 @@ export async function repairRun(
     const schema = deltaJsonSchema(
       toolNodeResponseSchema(planJsonSchema(nodeTypes), allowed, { requireDependsOn: false }),
     );
-    const system = repairSystemPrompt(toolCatalogue(allowed), summary.run.plan);
+    const system = repairSystemPrompt(toolCatalogue(allowed), summary.run.plan, nodeTypes);
     const messages: ModelMessage[] = [{ role: "user", content: failureMessage(eligible) }];
     const maxChars = options.maxAnswerChars ?? DEFAULT_MAX_ANSWER_CHARS;
     const check = (text: string): CheckedDelta => {
@@ -228,6 +230,7 @@ async function repairable(
   store: RunStore,
   summary: RunSummary,
   maxRounds: number,
+  nodeTypes: NodeTypeTable,
 ): Promise<{ eligible: EligibleNode[]; round: number }> {
   const { run } = summary;
   const runId = run.runId;
@@ -252,11 +255,11 @@ async function repairable(
       `Run ${runId} has a repair awaiting a decision (${pending.id}); approve or reject it first.`,
       { runId },
     );
-  const eligible = eligibleNodes(summary);
+  const eligible = eligibleNodes(summary, nodeTypes);
   if (eligible.length === 0)
     throw new RepairError(
       "NOTHING_ELIGIBLE",
-      `Run ${runId} has no tool or delegate node that ended in error or blocked; nothing to repair.`,
+      `Run ${runId} has no node a repair may replace that ended in error or blocked; nothing to repair.`,
       { runId },
     );
   const used = await roundsUsed(store, run);
@@ -269,16 +272,15 @@ async function repairable(
   return { eligible, round: used + 1 };
 }
 
-/** The tool and delegate nodes that ended `error` or `blocked`, in plan order, errors redacted. */
-function eligibleNodes(summary: RunSummary): EligibleNode[] {
+/** The nodes a repair may replace (by their types) that ended `error` or `blocked`, in plan order, errors redacted. */
+function eligibleNodes(summary: RunSummary, nodeTypes: NodeTypeTable): EligibleNode[] {
   const nodes = (summary.run.plan as { nodes?: unknown }).nodes;
   if (!Array.isArray(nodes)) return [];
   const out: EligibleNode[] = [];
-  for (const node of nodes as { id?: unknown; type?: unknown }[]) {
+  for (const node of nodes as Record<string, unknown>[]) {
     if (typeof node?.id !== "string") continue;
-    const type = node.type === undefined ? "tool" : node.type;
     const record = Object.hasOwn(summary.nodes, node.id) ? summary.nodes[node.id] : undefined;
-    if (!record || !REPAIRABLE_TYPES.includes(type as string)) continue;
+    if (!record || !isRepairable(nodeTypes, node)) continue;
     if (record.status !== "error" && record.status !== "blocked") continue;
     const error = record.error
       ? (redactRecord(record.error) as { code: string; message: string })

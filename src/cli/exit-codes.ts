@@ -44,6 +44,7 @@ const RUN_ERROR_EXIT: Record<RunErrorCode, number> = {
   LEASE_LOST: EXIT.failed,
   LEASE_INVALID: EXIT.invalid,
   UNIT_HANDED_BACK: EXIT.failed,
+  RUN_AWAITS_APPROVAL: EXIT.invalid,
 };
 
 /**

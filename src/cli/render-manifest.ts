@@ -47,8 +47,11 @@ export function renderManifest(
       lines.push(`      ${e.item !== undefined ? `item ${e.item}: ` : ""}${e.code}: ${e.message}`);
     if (n.errors.length > 3) lines.push(`      … and ${n.errors.length - 3} more errors (--json for all)`);
     for (const x of n.escalations.slice(0, 5)) {
+      const at = x.item !== undefined ? ` item ${x.item}` : "";
       lines.push(
-        `      escalated${x.item !== undefined ? ` item ${x.item}` : ""}: ${x.verdict} — ${x.reason}`,
+        x.kind === "approval"
+          ? `      waits for approval${at}: ${x.call?.name ?? "?"} ${clip(JSON.stringify(x.call?.arguments ?? {}), 200)} — ${x.reason}`
+          : `      escalated${at}: ${x.verdict} — ${x.reason}`,
       );
     }
     if (n.escalations.length > 5)
@@ -63,11 +66,18 @@ export function renderManifest(
   const resume = `deputy resume ${m.runId}${store}${tools.map((t) => ` --tools ${shellArg(t)}`).join("")}`;
   if (storePath === false) return lines.join("\n") + "\n";
   if (m.status === "escalated") {
-    const node = Object.entries(m.nodes).find(([, n]) => n.escalations.length > 0)?.[0] ?? "NODE";
-    lines.push(
-      `decide each escalation with: deputy resolve ${m.runId} ${node} [--item N] (--call JSON | --value JSON | --skip)${store}`,
-      `then continue with:          ${resume}`,
-    );
+    const nodes = Object.entries(m.nodes);
+    const decide = nodes.find(([, n]) => n.escalations.some((e) => e.kind !== "approval"))?.[0];
+    const approve = nodes.find(([, n]) => n.escalations.some((e) => e.kind === "approval"))?.[0];
+    if (decide !== undefined || approve === undefined)
+      lines.push(
+        `decide each escalation with: deputy resolve ${m.runId} ${decide ?? "NODE"} [--item N] (--call JSON | --value JSON | --skip)${store}`,
+      );
+    if (approve !== undefined)
+      lines.push(
+        `approve or reject a call:    deputy resolve ${m.runId} ${approve} [--item N] (--approve | --reject [--reason TEXT])${store}`,
+      );
+    lines.push(`then continue with:          ${resume}`);
   } else if (m.status === "interrupted") {
     lines.push(`continue where it stopped: ${resume}`);
   } else if (m.status === "failed" || m.status === "cancelled") {
@@ -105,12 +115,19 @@ export function printRunResult(
   json: boolean | undefined,
   storeHint: string | false | undefined,
   tools: RunFlags["tools"] = undefined,
+  events = false,
 ): void {
-  ctx.stdout(
-    json
-      ? JSON.stringify(manifest, null, 2) + "\n"
-      : renderManifest(manifest, storeHint, toolSourcesOf(tools)),
-  );
+  // With --events, stdout holds JSON lines only: the manifest is the last one (`--json`), or the summary goes to
+  // stderr.
+  if (events) {
+    if (json) ctx.stdout(JSON.stringify({ type: "manifest", manifest }) + "\n");
+    else ctx.stderr(renderManifest(manifest, storeHint, toolSourcesOf(tools)));
+  } else
+    ctx.stdout(
+      json
+        ? JSON.stringify(manifest, null, 2) + "\n"
+        : renderManifest(manifest, storeHint, toolSourcesOf(tools)),
+    );
   ctx.setExitCode(exitCodeFor(manifest.status));
 }
 
@@ -119,4 +136,10 @@ function cachedItems(details: Record<number, Record<string, unknown>> | undefine
   let n = 0;
   for (const d of Object.values(details ?? {})) if (d.cached === true) n++;
   return n ? `, ${n} from the cache` : "";
+}
+
+/** One run event as a JSON line (`--events`), its sequence number first. */
+export function eventLine(event: { seq: number }): string {
+  const { seq, ...rest } = event;
+  return JSON.stringify({ seq, ...rest }) + "\n";
 }

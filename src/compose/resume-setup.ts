@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { RunError } from "../errors/run-error.js";
-import { resumeRun, type ResumeOptions } from "./run.js";
+import type { ResumeOptions } from "./run.js";
+import { startResume, type PlanRunEvent } from "./start-plan.js";
 import type { RunManifest } from "../plan/run-manifest.js";
 import { PostgresRunStore } from "../store/postgres-run-store.js";
 import { acquireRunLease, newLeaseOwner, type LeaseOptions } from "../store/run-lease.js";
@@ -26,6 +27,11 @@ export interface ResumeOverrides extends Omit<RunFlags, "store"> {
 /** Options of {@link ClaimedResume.resume}: the overrides, and how the caller follows and stops the run. */
 export interface ResumeSetupOptions
   extends ResumeOverrides, Pick<ResumeOptions, "stop" | "signal" | "onEvent"> {
+  /**
+   * Told each event of the resumed run as it happens: numbered on from the run's attempt before, redacted, with
+   * the delegate's proposals (see `startResume`). A listener's failure does not reach the run.
+   */
+  watch?: (event: PlanRunEvent) => void;
   /** Told a line to show when a distributed run's units will wait, because no `deputy worker` is alive. */
   notice?: (text: string) => void;
   /**
@@ -124,7 +130,7 @@ export async function claimResume(
           const dispatcher = distributed ? await dispatcherFor(store, runId) : undefined;
           try {
             if (dispatcher) await noticeWithoutWorkers(dispatcher, o.notice ?? (() => {}));
-            return await resumeRun(runId, {
+            const run = startResume(runId, {
               ...runOptions,
               store,
               // The owner that holds the lease now: the engine's claim renews it instead of refusing.
@@ -135,6 +141,15 @@ export async function claimResume(
               ...(o.signal ? { signal: o.signal } : {}),
               ...(o.onEvent ? { onEvent: o.onEvent } : {}),
             });
+            if (o.watch)
+              for await (const event of run.events()) {
+                try {
+                  o.watch(event);
+                } catch {
+                  // A watcher's failure must not stop the run or lose its manifest.
+                }
+              }
+            return await run.manifest;
           } finally {
             await dispatcher?.close();
           }

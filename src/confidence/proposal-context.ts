@@ -1,7 +1,8 @@
+import type { DelegateTask } from "../records/delegate-task.js";
+
 /** What {@link proposalContext} reads of a proposal request (a delegate's `ProposeRequest` has it). */
-export interface ContextRequest {
-  instruction: string;
-  facts: Record<string, unknown>;
+export interface ContextRequest extends Pick<DelegateTask, "instruction" | "facts"> {
+  /** The candidate tools (only counted). */
   tools: readonly unknown[];
 }
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { DelegateBackendError } from "../errors/delegate-backend-error.js";
 import { compileGuard } from "../runtime/cel-guard.js";
 import { defineTool } from "../tools/define-tool.js";
-import { acceptGate, VERDICTS, type GateInput, type Verdict } from "./accept-gate.js";
+import { acceptGate, CHECKS, VERDICTS, type GateInput, type Verdict } from "./accept-gate.js";
 import type { Proposal } from "./protocol.js";
 
 const ran: string[] = [];
@@ -101,8 +101,26 @@ const table: [string, Partial<GateInput>, Verdict][] = [
   ["confidence equal to the minimum", { minConfidence: 0.9 }, "accepted"],
   [
     "low confidence, but confidence checks skipped",
-    { minConfidence: 0.95, skipConfidence: true },
+    { minConfidence: 0.95, checks: CHECKS.agent },
     "accepted",
+  ],
+  [
+    "low confidence and a false guard, both skipped (a person's call)",
+    { minConfidence: 0.95, checks: CHECKS.person, guard, guardContext: { facts: { env: "dev" } } },
+    "accepted",
+  ],
+  [
+    "a repair's call: no confidence check, but the guard holds it",
+    { minConfidence: 0.95, checks: CHECKS.repair, guard, guardContext: { facts: { env: "dev" } } },
+    "guard_false",
+  ],
+  [
+    "a repair's call: side effects still need both keys",
+    {
+      checks: CHECKS.repair,
+      proposal: proposal({ name: "page", arguments: { team: "sre" }, confidence: null }),
+    },
+    "side_effect_denied",
   ],
   ["a false guard", { guard, guardContext: { facts: { env: "dev" } } }, "guard_false"],
   ["a true guard", { guard, guardContext: { facts: { env: "prod" } } }, "accepted"],

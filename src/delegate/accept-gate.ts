@@ -3,7 +3,8 @@ import { serializeError } from "../errors/deputy-error.js";
 import type { CelGuard } from "../runtime/cel-guard.js";
 import { validateValue } from "../schema/validator.js";
 import type { Tool } from "../tools/define-tool.js";
-import type { Verdict } from "../records/verdict.js";
+import type { ProposalSource, ToolCall } from "../records/hop.js";
+import type { Judgement } from "../records/verdict.js";
 import type { Proposal } from "./protocol.js";
 import { strictSchema } from "./strict-schema.js";
 
@@ -36,19 +37,38 @@ export interface GateInput {
    */
   unparsedArguments?: string;
   /**
-   * Skip the `unscored`/`low_confidence` checks (and the guard with `skipGuard`): used for calls that do not come
-   * from a scored model — an `escalate_to` agent's answer, a person's resolution.
+   * Which checks apply besides the tool, schema and side-effect ones: the proposer's row of {@link CHECKS}.
+   * Default: all of them (`CHECKS.delegate`).
    */
-  skipConfidence?: boolean;
-  skipGuard?: boolean;
+  checks?: CheckPolicy;
 }
 
+/**
+ * Which of the gate's checks a proposal must pass beyond those every proposal passes (the tool, its schema and
+ * the side-effect double key): `confidence` — `unscored` / `low_confidence` against the node's `min_confidence`;
+ * `guard` — the node's `accept_when`.
+ */
+export interface CheckPolicy {
+  readonly confidence: boolean;
+  readonly guard: boolean;
+}
+
+/**
+ * The check policy of each source of a proposal — policy as data. A backend's proposal passes every check; an
+ * `escalate_to` agent's answer and a repair's call (a plan repair's model, not a scored one) no confidence
+ * checks, since they carry no calibrated score, but the node's `accept_when`; a person's call neither (a person
+ * decides in the node's place). Every source gets the tool, schema and side-effect checks.
+ */
+export const CHECKS = {
+  delegate: { confidence: true, guard: true },
+  agent: { confidence: false, guard: true },
+  person: { confidence: false, guard: false },
+  repair: { confidence: false, guard: true },
+} as const satisfies Record<ProposalSource, CheckPolicy>;
+
 /** The gate's answer. `call` and `tool` are set only when `verdict` is `accepted`. */
-export interface GateResult {
-  verdict: Verdict;
-  /** One human-readable sentence. */
-  reason: string;
-  call?: { name: string; arguments: Record<string, unknown> };
+export interface GateResult extends Judgement {
+  call?: ToolCall;
   tool?: Tool;
   /** Schema issues (`invalid_args`). */
   issues?: string[];
@@ -123,7 +143,8 @@ export function acceptGate(input: GateInput): GateResult {
       reason: `"${name}" is not delegateSafe and ${missing.join(" and ")} ${missing.length > 1 ? "are" : "is"} not set`,
     };
   }
-  if (!input.skipConfidence && input.minConfidence !== undefined) {
+  const checks = input.checks ?? CHECKS.delegate;
+  if (checks.confidence && input.minConfidence !== undefined) {
     if (proposal.confidence === null || proposal.confidence === undefined) {
       return {
         verdict: "unscored",
@@ -137,7 +158,7 @@ export function acceptGate(input: GateInput): GateResult {
       };
     }
   }
-  if (input.guard && !input.skipGuard) {
+  if (input.guard && checks.guard) {
     const ctx = {
       proposal: { name, arguments: args, confidence: proposal.confidence ?? null },
       facts: input.guardContext?.facts ?? {},

@@ -4,7 +4,7 @@ import { compileGuard } from "../runtime/cel-guard.js";
 import type { ValidationContext } from "../plan/node-executor.js";
 import type { DefinedNodeType } from "../plan/node-type.js";
 import { compileSchema } from "../schema/validator.js";
-import type { Spend } from "../store/run-state.js";
+import type { Spend } from "../records/spend.js";
 import { spendSchema as strictSpendSchema } from "../store/spend-schema.js";
 import type { Tool } from "../tools/define-tool.js";
 import { didYouMean } from "../tools/did-you-mean.js";
@@ -62,6 +62,22 @@ export const delegateNodeType: DefinedNodeType<"delegate", typeof delegateNodeFi
   capabilities: ["delegates", "traceSink", "allowDelegateSideEffects", "escalation", "agents"],
   details: delegateDetailsSchema,
   spend: (details) => details.spend as Spend | undefined,
+  // A model may reword the task and swap the candidate tools; the gate's bar may only rise (in a model-written
+  // plan, to at least the host's floor), and the plan half of the side-effect double key stays a person's.
+  modelWrites: {
+    free: ["instruction", "facts", "tools"],
+    rules: {
+      min_confidence: { rule: "rises", code: "lowered_min_confidence", floorCode: "below_confidence_floor" },
+      allow_side_effects: { rule: "never", code: "allow_side_effects", default: false },
+    },
+    toolFields: ["tools"],
+    nested: ["facts"],
+    gated: true,
+  },
+  consoleView: (definition) =>
+    typeof definition.min_confidence === "number"
+      ? { threshold: { label: "min_confidence", value: definition.min_confidence } }
+      : {},
 };
 
 /**

@@ -1,47 +1,26 @@
 import { delegateHost } from "./host-capabilities.js";
 import type { SerializedError } from "../errors/deputy-error.js";
 import { compileGuard, type CelGuard } from "../runtime/cel-guard.js";
+import { approvalNeeded } from "../runtime/approval-step.js";
 import { dispatchTool } from "../runtime/dispatch-tool.js";
 import type { UnitOutcome, WorkUnit } from "../plan/node-executor.js";
 import { renderString, renderValue } from "../runtime/template.js";
 import type { JsonSchema } from "../schema/json-schema.js";
 import type { Tool } from "../tools/define-tool.js";
-import type { GateInput, GateResult, Verdict } from "./accept-gate.js";
+import { CHECKS, type GateInput, type GateResult } from "./accept-gate.js";
 import type { DelegateNode } from "./delegate-node.js";
 import { buildProposalSchema } from "./proposal-schema.js";
 import type { Proposal, ToolCallDelegate, ToolSpec } from "./protocol.js";
 import { judgeProposal, proposeAndJudge } from "./propose-and-judge.js";
 import type { DelegateTask, RunCoordinates } from "../records/delegate-task.js";
-import type { ProposalSource } from "../records/hop.js";
+import type { HopSummary, ProposalSource } from "../records/hop.js";
+import type { Spend } from "../records/spend.js";
 import { Redactor } from "../traces/redact.js";
 
 // The pieces every path of a delegate unit shares (a backend's proposal, an escalate_to agent's answer, a
 // person's resolution): the prepared input, the traced hop, the dispatch and the outcomes.
 
-/** One proposal hop as the manifest shows it (the full hop goes to the trace sink). */
-export interface HopSummary {
-  backend: string;
-  verdict: Verdict;
-  source: ProposalSource;
-  confidence: number | null;
-  latencyMs: number;
-}
-
-/** What an `escalate_to` agent spent (the manifest sums `details.spend` per node). */
-export type UnitSpend = { calls: number; tokens: number; cost: number; duration: number };
-
-export type Source = ProposalSource;
-
-/**
- * Which of the gate's checks a proposal from each source passes: a backend's proposal all of them, an
- * `escalate_to` agent's answer no confidence checks (it is not a scored model), a person's call neither the
- * confidence checks nor `accept_when`. Every source gets the tool, schema and side-effect checks.
- */
-export const CHECKS = {
-  delegate: { confidence: true, guard: true },
-  agent: { confidence: false, guard: true },
-  person: { confidence: false, guard: false },
-} as const satisfies Record<ProposalSource, { confidence: boolean; guard: boolean }>;
+export type { HopSummary } from "../records/hop.js";
 
 // Escalations are checkpointed and shown in manifests: keep secrets and sensitive arguments out of them.
 export const argumentRedactor = new Redactor({ secretValues: false });
@@ -53,11 +32,11 @@ export const argumentRedactor = new Redactor({ secretValues: false });
  */
 export class DelegateUnit {
   /** The instruction and facts rendered with the unit's scope and the candidate tools: built once, traced as is. */
-  readonly task: DelegateTask;
+  readonly task: Readonly<DelegateTask>;
   readonly schema: JsonSchema;
   readonly #guard: CelGuard | undefined;
   readonly #hops: HopSummary[] = [];
-  #spend: UnitSpend | undefined;
+  #spend: Spend | undefined;
 
   /** Renders the instruction and facts with the unit's scope and builds the tool specs, proposal schema and guard. */
   constructor(
@@ -81,11 +60,6 @@ export class DelegateUnit {
     return this.#hops;
   }
 
-  /** Keeps what an `escalate_to` agent spent. */
-  recordSpend(spend: UnitSpend): void {
-    this.#spend = spend;
-  }
-
   /** Asks a backend for one call with `proposeAndJudge` (gate, event, trace) and keeps the hop. */
   async propose(backend: ToolCallDelegate): Promise<{ gate: GateResult; proposal: Proposal | undefined }> {
     const { proposal, gate, latencyMs } = await proposeAndJudge(backend, {
@@ -98,17 +72,19 @@ export class DelegateUnit {
   }
 
   /**
-   * Judges a proposal in hand (an `escalate_to` agent's answer, a person's call) with `judgeProposal` — the gate
-   * with the source's {@link CHECKS}, the `deputy:proposal` event and the trace — and keeps the hop.
+   * Judges a proposal in hand (an `escalate_to` agent's answer, a person's call, a repair's call) with
+   * `judgeProposal` — the gate with the source's {@link CHECKS}, the `deputy:proposal` event and the trace — and
+   * keeps the hop, and what making the proposal spent (`extra.spend`: an `escalate_to` agent's tokens).
    */
   async judge(
-    source: Source,
+    source: ProposalSource,
     backend: string,
     proposal: Proposal | undefined,
     latencyMs: number,
-    extra: { backendError?: unknown; unparsedArguments?: string } = {},
+    extra: { backendError?: unknown; unparsedArguments?: string; spend?: Spend } = {},
   ): Promise<GateResult> {
-    const { backendError, unparsedArguments } = extra;
+    const { backendError, unparsedArguments, spend } = extra;
+    if (spend) this.#spend = spend;
     const result = await judgeProposal({
       proposal,
       ...(backendError === undefined ? {} : { backendError }),
@@ -134,18 +110,38 @@ export class DelegateUnit {
       ...(proposal?.name ? { tool: proposal.name } : {}),
       confidence: proposal?.confidence ?? null,
       backend: proposal?.backend ?? this.#hops.at(-1)?.backend ?? null,
-      hops: this.#hops,
+      // A copy: the outcome's details leave the unit, its hops do not.
+      hops: [...this.#hops],
       ...(this.#spend ? { spend: this.#spend } : {}),
     };
   }
 
-  /** Runs an accepted call with the node's retry and timeout. */
-  async dispatch(gate: GateResult, proposal: Proposal, source: Source): Promise<UnitOutcome> {
+  /**
+   * Runs an accepted call with the node's retry and timeout — unless its tool requires approval for it
+   * (`needsApproval`): then the unit pauses for a person's yes or no, on top of the side-effect double key. A
+   * person's own call (`source: "person"`, a resolution's call or an approved call) is the approval.
+   */
+  async dispatch(
+    gate: GateResult,
+    proposal: Proposal,
+    source: ProposalSource,
+    approved: Record<string, unknown> = {},
+  ): Promise<UnitOutcome> {
     const { node, unit } = this;
+    if (source !== "person") {
+      const approval = await approvalNeeded(gate.tool!, gate.call!.arguments, unit);
+      if (approval) {
+        const paused = this.escalated(gate, proposal, approval.reason);
+        return paused.status === "escalated"
+          ? { ...paused, escalation: { ...paused.escalation, ...approval } }
+          : paused;
+      }
+    }
     const result = await dispatchTool(gate.tool!, gate.call!.arguments, unit, node.retry, node.timeout);
     const details = {
       ...this.summary(gate, proposal),
       ...(source === "delegate" ? {} : { resolvedBy: source }),
+      ...approved,
       attempts: result.attempts,
     };
     return result.ok
@@ -155,7 +151,7 @@ export class DelegateUnit {
 
   /** An error outcome that still carries the hops so far. */
   failure(error: SerializedError): UnitOutcome {
-    return { status: "error", error, details: { hops: this.#hops } };
+    return { status: "error", error, details: { hops: [...this.#hops] } };
   }
 
   /** An escalated outcome: the verdict, the reason and the proposal (secrets and sensitive arguments redacted). */
@@ -204,9 +200,8 @@ export class DelegateUnit {
   }
 
   /** The gate's input for this unit and a source, less the proposal. */
-  #gateInput(source: Source): Omit<GateInput, "proposal"> {
+  #gateInput(source: ProposalSource): Omit<GateInput, "proposal"> {
     const { node, unit } = this;
-    const checks = CHECKS[source];
     return {
       candidates: node.tools,
       findTool: (name) => unit.host.tools.find(name),
@@ -222,13 +217,12 @@ export class DelegateUnit {
         status: unit.statuses,
         errors: unit.errors,
       },
-      ...(checks.confidence ? {} : { skipConfidence: true }),
-      ...(checks.guard ? {} : { skipGuard: true }),
+      checks: CHECKS[source],
     };
   }
 
   #keep(
-    source: Source,
+    source: ProposalSource,
     backend: string,
     proposal: Proposal | undefined,
     gate: GateResult,

@@ -1,7 +1,6 @@
-import type { Spend } from "../store/run-state.js";
 import type { ExecutionHost, WorkUnit } from "../plan/node-executor.js";
+import type { EscalationAnswer, EscalationRequest as EscalationRequestOf } from "../records/escalation.js";
 import type { JsonSchema } from "../schema/json-schema.js";
-import type { ToolSpec } from "../tools/tool-spec.js";
 import type { TraceSink } from "../traces/trace.js";
 import type { DelegateNode } from "./delegate-node.js";
 import type { ToolCallDelegate } from "./protocol.js";
@@ -33,41 +32,17 @@ export function delegateHost(host: ExecutionHost): DelegateHost {
   return host as DelegateHost;
 }
 
-/** A call as proposed (by a delegate, an agent or a person), before the accept gate judged it. */
-export interface ProposedCall {
-  name: string | null;
-  arguments?: Record<string, unknown>;
-  confidence: number | null;
-}
+export type { EscalationAnswer } from "../records/escalation.js";
+export type { ProposedCall } from "../records/hop.js";
 
-/** What an {@link EscalationHandler} is asked when a delegate node's proposal was rejected. */
-export interface EscalationRequest {
-  /** The node's `escalate_to` (a registered agent's name). */
-  agent: string;
+/**
+ * What an {@link EscalationHandler} is asked when a delegate node's proposal was rejected: the escalation's
+ * question (the resolved instruction and facts, the candidate tools, the verdict, its reason and the proposal),
+ * the agent, the unit and the signal, with the node and the candidates' proposal schema.
+ */
+export interface EscalationRequest extends EscalationRequestOf<WorkUnit> {
   node: DelegateNode;
-  unit: WorkUnit;
-  /** The resolved instruction and facts, the candidate tools and their proposal schema. */
-  instruction: string;
-  facts: Record<string, unknown>;
-  tools: ToolSpec[];
   schema: JsonSchema;
-  /** Why the delegate's proposal was rejected, and the proposal (when there was one). */
-  verdict: string;
-  reason: string;
-  proposal: ProposedCall | undefined;
-  signal: AbortSignal;
-}
-
-/** An {@link EscalationHandler}'s answer: a call, or a decline (`name: null`). */
-export interface EscalationAnswer {
-  name: string | null;
-  arguments?: Record<string, unknown>;
-  /** The arguments as the agent wrote them, when they are not a JSON object (the gate judges `invalid_args`). */
-  unparsedArguments?: string;
-  /** Shown in traces as the backend. Default `agent:<name>`. */
-  backend?: string;
-  /** What deciding spent (summed per node in the manifest). */
-  spend?: Spend;
 }
 
 /**

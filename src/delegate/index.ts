@@ -29,7 +29,15 @@ export {
   type DelegatePrompt,
   type PromptInput,
 } from "../runtime/tool-call-prompt.js";
-export { acceptGate, VERDICTS, type GateInput, type GateResult, type Verdict } from "./accept-gate.js";
+export {
+  acceptGate,
+  CHECKS,
+  VERDICTS,
+  type CheckPolicy,
+  type GateInput,
+  type GateResult,
+  type Verdict,
+} from "./accept-gate.js";
 export {
   judgeProposal,
   proposeAndJudge,

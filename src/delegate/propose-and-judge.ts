@@ -1,7 +1,7 @@
 import { acceptGate, type GateInput, type GateResult } from "./accept-gate.js";
 import { inputChars } from "../runtime/tool-call-prompt.js";
 import type { Proposal, ProposeRequest, ToolCallDelegate } from "./protocol.js";
-import { recordProposal, type ProposalSource } from "./record-proposal.js";
+import { recordProposal, type JudgedHop, type ProposalSource } from "./record-proposal.js";
 import type { TraceSink } from "../traces/trace.js";
 
 /** What {@link proposeAndJudge} needs besides the backend. */
@@ -16,14 +16,13 @@ export interface ProposeAndJudgeInput {
   source?: ProposalSource;
 }
 
-/** One judged proposal: the proposal (absent when the backend failed or was not asked) and the gate's verdict. */
-export interface Judged {
-  proposal: Proposal | undefined;
+/**
+ * One judged proposal: the proposal (absent when the backend failed or was not asked), the gate's verdict and the
+ * proposal's own latency (else the time the call took) — a {@link JudgedHop} less who proposed it.
+ */
+export interface Judged extends Pick<JudgedHop, "proposal" | "gate" | "latencyMs"> {
   /** What the backend threw, when it did. */
   backendError?: unknown;
-  gate: GateResult;
-  /** The proposal's own latency, else the time the call took. */
-  latencyMs: number;
 }
 
 /**

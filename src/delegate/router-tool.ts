@@ -1,6 +1,7 @@
 import { serializeError } from "../errors/deputy-error.js";
 import { InvalidOptionError } from "../errors/invalid-option-error.js";
 import { toTool, type Tool, type ToolContext } from "../tools/define-tool.js";
+import { approvalReason } from "../tools/tool-approval.js";
 import { toolSpec } from "./delegate-unit.js";
 import { proposeAndJudge } from "./propose-and-judge.js";
 import { buildProposalSchema } from "./proposal-schema.js";
@@ -98,6 +99,17 @@ export function routerTool(options: RouterToolOptions): Tool {
           verdict: gate.verdict,
           reason: gate.reason,
           message: "Decide and act yourself.",
+        };
+      }
+      // A router runs inside an agent's call, which cannot pause for a person: a call that needs approval is
+      // refused, never run.
+      const approval = await approvalReason(gate.tool!, gate.call!.arguments, ctx);
+      if (approval !== undefined) {
+        return {
+          error: "approval_required",
+          tool: gate.call!.name,
+          reason: approval,
+          message: "It was not called: it needs a person's approval. Decide and act yourself.",
         };
       }
       try {

@@ -2,6 +2,7 @@ import { InputFileError } from "../errors/input-file-error.js";
 import { readFileSync } from "node:fs";
 import { DelegateBackendError } from "../errors/delegate-backend-error.js";
 import { InvalidOptionError } from "../errors/invalid-option-error.js";
+import type { ProposedCall } from "../records/hop.js";
 import type { Proposal, ProposeRequest, ToolCallDelegate } from "./protocol.js";
 
 /** One scripted answer: a proposal, or a backend error, for a node (and optionally one for_each item). */
@@ -9,7 +10,8 @@ export type ScriptedEntry =
   | {
       node: string;
       item?: number;
-      proposal: { name: string | null; arguments?: Record<string, unknown>; confidence?: number | null };
+      /** A proposed call (its confidence may be left out). */
+      proposal: Pick<ProposedCall, "name"> & Partial<ProposedCall>;
     }
   | { node: string; item?: number; error: string };
 

@@ -4,6 +4,7 @@ import { ClassHead } from "./class-head.js";
 import { familiarity } from "./familiarity.js";
 import { prepareInput, withoutEmbedding, type PreparedInput } from "./input-features.js";
 import { DECLINE_CLASS, type CrossCheckData, type DistilledModelData } from "./model-file.js";
+import type { CallOrDecline } from "../records/hop.js";
 import { canonicalJson } from "../runtime/canonical-json.js";
 import { NumberHead } from "./number-head.js";
 import { SoftmaxClassifier } from "./softmax-classifier.js";
@@ -18,10 +19,8 @@ export type PredictorData = Pick<
   crossCheck?: CrossCheckData;
 };
 
-/** One prediction: the call, the probability of the whole call, and its calibrated confidence. */
-export interface Prediction {
-  name: string | null;
-  arguments: Record<string, unknown>;
+/** One prediction: the call (or a decline), the probability of the whole call, and its calibrated confidence. */
+export interface Prediction extends CallOrDecline {
   /** P(tool) × P(each argument), uncalibrated. */
   callProbability: number;
   /** The inputs of the calibrator (call logit and familiarity). */
@@ -125,9 +124,6 @@ export class DistilledPredictor {
 }
 
 /** Whether two predictions are the same call (tool and every argument). */
-export function sameCall(
-  a: { name: string | null; arguments: Record<string, unknown> },
-  b: { name: string | null; arguments: Record<string, unknown> },
-): boolean {
+export function sameCall(a: CallOrDecline, b: CallOrDecline): boolean {
   return a.name === b.name && canonicalJson(a.arguments) === canonicalJson(b.arguments);
 }

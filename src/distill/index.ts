@@ -42,3 +42,16 @@ export { DEFAULT_CONFIDENCE_FLOOR } from "./confidence-floor.js";
 export { GgufTextEncoder, type GgufTextEncoderOptions } from "./gguf-text-encoder.js";
 export { withExamples, type ExamplesOptions } from "./in-context-examples.js";
 export type { EncoderInfo, TextEncoder } from "./text-encoder.js";
+export {
+  fitTrustModel,
+  minimumDecisions,
+  TRUST_SIGNALS,
+  TrustModel,
+  type FitTrustOptions,
+  type TrustFit,
+  type TrustModelData,
+  type TrustRow,
+  type TrustSignal,
+  type TrustSignals,
+} from "./trust-model.js";
+export { loadTrustModel, saveTrustModel, validateTrustModel } from "./trust-model-file.js";

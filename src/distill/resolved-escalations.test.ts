@@ -77,4 +77,22 @@ describe("resolved escalations as traces", () => {
     expect(found).toMatchObject({ runs: 1, unresolved: 0, values: 0, unrecorded: 1 });
     expect(found.traces.map((t) => t.instruction)).toEqual(["Route: kept"]);
   });
+
+  it("learns nothing from an approval: a yes or no to a call the gate accepted is no label of the delegate's choice", async () => {
+    const approval = {
+      ...base,
+      kind: "approval" as const,
+      verdict: "approval_required",
+      call,
+      instruction: "Route",
+    };
+    const store = await storeWith([
+      { ...approval, resolution: { kind: "approve", by: "Ada" } },
+      { ...approval, resolution: { kind: "reject", reason: "no" } },
+      { ...approval },
+    ]);
+    const found = await resolvedEscalationTraces(store, "route");
+    expect(found.traces).toEqual([]);
+    expect(found).toMatchObject({ runs: 1, unresolved: 0, values: 0 });
+  });
 });

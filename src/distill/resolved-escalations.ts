@@ -47,6 +47,8 @@ export async function resolvedEscalationTraces(
     if (found.length === 0) continue;
     const live = (await toolsFor?.(stored.run)) ?? [];
     for (const escalation of found) {
+      // An approval is a yes or no to a call the gate already accepted, not a label of the delegate's choice.
+      if (escalation.kind === "approval") continue;
       const resolution = escalation.resolution;
       if (!resolution) {
         out.unresolved++;

@@ -1,11 +1,11 @@
 import { canonicalJson } from "../runtime/canonical-json.js";
 import type { DelegateTask } from "../records/delegate-task.js";
-import type { ProposalSource } from "../records/hop.js";
+import type { CallOrDecline, ProposalSource } from "../records/hop.js";
 import type { DelegateTrace } from "../traces/trace.js";
 
 /** A labelled input: what a node asked, and the call that was right for it (`name: null`: decline). */
 export interface TrainingExample extends DelegateTask {
-  call: { name: string | null; arguments: Record<string, unknown> };
+  call: CallOrDecline;
   /** Who made the call: the delegate (accepted by the gate), an `escalate_to` agent, or a person. */
   source: ProposalSource;
 }
@@ -70,10 +70,7 @@ export function examplesFromTraces(traces: Iterable<DelegateTrace>, nodeId: stri
 }
 
 /** Whether a predicted call is exactly the labelled one (tool and every argument, key order aside). */
-export function exactMatch(
-  predicted: { name: string | null; arguments: Record<string, unknown> },
-  call: TrainingExample["call"],
-): boolean {
+export function exactMatch(predicted: CallOrDecline, call: TrainingExample["call"]): boolean {
   if (predicted.name !== call.name) return false;
   return call.name === null || canonicalJson(predicted.arguments) === canonicalJson(call.arguments);
 }

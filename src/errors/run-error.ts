@@ -19,7 +19,8 @@ export type RunErrorCode =
   | "RESUME_RUNNING"
   | "RESUME_INVALID"
   | "STORE_NOT_FOUND"
-  | "UNIT_HANDED_BACK";
+  | "UNIT_HANDED_BACK"
+  | "RUN_AWAITS_APPROVAL";
 
 /** A run cannot be started or resumed (unknown run id, changed plan, resolution that does not fit). */
 export class RunError extends DeputyError<RunErrorCode> {

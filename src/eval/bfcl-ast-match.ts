@@ -1,3 +1,4 @@
+import type { ToolCall } from "../records/hop.js";
 import type { JsonSchema } from "../schema/json-schema.js";
 import type { BfclAnswer } from "./bfcl.js";
 
@@ -17,7 +18,7 @@ export interface AstMatch {
  * allowed values (optional).
  */
 export function bfclAstMatch(
-  call: { name: string; arguments: Record<string, unknown> },
+  call: ToolCall,
   answer: BfclAnswer,
   parameters: JsonSchema | undefined,
 ): AstMatch {

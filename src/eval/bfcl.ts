@@ -1,3 +1,4 @@
+import type { ToolCall } from "../records/hop.js";
 import type { JsonSchema } from "../schema/json-schema.js";
 import type { ToolSpec } from "../tools/tool-spec.js";
 import { InvalidOptionError } from "../errors/invalid-option-error.js";
@@ -86,10 +87,7 @@ export function bfclToToolSpec(fn: BfclFunction): ToolSpec {
  * object-typed value (or each object of an array) the same way, key → allowed values; given the tool's
  * {@link ToolSpec}, those are decoded recursively where its schema declares `properties`.
  */
-export function bfclGroundTruthCall(
-  answer: BfclAnswer,
-  tools: ToolSpec[] = [],
-): { name: string; arguments: Record<string, unknown> } {
+export function bfclGroundTruthCall(answer: BfclAnswer, tools: ToolSpec[] = []): ToolCall {
   const first = answer.ground_truth[0];
   if (!first)
     throw new InvalidOptionError("answer", `a BFCL answer with a ground truth (${answer.id})`, first);

@@ -1,33 +1,30 @@
 import { inputChars } from "../runtime/tool-call-prompt.js";
 import { verbatimShare } from "../confidence/proposal-context.js";
-import type { ToolCallDelegate } from "../delegate/protocol.js";
+import type { Proposal, ToolCallDelegate } from "../delegate/protocol.js";
+import type { CallOrDecline } from "../records/hop.js";
 import { DelegateBackendError } from "../errors/delegate-backend-error.js";
 import { bfclAstMatch } from "./bfcl-ast-match.js";
 import { bfclQuestion, bfclToToolSpec } from "./bfcl.js";
 import { type BfclCase, type BfclCategory, isDeclineCategory } from "./bfcl-suite.js";
 
 /** What happened to one evaluated case: the proposal, whether it is exactly right, and its scores. */
-export interface EvalRecord {
+export interface EvalRecord
+  extends Partial<CallOrDecline>, Pick<Proposal, "confidence" | "meanTokenProbability" | "latencyMs"> {
   id: string;
   category: BfclCategory;
   /** The backend's name. */
   backend: string;
-  /** `proposed` (a call or a decline), `backend_error`, or `skipped` (too many tools or too long an input). */
+  /**
+   * `proposed` (a call or a decline: then `name`, `null` for a decline, and `arguments`), `backend_error`, or
+   * `skipped` (too many tools or too long an input).
+   */
   outcome: "proposed" | "backend_error" | "skipped";
-  /** The proposed tool (`null` = declined; absent unless proposed). */
-  name?: string | null;
-  arguments?: Record<string, unknown>;
   /** Exactly right by BFCL's AST rules (a decline in the irrelevance categories). */
   correct: boolean;
   /** Why not, in BFCL's words, when it is a call that does not match. */
   error?: string;
-  /** The choice confidence, when the backend measured it. */
-  confidence: number | null;
-  /** The mean raw token probability, when the backend measured it. */
-  meanTokenProbability?: number;
   /** Share of the call's argument values found verbatim in the question (proposal-context.ts), when proposed. */
   verbatimShare?: number;
-  latencyMs: number;
   /** How many candidate tools the case had. */
   tools: number;
 }

@@ -2,7 +2,9 @@
 /**
  * `deputy-js/eval` — measure a delegate backend before trusting it: BFCL-format cases
  * ({@link loadBfclSuite}), scored by BFCL's AST-match rules ({@link bfclAstMatch}) in
- * {@link evaluateBackend} (what `deputy eval` prints).
+ * {@link evaluateBackend} (what `deputy eval` prints); and a team's own decisions (traces, chat examples:
+ * {@link readDecisionSuite}) run through a chain of levels as the cascade does ({@link evaluateChain}), each call
+ * scored exactly or by a free-text rule ({@link decisionMatch}).
  *
  * @packageDocumentation
  */
@@ -23,3 +25,20 @@ export {
   type CategoryScore,
   type EvaluateBackendOptions,
 } from "./evaluate-backend.js";
+export { decisionMatch, freeTextMatches, type DecisionCall, type FreeTextRule } from "./decision-match.js";
+export {
+  readDecisionSuite,
+  suiteFormat,
+  type DecisionCase,
+  type DecisionSuite,
+  type ReadDecisionSuiteOptions,
+} from "./decision-suite.js";
+export {
+  evaluateChain,
+  type ChainAnswer,
+  type ChainLevel,
+  type ChainScore,
+  type EvaluateChainOptions,
+  type LevelScore,
+} from "./evaluate-chain.js";
+export { fitChainTrust, trustRowsOf } from "./chain-trust.js";

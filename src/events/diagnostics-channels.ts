@@ -10,8 +10,11 @@ export { CHANNELS, type ChannelName };
 export interface DiagnosticsEvents {
   /** plan: a run started or ended (also delivered to `onEvent`). */
   "deputy:run": Extract<RunEvent, { type: "run-start" | "run-end" }>;
-  /** plan: a node started or ended, an item of a `for_each` node ended. */
-  "deputy:node": Extract<RunEvent, { type: "node-start" | "node-end" | "item-end" }>;
+  /** plan: a node started or ended, an item of a `for_each` node started or ended, an escalation opened. */
+  "deputy:node": Extract<
+    RunEvent,
+    { type: "node-start" | "node-end" | "item-start" | "item-end" | "escalation-open" }
+  >;
   /** delegate: one judged proposal (no instruction, facts or arguments). */
   "deputy:proposal": ProposalEvent;
   /** agents: a delegated call started. */

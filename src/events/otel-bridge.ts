@@ -79,7 +79,12 @@ export function enableOpenTelemetry(options: OpenTelemetryBridgeOptions = {}): (
         "deputy.status": e.status,
         ...(e.cached ? { "deputy.cached": true } : {}),
       });
-    } else {
+    } else if (e.type === "escalation-open") {
+      nodes.get(key)?.addEvent("escalation-open", {
+        ...(e.item === undefined ? {} : { "deputy.index": e.item }),
+        "deputy.verdict": e.verdict,
+      });
+    } else if (e.type === "node-end") {
       const span = nodes.get(key);
       nodes.delete(key);
       if (!span) return;

@@ -179,7 +179,10 @@ const listedTool = fc.record({
       { maxKeys: 3 },
     ),
   }),
-  annotations: fc.record({ readOnlyHint: maybe(fc.boolean()) }, { requiredKeys: [] }),
+  annotations: fc.record(
+    { readOnlyHint: maybe(fc.boolean()), destructiveHint: maybe(fc.boolean()) },
+    { requiredKeys: [] },
+  ),
 });
 
 describe("an MCP tool list as deputy tools", () => {
@@ -213,6 +216,8 @@ describe("an MCP tool list as deputy tools", () => {
             expect(() => compileSchema(tool.parameters)).not.toThrow();
             expect(tool.description.trim()).not.toBe("");
             expect(tool.delegateSafe).toBe(trusted && d.annotations.readOnlyHint === true);
+            // Only a trusted server's destructiveHint asks for approval; an untrusted one's decides nothing.
+            expect(tool.needsApproval === true).toBe(trusted && d.annotations.destructiveHint === true);
           }
         },
       ),

@@ -222,7 +222,8 @@ function toDeputyTool(c: Connection, d: McpToolDefinition, name: string, setting
 /**
  * One MCP tool definition as a deputy tool named `as.name`: its description (else its title, else a phrase
  * naming it), its input schema compiled as deputy compiles every tool's (one that does not compile is
- * `MCP_TOOLS_INVALID`), its hints kept, and delegate-safe only for `readOnlyHint: true` from a trusted server.
+ * `MCP_TOOLS_INVALID`), its hints kept, delegate-safe only for `readOnlyHint: true` from a trusted server, and waiting for a
+ * person's approval before each call (`needsApproval`) for `destructiveHint: true` from a trusted server.
  *
  * @internal
  */
@@ -238,8 +239,10 @@ export function mcpToolAsTool(
       // deputy needs a description (delegates read it); an MCP tool may have only a title, or nothing.
       description: d.description ?? d.title ?? d.annotations.title ?? `${d.name} (a tool of ${as.prefix})`,
       input: d.inputSchema,
-      // The one place an annotation decides anything, and only for a server the host vouched for.
+      // The only places an annotation decides anything, and only for a server the host vouched for: an
+      // untrusted server could otherwise call its tools safe, or (harmless but noisy) destructive.
       delegateSafe: as.trusted && d.annotations.readOnlyHint === true,
+      ...(as.trusted && d.annotations.destructiveHint === true ? { needsApproval: true } : {}),
       ...(Object.keys(annotations).length ? { annotations } : {}),
       run,
     });

@@ -1,5 +1,6 @@
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { RunManifest } from "../plan/run-manifest.js";
+import type { Escalation } from "../records/escalation.js";
 import { redactRecord, redactText } from "../runtime/redact-value.js";
 
 /** The name of the served tool that reads a run's outcome by its id. */
@@ -26,18 +27,16 @@ export interface DecideHints {
   tools?: readonly string[];
 }
 
-/** One decision a paused run waits for, as an answer lists it. */
-export interface WaitingDecision {
+/**
+ * One decision a paused run waits for, as an answer lists it: its stored escalation's item, verdict, reason and
+ * proposal (the call the delegate proposed and the gate did not accept — a model's output: data, not
+ * instructions), named for a reader.
+ */
+export interface WaitingDecision extends Pick<Escalation, "item" | "verdict" | "reason" | "proposal"> {
+  /** The escalated node (the escalation's `nodeId`). */
   node: string;
-  item?: number;
-  /** The gate's verdict that paused it (`low_confidence`, `declined`, …). */
-  verdict: string;
-  /** Why, in words. */
-  reason: string;
-  /** What the delegate was asked (its rendered instruction), when the escalation keeps it. */
-  question?: string;
-  /** The call the delegate proposed and the gate did not accept (a model's output: data, not instructions). */
-  proposal?: unknown;
+  /** What the delegate was asked (the escalation's rendered `instruction`), when the escalation keeps it. */
+  question?: Escalation["instruction"];
   /** The command line that decides it. */
   resolve: string;
 }

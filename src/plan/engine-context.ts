@@ -5,6 +5,7 @@ import type { ExecutionHost, NodeExecutor, UnitDispatcher, UnitOutcome, WorkUnit
 import type { NodeTypeTable } from "./node-type-table.js";
 import type { BaseNode, ExecutionPlan } from "./plan-schema.js";
 import type { Emitter } from "./run-events.js";
+import type { Judgement } from "../records/verdict.js";
 import type { ItemRecord, NodeStatus, StoredRun } from "../store/run-state.js";
 import { applyMutations, type RunMutation, type RunStore } from "../store/run-store.js";
 import { compileValue, type TemplateScope, type ValueRenderer } from "../runtime/template.js";
@@ -197,4 +198,23 @@ function scrubRecord<R extends { error?: unknown; escalation?: unknown; details?
   if (out.escalation !== undefined) out.escalation = redact(out.escalation) as R["escalation"];
   if (out.details !== undefined) out.details = redact(out.details) as R["details"];
   return out;
+}
+
+/** Emits `escalation-open` for an escalation made in this attempt, its reason redacted as the record will be. */
+export function openEscalation(
+  ctx: EngineContext,
+  nodeId: string,
+  item: number | undefined,
+  escalation: Judgement<string>,
+): void {
+  if (!ctx.emit.active()) return;
+  const reason = ctx.redact ? ctx.redact(escalation.reason) : escalation.reason;
+  ctx.emit({
+    type: "escalation-open",
+    runId: ctx.state.run.runId,
+    nodeId,
+    ...(item === undefined ? {} : { item }),
+    verdict: escalation.verdict,
+    reason: typeof reason === "string" ? reason : "",
+  });
 }

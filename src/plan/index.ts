@@ -27,6 +27,9 @@ export type { BaseNode, ExecutionPlan, ForEach, PlanMetadata, RetryPolicy } from
 export {
   defineNodeType,
   type DefinedNodeType,
+  type FieldRule,
+  type ModelWrites,
+  type NodeConsoleView,
   type NodeOf,
   type NodeType,
   type NodeTypeSpec,

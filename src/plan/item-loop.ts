@@ -6,11 +6,13 @@ import {
   commitItem,
   executeUnit,
   makeUnit,
+  openEscalation,
   storeKey,
   type EngineContext,
 } from "./engine-context.js";
 import type { NodeExecutor, UnitOutcome, PreparedNode, WorkUnit } from "./node-executor.js";
 import type { BaseNode, ForEach } from "./plan-schema.js";
+import { addSpend } from "./run-manifest.js";
 import type { ItemCounts, ItemRecord } from "../store/run-state.js";
 import { indexMap } from "../runtime/own.js";
 import { compileValue, type TemplateScope, type ValueRenderer } from "../runtime/template.js";
@@ -150,16 +152,18 @@ export class ItemLoop {
       this.counts.reused++;
       this.counts.ok++;
       this.keys[index] = key;
-      if (prev) return this.report(index, "ok");
+      if (prev) return this.settled();
       const item: ItemRecord = { index, status: "ok", key, details: { reused: true } };
       const written = commit(ctx, [{ kind: "item", nodeId: node.id, item }]);
       return written ? written.then(() => this.report(index, "ok")) : this.report(index, "ok");
     }
     if (prev?.status === "escalated" && prev.escalation && !prev.escalation.resolution) {
       this.counts.escalated++;
-      return this.report(index, "escalated");
+      return this.settled();
     }
     const unit = makeUnit(ctx, node, scope, this.stop.signal, index);
+    if (ctx.emit.active())
+      ctx.emit({ type: "item-start", runId: ctx.state.run.runId, nodeId: node.id, index });
     if (prev?.escalation) {
       unit.escalation = prev.escalation;
       if (prev.escalation.resolution) unit.resolution = prev.escalation.resolution;
@@ -198,6 +202,7 @@ export class ItemLoop {
         item = { index, status: "skipped" };
         break;
       case "escalated":
+        openEscalation(this.ctx, this.node.id, index, outcome.escalation);
         item = {
           index,
           status: "escalated",
@@ -235,15 +240,24 @@ export class ItemLoop {
       this.stop.abort(new NodeError("ITEM_FAILED", `Item ${index} failed; on_item_error is "fail".`));
     }
     const written = commitItem(this.ctx, this.node.id, item, hasValue, value);
-    const cached = item.details?.cached === true;
-    if (!written) return this.report(index, item.status, cached);
-    return written.then(() => this.report(index, item.status, cached));
+    if (!written) return this.report(index, item.status, item.details);
+    return written.then(() => this.report(index, item.status, item.details));
   }
 
-  private report(index: number, status: string, cached = false): undefined {
+  /**
+   * An item that ended in an earlier attempt and stays as it was (done, or still awaiting a decision): counted, not
+   * reported again — its `item-end` is already in the run's stream.
+   */
+  private settled(): undefined {
+    this.done++;
+    return undefined;
+  }
+
+  private report(index: number, status: string, details?: Record<string, unknown>): undefined {
     this.done++;
     const { ctx } = this;
-    if (ctx.emit.active())
+    if (ctx.emit.active()) {
+      const spend = details && addSpend(undefined, details, ctx.nodeTypes.get(this.node.type));
       ctx.emit({
         type: "item-end",
         runId: ctx.state.run.runId,
@@ -252,8 +266,10 @@ export class ItemLoop {
         status,
         done: this.done,
         total: this.list.length,
-        ...(cached ? { cached: true } : {}),
+        ...(spend ? { spend } : {}),
+        ...(details?.cached === true ? { cached: true } : {}),
       });
+    }
     return undefined;
   }
 }

@@ -15,6 +15,52 @@ export type NodeOf<Name extends string, Fields extends z.ZodRawShape> = Omit<Bas
   Omit<z.output<z.ZodObject<Fields>>, "type"> & { type: Name };
 
 /**
+ * How a model may write one field of a node (a repair's replacement node, a model-written plan), beyond leaving
+ * it as it was. Each breach is an issue with the rule's `code`.
+ * - `never`: the field may not be set to anything but its `default` (a model may never turn it on).
+ * - `rises`: a number that may rise, never fall or be left out once set; in a model-written plan it is at least
+ *   the host's confidence floor (`floorCode` when below it; a left-out one is set to the floor).
+ */
+export type FieldRule =
+  | { readonly rule: "never"; readonly code: string; readonly default: unknown }
+  | { readonly rule: "rises"; readonly code: string; readonly floorCode: string };
+
+/**
+ * What a model may write in a node of a type (see {@link NodeType.modelWrites}): the node type owns these rules,
+ * so authoring and repair name none of its fields.
+ */
+export interface ModelWrites {
+  /**
+   * Whether a repair may replace a failed node of this type. Default `true`; `false` keeps the type's nodes as
+   * they ran (a repair that names one is `not_eligible`).
+   */
+  readonly repairable?: boolean;
+  /** The fields a repair may change freely (the engine's and the type's own). Any other is `protected_field`. */
+  readonly free: readonly string[];
+  /** Fields with a rule of their own, checked in a repair and in a model-written plan alike. */
+  readonly rules?: Readonly<Record<string, FieldRule>>;
+  /** Fields that name registered tools (a name, or a list of names): each must be in the allowlist. */
+  readonly toolFields?: readonly string[];
+  /** Object fields a repair's diff lists key by key (`args.q`), as the engine's `retry`. */
+  readonly nested?: readonly string[];
+  /**
+   * Whether the tools its `toolFields` name are called through a gate of the type's own (the delegate's accept
+   * gate and side-effect double key). Default `false`: the node calls them as written, so a model-written plan
+   * whose node names a tool that is not delegate-safe waits for a person's approval before it runs.
+   */
+  readonly gated?: boolean;
+}
+
+/** What the console shows for a node beside its record (see {@link NodeType.consoleView}). */
+export interface NodeConsoleView {
+  /**
+   * The bar its proposals' confidence is judged against: drawn on the trace viewer's confidence histogram,
+   * labelled with the field's name as the plan writes it.
+   */
+  threshold?: { label: string; value: number };
+}
+
+/**
  * One kind of plan node, as the engine knows it: the engine owns scheduling, `when`, `for_each`, checkpoints and
  * statuses; everything a node of this type holds or does besides is here. The root entry registers the built-in
  * ones (`tool`, `delegate`, `agent`); `runPlan(plan, { nodeTypes: [myType] })` adds one (see
@@ -61,6 +107,17 @@ export interface NodeType<N extends BaseNode = BaseNode> {
    * duration). Default: nothing is spent.
    */
   spend?(details: Record<string, unknown>): Partial<Spend> | undefined;
+  /**
+   * What a model may write in a node of this type: which fields a repair may change and how, which it may
+   * never set, and which name tools (see {@link ModelWrites}). Default: a repair replaces no node of this type,
+   * and a model-written plan's nodes of it are checked by validation alone.
+   */
+  readonly modelWrites?: ModelWrites;
+  /**
+   * What the console shows for a node, read from its definition as the plan writes it (raw JSON, untrusted:
+   * nothing rendered). Default: nothing besides its record.
+   */
+  consoleView?(definition: Readonly<Record<string, unknown>>): NodeConsoleView;
 }
 
 /** What {@link defineNodeType} takes: a {@link NodeType} whose node is typed from its `fields`. */

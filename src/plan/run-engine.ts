@@ -1,10 +1,17 @@
 import { DeputyError, serializeError, type SerializedError } from "../errors/deputy-error.js";
 import { compileGuard } from "../runtime/cel-guard.js";
-import { commit, executeUnit, makeUnit, storeKey, type EngineContext } from "./engine-context.js";
+import {
+  commit,
+  executeUnit,
+  makeUnit,
+  openEscalation,
+  storeKey,
+  type EngineContext,
+} from "./engine-context.js";
 import type { UnitOutcome } from "./node-executor.js";
 import type { BaseNode } from "./plan-schema.js";
-import { buildManifest, type RunManifest } from "./run-manifest.js";
-import type { NodeRecord, NodeStatus, RunStatus } from "../store/run-state.js";
+import { addSpend, buildManifest, type RunManifest } from "./run-manifest.js";
+import type { NodeRecord, NodeStatus, RunStatus, Spend } from "../store/run-state.js";
 import type { RunMutation } from "../store/run-store.js";
 import { runForEach } from "./run-for-each.js";
 import type { TemplateScope } from "../runtime/template.js";
@@ -80,7 +87,15 @@ export async function runEngine(ctx: EngineContext, resumed: boolean): Promise<R
   if (fatal) {
     const error = serializeError(fatal.error);
     try {
-      await commit(ctx, [{ kind: "status", status: "failed", updatedAt: ctx.now().toISOString(), error }]);
+      await commit(ctx, [
+        {
+          kind: "status",
+          status: "failed",
+          updatedAt: ctx.now().toISOString(),
+          error,
+          eventSeq: ctx.emit.sequence.last,
+        },
+      ]);
     } catch {
       // The store already failed: the run's own failure is what the caller gets.
     }
@@ -94,10 +109,24 @@ export async function runEngine(ctx: EngineContext, resumed: boolean): Promise<R
       : ctx.signal.aborted
         ? abortReason(ctx.signal)
         : undefined;
+  // The run-end's number is stored with the status it reports (nothing else runs between the two), so a resume
+  // numbers its events on from it.
   await commit(ctx, [
-    { kind: "status", status, updatedAt: ctx.now().toISOString(), ...(error ? { error } : {}) },
+    {
+      kind: "status",
+      status,
+      updatedAt: ctx.now().toISOString(),
+      ...(error ? { error } : {}),
+      eventSeq: ctx.emit.sequence.last + 1,
+    },
   ]);
-  ctx.emit({ type: "run-end", runId: state.run.runId, status, durationMs: ctx.now().getTime() - started });
+  ctx.emit({
+    type: "run-end",
+    runId: state.run.runId,
+    status,
+    durationMs: ctx.now().getTime() - started,
+    ...(state.run.error ? { error: state.run.error } : {}),
+  });
   return buildManifest(state, plan.nodes, ctx.nodeTypes);
 }
 
@@ -203,15 +232,29 @@ async function runNode(ctx: EngineContext, node: BaseNode): Promise<NodeStatus> 
   ctx.statuses[node.id] = record.status;
   if (record.error) ctx.errors[node.id] = record.error;
   else delete ctx.errors[node.id];
-  ctx.emit({
-    type: "node-end",
-    runId: ctx.state.run.runId,
-    nodeId: node.id,
-    status: record.status,
-    durationMs: record.durationMs!,
-    ...(record.details?.cached === true ? { cached: true } : {}),
-  });
+  if (ctx.emit.active()) {
+    const spend = nodeSpend(ctx, node, record);
+    ctx.emit({
+      type: "node-end",
+      runId: ctx.state.run.runId,
+      nodeId: node.id,
+      status: record.status,
+      durationMs: record.durationMs!,
+      ...(record.error ? { error: ctx.state.nodes[node.id]?.error ?? record.error } : {}),
+      ...(spend ? { spend } : {}),
+      ...(record.details?.cached === true ? { cached: true } : {}),
+    });
+  }
   return record.status;
+}
+
+/** What a node spent, summed over its items (for its `node-end`). */
+function nodeSpend(ctx: EngineContext, node: BaseNode, record: NodeRecord): Spend | undefined {
+  const type = ctx.nodeTypes.get(node.type);
+  let spend = addSpend(undefined, record.details, type);
+  for (const item of Object.values(ctx.state.items[node.id] ?? {}))
+    spend = addSpend(spend, item.details, type);
+  return spend;
 }
 
 function nodeRecordFor(
@@ -234,6 +277,7 @@ function nodeRecordFor(
     case "skipped":
       return { status: "skipped", storedKeys: [], attempts, ...details };
     case "escalated":
+      openEscalation(ctx, node.id, undefined, outcome.escalation);
       return {
         status: "escalated",
         storedKeys: [],

@@ -31,7 +31,8 @@ const storedSpend: Pick<NodeType, "spend"> = {
   spend: (details) => details.spend as Partial<Spend> | undefined,
 };
 
-function addSpend(
+/** `total` plus what `details` report spent, as node type `type` reads it (`undefined`: nothing spent yet). */
+export function addSpend(
   total: Spend | undefined,
   details: Record<string, unknown> | undefined,
   type: Pick<NodeType, "spend"> | undefined,

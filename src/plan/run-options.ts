@@ -2,7 +2,7 @@ import type { Clock } from "../runtime/clock.js";
 import type { ExecutionHost, UnitDispatcher } from "./node-executor.js";
 import type { NodeTypeTable } from "./node-type-table.js";
 import type { LeaseOptions } from "../store/run-lease.js";
-import type { RunEvent } from "./run-events.js";
+import type { EventSequence, RunEvent } from "./run-events.js";
 import type { RunStartFacts } from "../store/run-options-record.js";
 import type { RunStore } from "../store/run-store.js";
 import type { ValidationReport } from "./validate-plan.js";
@@ -41,8 +41,15 @@ export interface EngineOptions {
    * redactor (`redactRecord`), whichever entry the program imported.
    */
   redact?: (value: unknown) => unknown;
-  /** Called for every run, node and item event (also published on diagnostics_channel). */
+  /** Called for every run, node, item and escalation event (also published on diagnostics_channel). */
   onEvent?: (event: RunEvent) => void;
+  /**
+   * Where the run's event numbers come from, for a caller that adds events of its own to the run's stream
+   * (compose/'s `startPlan` adds the delegate's proposals). Default: a sequence of this run's own.
+   *
+   * @internal
+   */
+  sequence?: EventSequence;
   /** The run's id. Default: a new one (time-ordered, unique). */
   runId?: string;
   /**

@@ -10,7 +10,7 @@ import { MemoryRunStore } from "../store/memory-run-store.js";
 import type { UnitDispatcher } from "./node-executor.js";
 import { acquireRunLease, type HeldLease } from "../store/run-lease.js";
 import { runOptionsRecord } from "../store/run-options-record.js";
-import { createEmitter } from "./run-events.js";
+import { createEmitter, EventSequence } from "./run-events.js";
 import { runEngine } from "./run-engine.js";
 import type { RunManifest } from "./run-manifest.js";
 import type { EngineOptions } from "./run-options.js";
@@ -115,6 +115,13 @@ async function continueOwned(
   lease: HeldLease,
 ): Promise<RunManifest> {
   const loaded = (await options.store.load(runId))!;
+  // A model-written plan kept for a person's approval never runs from here: approving it starts a run of its own.
+  if (loaded.run.options.authored?.approval?.status === "pending")
+    throw new RunError(
+      "RUN_AWAITS_APPROVAL",
+      `Run ${runId} is a model-written plan awaiting a person's approval; nothing of it runs until it is approved (deputy plan --approve ${runId}).`,
+      { runId },
+    );
   // Whatever the store returns (a structured clone has Object.prototype again), keys are data from here on.
   const stored: StoredRun = {
     run: loaded.run,
@@ -166,6 +173,9 @@ function context(
   persist: boolean,
 ): EngineContext {
   const timeout = plan.metadata.execution_timeout;
+  // Numbered on from where the run's last attempt ended (0 for a new run).
+  const sequence = options.sequence ?? new EventSequence();
+  sequence.last = Math.max(sequence.last, state.run.eventSeq ?? 0);
   // A lost lease stops the run at once, like an abort.
   const signal = options.signal ? AbortSignal.any([options.signal, lease.lost]) : lease.lost;
   const limit = deadline(signal, timeout === undefined ? undefined : timeout * 1000, {
@@ -190,7 +200,7 @@ function context(
     inputs: options.inputs,
     now,
     redact,
-    emit: createEmitter(options.onEvent),
+    emit: createEmitter(options.onEvent, sequence),
     statuses: dataMap(),
     errors: dataMap(),
     ...(options.distributed ? { dispatcher: options.distributed } : {}),

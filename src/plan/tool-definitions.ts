@@ -28,7 +28,12 @@ export function toolDefinitionDigest(tool: Tool): ToolDefinitionDigest {
   return {
     description: digest([tool.description, tool.delegateDescription ?? null]),
     input: digest(tool.parameters),
-    annotations: digest([tool.annotations ?? null, tool.delegateSafe]),
+    // Whether calls wait for approval is policy too; left out when unset, so older runs' digests still match.
+    annotations: digest(
+      tool.needsApproval === undefined
+        ? [tool.annotations ?? null, tool.delegateSafe]
+        : [tool.annotations ?? null, tool.delegateSafe, { needsApproval: typeof tool.needsApproval }],
+    ),
   };
 }
 

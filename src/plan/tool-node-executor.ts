@@ -5,11 +5,16 @@ import type { NodeExecutor, PreparedNode, UnitOutcome, WorkUnit } from "./node-e
 import type { Tool } from "../tools/define-tool.js";
 import { compileSchema, type ValidateFunction } from "../schema/validator.js";
 
+import { approvalDecided, approvalNeeded } from "../runtime/approval-step.js";
 import { checkToolArgs, dispatchTool, dispatchToolThen } from "../runtime/dispatch-tool.js";
+import { mayNeedApproval } from "../tools/tool-approval.js";
 import { compileValue, renderValue, type ValueRenderer } from "../runtime/template.js";
 import { cachedCall, cacheTtlOf, resultCacheKey, toolDigestText } from "./tool-result-cache.js";
 
-/** Runs `tool` nodes: render the arguments, check them against the tool's schema, dispatch with retry. */
+/**
+ * Runs `tool` nodes: render the arguments, check them against the tool's schema, pause for a person's approval
+ * when the call needs one (the tool's `needsApproval`, the node's `require_approval`), dispatch with retry.
+ */
 export const toolNodeExecutor: NodeExecutor<ToolNode> = {
   async execute(node, unit) {
     const tool = unit.host.tools.find(node.tool);
@@ -27,22 +32,45 @@ export const toolNodeExecutor: NodeExecutor<ToolNode> = {
     }
     const invalid = checkToolArgs(tool, args);
     if (invalid) return { status: "error", error: invalid.toJSON() };
+    let approved: Record<string, unknown> = {};
+    if (mayNeedApproval(tool, node.require_approval === true)) {
+      // A call that needs approval pauses before it runs, as a delegate's escalation does; a person's decision
+      // (`deputy resolve --approve | --reject`) is read on resume, for this same call only. It comes before the
+      // cache: an approved call may be answered from it, a call waiting for approval never is.
+      const decided = approvalDecided(unit.escalation, unit.resolution, { name: tool.name, arguments: args });
+      if (decided.decision === "rejected")
+        return { status: "error", error: decided.error, details: decided.details };
+      if (decided.decision === "approved") approved = decided.details;
+      else {
+        const escalation = await approvalNeeded(tool, args, unit, node.require_approval === true);
+        if (escalation) return { status: "escalated", escalation };
+      }
+    }
     const call = async (): Promise<UnitOutcome> => {
       const result = await dispatchTool(tool, args, unit, node.retry, node.timeout);
       return result.ok ? succeeded(result.value, result.attempts) : failed(result.error, result.attempts);
     };
     const ttl = cacheTtlOf(node, tool);
     const cache = unit.host.resultCache;
-    return ttl !== undefined && cache
+    const outcome = await (ttl !== undefined && cache
       ? cachedCall(cache, tool, resultCacheKey(tool, args), ttl, call)
-      : call();
+      : call());
+    return Object.keys(approved).length
+      ? { ...outcome, details: { ...approved, ...outcome.details } }
+      : outcome;
   },
   prepare(node, host) {
     const tool = host.tools.find(node.tool);
-    // Unknown tool: `execute` reports it, per unit.
-    return tool
-      ? new PreparedToolNode(tool, compileValue(node.args), node.retry, node.timeout, cacheTtlOf(node, tool))
-      : undefined;
+    // Unknown tool: `execute` reports it, per unit. A call that may need approval is asked per unit there too
+    // (before any cache lookup), so such a node is never prepared.
+    if (!tool || mayNeedApproval(tool, node.require_approval === true)) return undefined;
+    return new PreparedToolNode(
+      tool,
+      compileValue(node.args),
+      node.retry,
+      node.timeout,
+      cacheTtlOf(node, tool),
+    );
   },
 };
 

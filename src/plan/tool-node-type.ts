@@ -14,7 +14,8 @@ import { toolNodeFields, type ToolNode } from "./tool-node.js";
 /**
  * The `tool` node type: a deterministic call of a registered tool with rendered arguments. It is the implicit
  * type (a node without `type` is a tool node, as in the seed format). Its details: `attempts` when the call was
- * retried, `cached: true` when the result came from the cache (`cache: { ttl }`).
+ * retried; `cached: true` when the result came from the cache (`cache: { ttl }`); `approval` (`approved` |
+ * `rejected`), `decidedBy` and `reason` when the call waited for a person.
  */
 export const toolNodeType = defineNodeType({
   name: "tool",
@@ -24,7 +25,21 @@ export const toolNodeType = defineNodeType({
   tools: (node) => [node.tool],
   validate: (node, { host }) => checkToolNode(node, host),
   executor: toolNodeExecutor,
-  details: z.strictObject({ attempts: z.int().min(1).optional(), cached: z.literal(true).optional() }),
+  details: z.strictObject({
+    attempts: z.int().min(1).optional(),
+    cached: z.literal(true).optional(),
+    // A call that waited for approval: the person's decision, who made it and (a rejection's) reason.
+    approval: z.enum(["approved", "rejected"]).optional(),
+    decidedBy: z.string().optional(),
+    reason: z.string().optional(),
+  }),
+  // A repair may swap the tool and its call; the tool must be allowed. Its call is not gated: a model-written
+  // plan's tool node that calls a tool with side effects waits for a person's approval.
+  modelWrites: {
+    free: ["tool", "args", "when", "timeout", "retry", "description"],
+    toolFields: ["tool"],
+    nested: ["args"],
+  },
 });
 
 /** The tool exists (with a did-you-mean), every required argument is given, and no unknown one. */

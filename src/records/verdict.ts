@@ -16,3 +16,12 @@ export const VERDICTS = [
 
 /** The gate's decision about one proposal. */
 export type Verdict = (typeof VERDICTS)[number];
+
+/**
+ * A verdict and why, in one human-readable sentence: the gate's answer, and the cause of an escalation. A record
+ * read back from a store may hold a verdict another version wrote, so it may widen `V` to `string`.
+ */
+export interface Judgement<V extends string = Verdict> {
+  verdict: V;
+  reason: string;
+}

@@ -1,4 +1,5 @@
 import type { DelegateTask } from "../records/delegate-task.js";
+import type { CallOrDecline } from "../records/hop.js";
 import type { ToolSpec } from "../tools/tool-spec.js";
 import { canonicalJson } from "./canonical-json.js";
 
@@ -6,10 +7,8 @@ import { canonicalJson } from "./canonical-json.js";
  * A past decision shown to the model as a worked example: what a node was asked and the call that was right
  * (`name: null`: declining was right). deputy-js/distill's `withExamples` chooses them from a team's decisions.
  */
-export interface WorkedExample {
-  instruction: string;
-  facts: Record<string, unknown>;
-  call: { name: string | null; arguments: Record<string, unknown> };
+export interface WorkedExample extends Pick<DelegateTask, "instruction" | "facts"> {
+  call: CallOrDecline;
 }
 
 /** What {@link buildPrompt} needs. */

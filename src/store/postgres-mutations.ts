@@ -146,12 +146,11 @@ async function applyInPlace(client: pg.ClientBase, runId: string, m: InPlaceMuta
       JSON.stringify(withRepair(rows[0]?.repairs ?? [], m.repair)),
     ]);
   } else if (m.kind === "status") {
-    await client.query(`UPDATE deputy.runs SET status = $1, updated_at = $2, error = $3 WHERE run_id = $4`, [
-      m.status,
-      m.updatedAt,
-      m.error ? JSON.stringify(m.error) : null,
-      runId,
-    ]);
+    await client.query(
+      `UPDATE deputy.runs SET status = $1, updated_at = $2, error = $3, event_seq = coalesce($5, event_seq)
+       WHERE run_id = $4`,
+      [m.status, m.updatedAt, m.error ? JSON.stringify(m.error) : null, runId, m.eventSeq ?? null],
+    );
   } else if (m.item === undefined) {
     await client.query(
       `UPDATE deputy.nodes SET record = jsonb_set(record, '{escalation,resolution}', $3::jsonb)

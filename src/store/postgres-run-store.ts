@@ -309,6 +309,7 @@ function toRunRecord(row: Record<string, any>): RunRecord {
     ...(row.parent_run_id ? { parentRunId: row.parent_run_id } : {}),
     ...(row.root_run_id ? { rootRunId: row.root_run_id } : {}),
     ...(row.repairs ? { repairs: row.repairs } : {}),
+    ...(row.event_seq != null ? { eventSeq: Number(row.event_seq) } : {}),
     ...(row.lease_owner
       ? {
           lease: {

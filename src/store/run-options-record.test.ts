@@ -39,6 +39,29 @@ describe("the run options record", () => {
     });
   });
 
+  it("keeps an authored run's approval, field by field; an unreadable one is no approval", () => {
+    const authored = { objective: "o", model: "m" };
+    const approved = {
+      status: "approved",
+      tools: ["post"],
+      how: "tty",
+      at: "2026-12-03T00:00:00.000Z",
+      by: "ada",
+    };
+    expect(readRunOptions({ version: 1, authored: { ...authored, approval: approved } }).authored).toEqual({
+      ...authored,
+      approval: approved,
+    });
+    expect(
+      readRunOptions({
+        version: 1,
+        authored: { ...authored, approval: { status: "pending", tools: ["post", 1] } },
+      }).authored,
+    ).toEqual({ ...authored, approval: { status: "pending", tools: ["post"] } });
+    for (const approval of [{ status: "approved", how: "model", at: "x" }, { status: "yes" }, "approved"])
+      expect(readRunOptions({ version: 1, authored: { ...authored, approval } }).authored).toEqual(authored);
+  });
+
   it("never reads a field through the prototype", () => {
     const stored = JSON.parse('{"__proto__": {"tools": "/evil.mjs"}}') as unknown;
     expect(readRunOptions(stored)).toEqual({ version: 1 });

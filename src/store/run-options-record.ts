@@ -46,10 +46,27 @@ export interface RunOptionsRecord {
    * For a plan a model wrote (`deputy plan --run`): the objective it was given, the model that wrote it, and
    * the tools it was allowed (the boundary a repair of the run keeps; absent in records written before it).
    */
-  authored?: { objective: string; model: string; allowedTools?: string[] };
+  authored?: { objective: string; model: string; allowedTools?: string[]; approval?: AuthoredApproval };
   /** Facts the starter asked to keep that deputy itself does not read (see {@link RunStartFacts}). */
   extra?: Record<string, unknown>;
 }
+
+/**
+ * A person's approval of a model-written plan whose nodes call tools with side effects (`deputy plan --run`,
+ * the toolkit's `plan_execute`). `pending`: the run was kept without running anything, and no resume runs it;
+ * `approved`: who approved it and how (`flag`: `--yes`; `tty`: answered on a terminal; `host`: a program's call,
+ * `approveAuthoredRun`), and the pending run it was approved from, if any.
+ */
+export type AuthoredApproval =
+  | { status: "pending"; tools: string[] }
+  | {
+      status: "approved";
+      tools: string[];
+      how: "flag" | "tty" | "host";
+      at: string;
+      by?: string;
+      from?: string;
+    };
 
 /**
  * A tool's definition, part by part, as short digests (sha256, 16 hex digits): a resume names the parts that
@@ -153,6 +170,8 @@ export function readRunOptions(stored: unknown): RunOptionsRecord {
         ? { allowedTools: allowed }
         : {}),
     };
+    const approval = approvalOf(authored.approval);
+    if (approval) record.authored.approval = approval;
   }
   const given = getOwn(stored, "extra");
   if (isPlainObject(given)) Object.assign(extra, given);
@@ -187,4 +206,23 @@ function readToolDefinitions(value: unknown): Record<string, ToolDefinitionDiges
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** An approval as stored, field by field; anything unreadable is no approval. */
+function approvalOf(value: unknown): AuthoredApproval | undefined {
+  if (!isPlainObject(value)) return undefined;
+  const tools = Array.isArray(value.tools)
+    ? value.tools.filter((t): t is string => typeof t === "string")
+    : [];
+  if (value.status === "pending") return { status: "pending", tools };
+  if (value.status !== "approved" || typeof value.at !== "string") return undefined;
+  if (value.how !== "flag" && value.how !== "tty" && value.how !== "host") return undefined;
+  return {
+    status: "approved",
+    tools,
+    how: value.how,
+    at: value.at,
+    ...(typeof value.by === "string" ? { by: value.by } : {}),
+    ...(typeof value.from === "string" ? { from: value.from } : {}),
+  };
 }

@@ -1,4 +1,5 @@
 import type { SerializedError } from "../errors/deputy-error.js";
+import type { Escalation } from "../records/escalation.js";
 import type { RunOptionsRecord } from "./run-options-record.js";
 
 /** Where a node stands. `pending` and `running` never end a run; the rest are final for this attempt. */
@@ -12,54 +13,10 @@ export type NodeStatus =
 export type RunStatus =
   "running" | "completed" | "partial" | "failed" | "escalated" | "cancelled" | "interrupted";
 
-/** What a person (or an agent) decided about an escalation. */
-export type Resolution = (
-  | { kind: "call"; call: { name: string; arguments: Record<string, unknown> } }
-  | { kind: "value"; value: unknown }
-  | { kind: "skip" }
-) & {
-  /** Who decided: the name a person gave (`deputy resolve --by`, the console). Absent: an unnamed person. */
-  by?: string;
-};
-
-/**
- * A node or item paused for a decision. It describes itself: what the delegate was asked (`instruction`,
- * `facts`, `tools`, as rendered for this node or item) is kept with it, so the person deciding (the console, the
- * CLI) and the learner (`deputy distill --store`) read it from here, never by rendering the plan again.
- * Escalations stored before these fields existed have none of them; readers show what they can without.
- */
-export interface Escalation {
-  nodeId: string;
-  item?: number;
-  /** The gate's verdict that caused it (`low_confidence`, `declined`, …). */
-  verdict: string;
-  reason: string;
-  proposal?: unknown;
-  createdAt: string;
-  resolution?: Resolution;
-  /** The instruction the delegate was given, rendered (secrets redacted like the rest of the record). */
-  instruction?: string;
-  /** The facts the delegate was given, rendered (redacted like the rest of the record). */
-  facts?: Record<string, unknown>;
-  /** The candidate tools as the delegate saw them, with the schema a decision's call must fit. */
-  tools?: EscalationTool[];
-  /** The node's `min_confidence`, when it set one. */
-  minConfidence?: number;
-  /** The node's `allow_side_effects`. */
-  allowSideEffects?: boolean;
-}
-
-/**
- * A candidate tool as an escalation keeps it (the delegate's `ToolSpec`). The run's redactor sees the whole
- * record, so the schema of a property with a secret-looking name (`password`) is stored redacted, as in traces.
- */
-export interface EscalationTool {
-  name: string;
-  description: string;
-  parameters: unknown;
-  /** Argument names whose values are redacted wherever they are shown. */
-  sensitive?: readonly string[];
-}
+// An escalation (what the store keeps of a paused unit) and what it spends are a proposal's records, declared
+// once in records/; the store keeps them as they are.
+export type { Escalation, EscalationTool, Resolution } from "../records/escalation.js";
+export type { Spend } from "../records/spend.js";
 
 /** The durable record of one for_each item. */
 export interface ItemRecord {
@@ -117,6 +74,11 @@ export interface RunRecord {
   rootRunId?: string;
   /** The repairs asked for this run, oldest first (see `repairRun` in `deputy-js/authoring`). */
   repairs?: RepairRecord[];
+  /**
+   * The sequence number of the last event the run emitted when it last ended (its `run-end`): a resume numbers
+   * its events from the next one, so a watcher of both sees none twice and none missing. Absent: none yet.
+   */
+  eventSeq?: number;
 }
 
 /**
@@ -187,12 +149,4 @@ export interface StoredRun {
   nodes: Record<string, NodeRecord>;
   /** Item records by node id, then by index. */
   items: Record<string, Record<number, ItemRecord>>;
-}
-
-/** Calls, tokens, USD and seconds spent. */
-export interface Spend {
-  calls: number;
-  tokens: number;
-  cost: number;
-  duration: number;
 }

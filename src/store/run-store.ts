@@ -19,7 +19,8 @@ export type RunMutation =
   | { kind: "node"; nodeId: string; record: NodeRecord }
   /** An item's record; with `value`, also the artifact `item.key` (one row, so one write per item). */
   | { kind: "item"; nodeId: string; item: ItemRecord; value?: unknown }
-  | { kind: "status"; status: RunStatus; updatedAt: string; error?: SerializedError }
+  /** The run's status; with `eventSeq`, also the run's last event sequence number (kept when absent). */
+  | { kind: "status"; status: RunStatus; updatedAt: string; error?: SerializedError; eventSeq?: number }
   | { kind: "resolution"; nodeId: string; item?: number; resolution: Resolution }
   /** Adds a repair to the run's `repairs`, or replaces the one of the same id. */
   | { kind: "repair"; repair: RepairRecord };
@@ -179,6 +180,7 @@ export function applyMutations(state: StoredRun, batch: RunMutation[]): void {
         break;
       case "status":
         state.run = { ...state.run, status: m.status, updatedAt: m.updatedAt, error: m.error };
+        if (m.eventSeq !== undefined) state.run.eventSeq = m.eventSeq;
         break;
       case "resolution":
         applyResolution(state, m.nodeId, m.item, m.resolution);

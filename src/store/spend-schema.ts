@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { Spend } from "./run-state.js";
+import type { Spend } from "../records/spend.js";
 
 /**
  * The one zod schema of a {@link Spend} (calls, tokens, USD and seconds), as a node type's `details` keep it:

@@ -21,7 +21,9 @@ export function prepareRunStatements(db: DatabaseSync) {
     ),
     getRepairs: db.prepare(`SELECT repairs FROM runs WHERE run_id = ?`),
     setRepairs: db.prepare(`UPDATE runs SET repairs = ? WHERE run_id = ?`),
-    status: db.prepare(`UPDATE runs SET status = ?, updated_at = ?, error = ? WHERE run_id = ?`),
+    status: db.prepare(
+      `UPDATE runs SET status = ?, updated_at = ?, error = ?, event_seq = coalesce(?, event_seq) WHERE run_id = ?`,
+    ),
     artifact: db.prepare(`INSERT OR REPLACE INTO artifacts (run_id, key, value) VALUES (?, ?, ?)`),
     node: db.prepare(`INSERT OR REPLACE INTO nodes (run_id, node_id, record) VALUES (?, ?, ?)`),
     item: db.prepare(
@@ -90,7 +92,13 @@ export function applyMutation(s: RunStatements, runId: string, m: RunMutation): 
       break;
     }
     case "status":
-      s.status.run(m.status, m.updatedAt, m.error ? JSON.stringify(m.error) : null, runId);
+      s.status.run(
+        m.status,
+        m.updatedAt,
+        m.error ? JSON.stringify(m.error) : null,
+        m.eventSeq ?? null,
+        runId,
+      );
       break;
     case "resolution": {
       if (m.item === undefined) {
@@ -134,6 +142,7 @@ export function toRunRecord(row: Record<string, string>): RunRecord {
     ...(row.parent_run_id ? { parentRunId: row.parent_run_id } : {}),
     ...(row.root_run_id ? { rootRunId: row.root_run_id } : {}),
     ...(row.repairs ? { repairs: JSON.parse(row.repairs) as RepairRecord[] } : {}),
+    ...(row.event_seq != null ? { eventSeq: Number(row.event_seq) } : {}),
     ...(row.lease_owner
       ? {
           lease: {

@@ -61,6 +61,18 @@ export function migrateSqlite(db: DatabaseSync): void {
     db.exec(`PRAGMA user_version = ${version}`);
   });
   addItemSummaryColumns(db);
+  addEventSeqColumn(db);
+}
+
+/**
+ * Watched runs (issue 40): the sequence number of a run's last event, so a resume numbers its events on from it.
+ * Added by its presence, like the items' columns, not by `user_version`: a file of any version gets it on open.
+ */
+function addEventSeqColumn(db: DatabaseSync) {
+  const columns = (
+    db.prepare(`SELECT name FROM pragma_table_info('runs')`).all() as unknown as { name: string }[]
+  ).map((c) => c.name);
+  if (!columns.includes("event_seq")) db.exec(`ALTER TABLE runs ADD COLUMN event_seq INTEGER`);
 }
 
 /**

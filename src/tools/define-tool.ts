@@ -49,6 +49,13 @@ export interface ToolDefinition<Input extends SchemaInput = SchemaInput, Output 
    * for a `delegateSafe` (read-only) tool. Default: not cached.
    */
   cache?: { ttl: number };
+  /**
+   * Whether a call waits for a person's approval before it runs (`deputy resolve RUN NODE --approve|--reject`, or
+   * the console's inbox): `true` for every call, or a function of the call's arguments answering `true` when this
+   * call needs one. It holds wherever the tool is called from a plan: a tool node, and a delegate's accepted call
+   * (on top of the side-effect double key). Default: no approval.
+   */
+  needsApproval?: ApprovalRule;
   run(args: Input extends z.ZodType ? z.output<Input> : any, ctx: ToolContext): Output | Promise<Output>;
 }
 
@@ -64,8 +71,16 @@ export interface Tool {
   readonly annotations?: Readonly<Record<string, string | boolean>>;
   /** See {@link ToolDefinition.cache}; `undefined` when its results are not cached. */
   readonly cache?: { readonly ttl: number };
+  /** See {@link ToolDefinition.needsApproval}; `undefined` when calls need no approval. */
+  readonly needsApproval?: ApprovalRule;
   run(args: any, ctx: ToolContext): unknown;
 }
+
+/**
+ * Whether a call of a tool waits for a person's approval before it runs: `true` (every call), or a function of
+ * the call's arguments (the AI SDK's `needsApproval` form) that answers `true` when this call needs one.
+ */
+export type ApprovalRule = boolean | ((args: any, ctx: ToolContext) => boolean | PromiseLike<boolean>);
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
 
@@ -119,6 +134,18 @@ export function toTool(value: unknown): Tool {
     );
   }
   const cache = toolCache(def);
+  const needsApproval = def.needsApproval;
+  if (
+    needsApproval !== undefined &&
+    typeof needsApproval !== "boolean" &&
+    typeof needsApproval !== "function"
+  ) {
+    throw new InvalidOptionError(
+      `tool.needsApproval (${def.name})`,
+      "a boolean or a function of the call's arguments",
+      needsApproval,
+    );
+  }
   const sensitive = new Set(def.sensitive ?? []);
   const props = (parameters.properties ?? {}) as Record<string, Record<string, unknown>>;
   for (const [key, prop] of Object.entries(props)) if (prop?.["x-sensitive"] === true) sensitive.add(key);
@@ -131,6 +158,7 @@ export function toTool(value: unknown): Tool {
     sensitive: [...sensitive],
     ...(def.annotations ? { annotations: Object.freeze({ ...def.annotations }) } : {}),
     ...(cache ? { cache } : {}),
+    ...(needsApproval === undefined || needsApproval === false ? {} : { needsApproval }),
     run: def.run.bind(def),
   });
 }

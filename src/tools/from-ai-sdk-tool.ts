@@ -2,7 +2,7 @@ import type { Tool as AiSdkTool, ToolExecutionOptions } from "ai";
 import { InvalidOptionError } from "../errors/invalid-option-error.js";
 import { ToolError } from "../errors/tool-error.js";
 import type { JsonSchema } from "../schema/json-schema.js";
-import { toTool, type Tool, type ToolContext } from "./define-tool.js";
+import { toTool, type ApprovalRule, type Tool, type ToolContext } from "./define-tool.js";
 import { loadAiSdk, type AiSdk } from "./load-ai-sdk.js";
 
 export type { AiSdkTool };
@@ -39,9 +39,14 @@ type Shape = {
   title?: unknown;
   inputSchema?: unknown;
   execute?: unknown;
+  needsApproval?: unknown;
 };
 type Execute = (input: unknown, options: ToolExecutionOptions<unknown>) => unknown;
 type Validate = NonNullable<ReturnType<AiSdk["asSchema"]>["validate"]>;
+type NeedsApproval = (
+  input: unknown,
+  options: { toolCallId: string; messages: []; context: unknown },
+) => unknown;
 
 /**
  * Makes a deputy tool of an AI SDK `tool({ description, inputSchema, execute })`: its input schema (zod, a
@@ -103,6 +108,7 @@ export function aiSdkToolAsTool(
     input: plainJsonSchema(schema, where),
     delegateSafe: options.delegateSafe === true,
     sensitive: options.sensitive,
+    ...needsApproval(shape.needsApproval, validate, context, where),
     run: (args: unknown, ctx: ToolContext) =>
       validate
         ? validateThenRun(name, validate, execute, args, ctx, context)
@@ -140,6 +146,31 @@ export function fromAiSdkTools(
       context: options.context,
     }),
   );
+}
+
+/**
+ * The tool's `needsApproval` as deputy's: a boolean as it is; the function form asked with the call's input as
+ * `execute` would get it (through the schema's `validate`, when the arguments pass it) and the AI SDK's options
+ * (the idempotency key as `toolCallId`, no messages, the tool context).
+ */
+function needsApproval(
+  rule: unknown,
+  validate: Validate | undefined,
+  context: unknown,
+  where: string,
+): { needsApproval?: ApprovalRule } {
+  if (rule === undefined || rule === false) return {};
+  if (rule === true) return { needsApproval: true };
+  if (typeof rule !== "function")
+    throw new InvalidOptionError(`${where}.needsApproval`, "a boolean or a function", rule);
+  const ask = rule as NeedsApproval;
+  return {
+    needsApproval: async (args: unknown, ctx: ToolContext) => {
+      const checked = validate ? await validate(args) : undefined;
+      const input = checked?.success ? checked.value : args;
+      return (await ask(input, { toolCallId: ctx.idempotencyKey, messages: [], context })) === true;
+    },
+  };
 }
 
 function describe(shape: Shape, context: unknown): unknown {

@@ -1,5 +1,12 @@
 /// <reference types="node" preserve="true" />
-export { defineTool, toTool, type Tool, type ToolContext, type ToolDefinition } from "./define-tool.js";
+export {
+  defineTool,
+  toTool,
+  type ApprovalRule,
+  type Tool,
+  type ToolContext,
+  type ToolDefinition,
+} from "./define-tool.js";
 export {
   fromAiSdkTool,
   fromAiSdkTools,

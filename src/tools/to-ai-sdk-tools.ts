@@ -1,7 +1,7 @@
 import type { ToolExecutionOptions, ToolSet } from "ai";
 import { ToolError } from "../errors/tool-error.js";
 import { compileSchema, formatIssues } from "../schema/validator.js";
-import type { Tool } from "./define-tool.js";
+import type { Tool, ToolContext } from "./define-tool.js";
 import { loadAiSdk } from "./load-ai-sdk.js";
 import { toTools, type ToolsInput } from "./to-tools.js";
 import { ToolRegistry } from "./tool-registry.js";
@@ -11,7 +11,8 @@ import { ToolRegistry } from "./tool-registry.js";
  * input schema is the tool's JSON Schema, checked by deputy's own validator before `execute` (a model's bad
  * arguments come back to it as the AI SDK's invalid-input error, never reach the tool). Outside a run the
  * tool's context is the AI SDK call's: `idempotencyKey` and `runId` are the tool call id, `nodeId` the tool's
- * name, `signal` the call's abort signal.
+ * name, `signal` the call's abort signal. A tool's `needsApproval` becomes the AI SDK tool's, so the AI SDK's own
+ * approval flow asks before each call that needs it.
  *
  * @example
  * const { text } = await generateText({ model, tools: toAiSdkTools([lookupUser]), prompt });
@@ -41,12 +42,27 @@ function toAiSdkTool(tool: Tool): ToolSet[string] {
       },
     }),
     execute: (input: unknown, { toolCallId, abortSignal }: ToolExecutionOptions<unknown>) =>
-      tool.run(input, {
-        signal: abortSignal ?? new AbortController().signal,
-        idempotencyKey: toolCallId,
-        runId: toolCallId,
-        nodeId: tool.name,
-        attempt: 1,
-      }),
+      tool.run(input, context(tool, toolCallId, abortSignal)),
+    // The AI SDK's own approval flow then asks before each call that needs it.
+    ...(tool.needsApproval === undefined ? {} : { needsApproval: aiSdkApproval(tool) }),
   };
+}
+
+function context(tool: Tool, toolCallId: string, signal: AbortSignal | undefined): ToolContext {
+  return {
+    signal: signal ?? new AbortController().signal,
+    idempotencyKey: toolCallId,
+    runId: toolCallId,
+    nodeId: tool.name,
+    attempt: 1,
+  };
+}
+
+/** A deputy tool's `needsApproval` in the AI SDK's form: a boolean as it is, a function asked with the call. */
+function aiSdkApproval(
+  tool: Tool,
+): boolean | ((input: unknown, options: { toolCallId: string }) => Promise<boolean>) {
+  const rule = tool.needsApproval;
+  if (typeof rule !== "function") return rule === true;
+  return async (input, { toolCallId }) => (await rule(input, context(tool, toolCallId, undefined))) === true;
 }

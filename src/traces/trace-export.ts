@@ -1,3 +1,4 @@
+import type { ProposalSource } from "../records/hop.js";
 import { buildPrompt } from "../runtime/tool-call-prompt.js";
 import { REDACTED } from "./redact.js";
 import type { DelegateTrace } from "./trace.js";
@@ -13,8 +14,8 @@ export interface ChatExample {
 
 /** Options of {@link tracesToChat}. */
 export interface TraceExportOptions {
-  /** Which hops to keep by source. Default: all (`delegate`, `agent`, `person` — a person's call is good data). */
-  sources?: readonly ("delegate" | "agent" | "person")[];
+  /** Which hops to keep by source. Default: all (`delegate`, `agent`, `person` — a person's call is good data —, `repair`). */
+  sources?: readonly ProposalSource[];
   /** Keep examples whose text was redacted or cut (`[REDACTED]`, `…[+N chars]`). Default `false`: they would teach the model to write those markers. */
   keepRedacted?: boolean;
 }
@@ -32,7 +33,7 @@ const CUT = /…\[\+\d+ chars\]/;
  * ({@link buildPrompt}) and the accepted call as the assistant's JSON answer. Identical examples are kept once.
  */
 export function tracesToChat(traces: Iterable<DelegateTrace>, options: TraceExportOptions = {}): TraceExport {
-  const sources = options.sources ?? ["delegate", "agent", "person"];
+  const sources: readonly ProposalSource[] = options.sources ?? ["delegate", "agent", "person", "repair"];
   const skipped = { notAccepted: 0, otherSource: 0, redacted: 0, duplicate: 0 };
   const examples: ChatExample[] = [];
   const seen = new Set<string>();

@@ -125,6 +125,7 @@ describe("deputy plan", () => {
       "--input",
       "queue=ops",
       "--run",
+      "--yes", // file_ticket has side effects: approved here (issue 38)
       "--store",
       db,
       "--json",
@@ -167,8 +168,10 @@ describe("deputy plan", () => {
   it("runs the plan with --run and records the plan, the objective and the model with the run", async () => {
     const db = join(dir, "runs.db");
     const model = script("run.jsonl", [good]);
-    const r = await cli([...base(model), "--run", "--store", db, "--json"]);
-    expect(r.stderr).toBe("");
+    const r = await cli([...base(model), "--run", "--yes", "--by", "ada", "--store", db, "--json"]);
+    // What was approved is shown first (file_ticket has side effects: issue 38), and nothing else.
+    expect(r.stderr).toMatch(/^The model's plan calls tools with side effects/);
+    expect(r.stderr).toContain('node "ticket": "file_ticket"');
     expect(r.code).toBe(0);
     const manifest = JSON.parse(r.stdout);
     expect(manifest.status).toBe("completed");
@@ -180,6 +183,14 @@ describe("deputy plan", () => {
         objective: "File a ticket about ops alerts",
         model, // the spec, the file's path absolute (it already is here)
         allowedTools: ["fetch_alerts", "file_ticket", "wipe_database"], // no --allow-tool: all of --tools
+        // Who approved its calls of tools with side effects, and how (issue 38).
+        approval: {
+          status: "approved",
+          tools: ["file_ticket"],
+          how: "flag",
+          by: "ada",
+          at: expect.any(String),
+        },
       });
       expect(stored?.artifacts.ticket).toEqual({
         filed: `Alerts: ${JSON.stringify([{ id: "a1", queue: "ops" }])}`,

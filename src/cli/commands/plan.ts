@@ -2,6 +2,11 @@ import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { authorPlan, type AuthorPlanResult } from "../../authoring/author-plan.js";
+import { approvalOf, heldForApproval } from "../../authoring/authored-approval.js";
+import { renderApprovalRequest, type AuthoredToolCall } from "../../authoring/authored-plan-policy.js";
+import type { AuthoredApproval } from "../../store/run-options-record.js";
+import { confirm } from "../confirm.js";
+import { approvePendingPlan, floorFrom, type ApproveFlags } from "./plan-approve.js";
 import { modelFromSpec } from "../../authoring/model-spec.js";
 import { checkPlanInputs, inputsFromFlags } from "../../authoring/plan-inputs.js";
 import type { JsonSchema } from "../../schema/json-schema.js";
@@ -15,14 +20,16 @@ import { createProgress } from "../progress.js";
 import { printRunResult, renderIssues } from "../render-manifest.js";
 import { leaseFrom, storeHint } from "../run-setup.js";
 import { graceSeconds, withGraceFlag, withRunFlags } from "./run.js";
-import { openStore, setupRun, type RunFlags, createHost, runPlan } from "../../compose/index.js";
+import { openStore, setupRun, createHost, runPlan } from "../../compose/index.js";
 
-interface PlanFlags extends RunFlags {
-  objective: string;
-  model: string;
+interface PlanFlags extends ApproveFlags {
+  objective?: string;
+  model?: string;
+  yes?: boolean;
+  approve?: string;
+  confidenceFloor?: string;
   out?: string;
   run?: boolean;
-  json?: boolean;
   allowTool?: string[];
   input?: string[];
   inputs?: string;
@@ -36,7 +43,10 @@ interface PlanFlags extends RunFlags {
  * `--run` run. A plan still invalid after the correction is one line per issue and exit 2: nothing is written
  * or run. `--input key=value` / `--inputs JSON` give the run its inputs: the plan is written to take them (its
  * `inputs` schema has one required property per key, of the value's JSON type, so the model reads them as
- * `{inputs.key}` instead of copying values into the plan) and run with them.
+ * `{inputs.key}` instead of copying values into the plan) and run with them. A plan whose tool nodes call tools
+ * with side effects is shown and runs only once a person approves it: on a terminal it asks, `--yes` approves
+ * without asking; otherwise it is kept as a run awaiting approval (exit 4), which `--approve RUN_ID` approves
+ * and runs. The approval, who gave it (`--by`) and how are recorded in the run.
  */
 export function registerPlan(program: Command, ctx: CliContext): void {
   withGraceFlag(
@@ -44,10 +54,10 @@ export function registerPlan(program: Command, ctx: CliContext): void {
       program
         .command("plan")
         .description("ask a model to write a plan for an objective (validated; one correction round)")
-        .requiredOption("--objective <text>", "what the plan must achieve")
-        .requiredOption(
+        .option("--objective <text>", "what the plan must achieve (required unless --approve)")
+        .option(
           "--model <spec>",
-          "the model that writes it: scripted=FILE or openai=URL[,model=NAME]",
+          "the model that writes it: scripted=FILE or openai=URL[,model=NAME] (required unless --approve)",
         ),
     ),
   )
@@ -68,9 +78,31 @@ export function registerPlan(program: Command, ctx: CliContext): void {
     .option("--no-store", "with --run: keep the run in memory only")
     .option("--lease-ttl <seconds>", "with --run: lease length (as for `deputy run`)")
     .option("--json", "print JSON on stdout: the plan and usage, or with --run the manifest")
+    .option(
+      "--yes",
+      "with --run: approve the plan's calls of tools with side effects (shown first) without asking",
+    )
+    .option(
+      "--approve <runId>",
+      "approve a model-written run kept for a person's approval, and run it (no model is asked)",
+    )
+    .option("--by <name>", "who approves (kept with the run)")
+    .option(
+      "--confidence-floor <n>",
+      "the lowest min_confidence a model-written delegate node may have, 0 to 1 (default 0.8)",
+    )
     .action(async (flags: PlanFlags) => {
       const grace = graceSeconds(flags.grace);
       const lease = leaseFrom(flags);
+      const floor = floorFrom(flags.confidenceFloor);
+      if (flags.approve !== undefined) {
+        await approvePendingPlan(ctx, flags.approve, flags, { grace, lease });
+        return;
+      }
+      if (!flags.objective?.trim())
+        throw new InvalidOptionError("--objective", "what the plan must achieve", flags.objective);
+      if (!flags.model) throw new InvalidOptionError("--model", "the model that writes the plan", undefined);
+      const objective = flags.objective;
       if (!flags.tools?.length)
         throw new InvalidOptionError(
           "--tools",
@@ -97,11 +129,12 @@ export function registerPlan(program: Command, ctx: CliContext): void {
         const { host, nodeTypes } = createHost(wiring);
         const declared = inputs ? inputsSchema(inputs) : undefined;
         const result = await authorPlan({
-          objective: flags.objective,
+          objective,
           tools,
           model,
           host,
           nodeTypes,
+          ...(floor !== undefined ? { confidenceFloor: floor } : {}),
           ...(declared ? { inputs: declared } : {}),
         });
         reportAuthoring(ctx, result, flags);
@@ -114,8 +147,17 @@ export function registerPlan(program: Command, ctx: CliContext): void {
           if (!flags.json && !flags.out) ctx.stdout(JSON.stringify(result.plan, null, 2) + "\n");
           return;
         }
+        const approval = await approve(ctx, result.needsApproval, flags);
+        if (approval?.status === "pending" && flags.store === false) {
+          ctx.stderr(
+            "deputy: nothing was run: a plan kept for approval needs a store (drop --no-store), or approve it with --yes\n",
+          );
+          ctx.setExitCode(EXIT.escalated);
+          return;
+        }
         const store = openStore(flags.store);
-        const progress = ctx.isTTY && !flags.json ? createProgress(ctx.rawStderr) : undefined;
+        const held = approval?.status === "pending";
+        const progress = ctx.isTTY && !flags.json && !held ? createProgress(ctx.rawStderr) : undefined;
         try {
           const manifest = await withGracefulStop(ctx, grace, (stops) =>
             runPlan(result.plan, {
@@ -123,19 +165,38 @@ export function registerPlan(program: Command, ctx: CliContext): void {
               store,
               lease,
               ...(inputs ? { inputs } : {}),
-              stop: stops.stop,
+              // Kept for approval: the run is recorded and no node starts.
+              stop: held ? heldForApproval() : stops.stop,
               signal: stops.signal,
               // What `deputy resume` needs, and where the plan came from: the objective and the model.
               meta: {
                 ...options.meta,
                 ...(flags.out ? { plan: resolve(flags.out) } : {}),
-                // The allowlist too: a repair of this run keeps the same boundary.
-                authored: { objective: flags.objective, model: label, allowedTools: allowedNames },
+                // The allowlist too: a repair of this run keeps the same boundary; and who approved it.
+                authored: {
+                  objective,
+                  model: label,
+                  allowedTools: allowedNames,
+                  ...(approval ? { approval } : {}),
+                },
               },
               ...(progress ? { onEvent: progress.onEvent } : {}),
             }),
           );
           progress?.done();
+          if (held) {
+            const hint = storeHint(flags.store);
+            if (flags.json)
+              ctx.stdout(
+                JSON.stringify({ status: "pending_approval", runId: manifest.runId }, null, 2) + "\n",
+              );
+            else
+              ctx.stderr(
+                `deputy: kept as run ${manifest.runId}, awaiting a person's approval; nothing was run. Approve and run it with: deputy plan --approve ${manifest.runId} --tools …${hint ? ` --store ${hint}` : ""}\n`,
+              );
+            ctx.setExitCode(EXIT.escalated);
+            return;
+          }
           printRunResult(ctx, manifest, flags.json, storeHint(flags.store));
         } finally {
           await store.close();
@@ -144,6 +205,24 @@ export function registerPlan(program: Command, ctx: CliContext): void {
         await close();
       }
     });
+}
+
+/**
+ * A person's approval of the plan's calls of tools with side effects, when it has any: shown first, then
+ * `--yes` approves, a terminal asks; otherwise it is kept for approval (`pending`). None: nothing to approve.
+ */
+async function approve(
+  ctx: CliContext,
+  calls: readonly AuthoredToolCall[],
+  flags: PlanFlags,
+): Promise<AuthoredApproval | undefined> {
+  if (calls.length === 0) return undefined;
+  ctx.stderr(renderApprovalRequest(calls));
+  const tools = [...new Set(calls.flatMap((c) => c.tools))];
+  const by = flags.by?.trim() || undefined;
+  if (flags.yes) return approvalOf(tools, "flag", by, new Date());
+  if (await confirm(ctx, "Run it? [y/N] ", flags.json)) return approvalOf(tools, "tty", by, new Date());
+  return { status: "pending", tools };
 }
 
 /** The outcome of authoring: issues one per line (stderr), or a line about the plan; JSON with `--json`. */

@@ -1,5 +1,4 @@
 import { resolve } from "node:path";
-import { createInterface } from "node:readline/promises";
 import type { Command } from "commander";
 import { modelFromSpec } from "../../authoring/model-spec.js";
 import { renderRepairDiff } from "../../authoring/repair-diff.js";
@@ -10,6 +9,7 @@ import { RunError } from "../../errors/run-error.js";
 import type { RunOptionsRecord } from "../../store/run-options-record.js";
 import type { RunStore } from "../../store/run-store.js";
 import type { CliContext } from "../cli-context.js";
+import { confirm } from "../confirm.js";
 import { EXIT } from "../exit-codes.js";
 import { printRunResult, renderIssues } from "../render-manifest.js";
 import { leaseFrom, storeHint, storeLabel } from "../run-setup.js";
@@ -113,7 +113,7 @@ export function registerRepair(program: Command, ctx: CliContext): void {
             ctx.setExitCode(EXIT.invalid);
             return;
           }
-          if (!(flags.yes || (await confirm(ctx, flags)))) {
+          if (!(flags.yes || (await confirm(ctx, "Apply it as a child run now? [y/N] ", flags.json)))) {
             if (!flags.json)
               ctx.stderr(
                 `deputy: kept as pending repair ${result.repair.id} of run ${runId}; apply it with: deputy repair ${runId} --approve${storeFlag}\n`,
@@ -204,17 +204,6 @@ function report(ctx: CliContext, result: RepairRunResult, flags: RepairFlags): v
   if (flags.json) return;
   ctx.stdout(renderRepairDiff(result.repair.diff ?? []));
   ctx.stderr(`deputy: repair ${result.repair.id} (round ${result.repair.round}) is valid (${usage})\n`);
-}
-
-/** "y" on a terminal applies the delta; anything else, or no terminal, keeps it pending. */
-async function confirm(ctx: CliContext, flags: RepairFlags): Promise<boolean> {
-  if (flags.json || !ctx.isTTY || !process.stdin.isTTY) return false;
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    return /^y(es)?$/i.test((await rl.question("Apply it as a child run now? [y/N] ")).trim());
-  } finally {
-    rl.close();
-  }
 }
 
 /** What the child records instead of the parent's: the tools and delegates this repair was checked with. */

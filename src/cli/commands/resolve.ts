@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { resolveEscalation, type EscalationDecision } from "../../delegate/escalation/resolve-escalation.js";
+import { resolveEscalation, type PersonDecision } from "../../delegate/escalation/resolve-escalation.js";
 import { checkDecision } from "../../delegate/escalation/check-decision.js";
 import { InvalidOptionError } from "../../errors/invalid-option-error.js";
 import { loadToolsModule } from "../../tools/load-tools-module.js";
@@ -13,24 +13,31 @@ interface ResolveFlags {
   call?: string;
   value?: string;
   skip?: boolean;
+  approve?: boolean;
+  reject?: boolean;
+  reason?: string;
   by?: string;
   store: string;
   json?: boolean;
 }
 
 /**
- * `deputy resolve RUN_ID NODE [--item N] (--call JSON | --value JSON | --skip)`: records a person's decision
- * about an escalated node or item; `deputy resume RUN_ID` then applies it. A supplied call still goes through
- * the accept gate's tool, schema and side-effect checks when the run resumes.
+ * `deputy resolve RUN_ID NODE [--item N] (--call JSON | --value JSON | --skip | --approve | --reject [--reason
+ * TEXT])`: records a person's decision about an escalated node or item; `deputy resume RUN_ID` then applies it.
+ * A supplied call still goes through the accept gate's tool, schema and side-effect checks when the run resumes;
+ * `--approve` / `--reject` decide a call that waits for approval (and only such a call).
  */
 export function registerResolve(program: Command, ctx: CliContext): void {
   program
     .command("resolve <runId> <node>")
-    .description("decide an escalated delegate node or item, then `deputy resume` the run")
+    .description("decide an escalated node or item (or approve a call), then `deputy resume` the run")
     .option("--item <n>", "the for_each item index")
     .option("--call <json>", 'run this call instead: {"name": TOOL, "arguments": {...}}')
     .option("--value <json>", "store this JSON value as the result, running nothing")
     .option("--skip", "mark it skipped, running nothing")
+    .option("--approve", "approve the call that waits for approval: it runs on resume")
+    .option("--reject", "reject the call that waits for approval: it never runs, the node fails")
+    .option("--reason <text>", "why (with --reject; recorded with the decision)")
     .option("--by <name>", "who decides (recorded with the decision)")
     .option(
       "--store <location>",
@@ -52,7 +59,7 @@ export function registerResolve(program: Command, ctx: CliContext): void {
           ...decision,
           ...(flags.by?.trim() ? { by: flags.by.trim() } : {}),
           ...(tools ? { tools } : {}),
-        } as EscalationDecision);
+        });
         const { item, resolution } = recorded;
         if (flags.json) ctx.stdout(JSON.stringify(recorded) + "\n");
         else
@@ -66,13 +73,19 @@ export function registerResolve(program: Command, ctx: CliContext): void {
 }
 
 /** The flags as a decision (JSON parsed here), checked by the one decision check the library and console use. */
-function parseDecision(flags: ResolveFlags): Omit<EscalationDecision, "tools"> {
+function parseDecision(flags: ResolveFlags): PersonDecision {
   const resolution = checkDecision({
     call: flags.call === undefined ? undefined : parseJson("--call", flags.call),
     value: flags.value === undefined ? undefined : parseJson("--value", flags.value),
     skip: flags.skip,
+    approve: flags.approve,
+    reject: flags.reject,
+    reason: flags.reason,
   });
   const item = flags.item === undefined ? {} : { item: parseItem(flags.item) };
+  if (resolution.kind === "approve") return { ...item, approve: true };
+  if (resolution.kind === "reject")
+    return { ...item, reject: true, ...(resolution.reason ? { reason: resolution.reason } : {}) };
   if (resolution.kind === "skip") return { ...item, skip: true };
   if (resolution.kind === "value") return { ...item, value: resolution.value };
   return { ...item, call: resolution.call };

@@ -3,7 +3,7 @@ import type { RunManifest } from "../../plan/run-manifest.js";
 import type { RunStore } from "../../store/run-store.js";
 import type { CliContext } from "../cli-context.js";
 import { createProgress } from "../progress.js";
-import { printRunResult } from "../render-manifest.js";
+import { eventLine, printRunResult } from "../render-manifest.js";
 import { leaseFrom, storeHint, storeLabel } from "../run-setup.js";
 import { withGracefulStop } from "../graceful-stop.js";
 import { graceSeconds, withGraceFlag, withRunFlags } from "./run.js";
@@ -26,6 +26,10 @@ export function registerResume(program: Command, ctx: CliContext): void {
       "without --tools: load the tool sources the run's record names (modules imported, commands started; listed first)",
     )
     .option("--json", "print the manifest as JSON on stdout")
+    .option(
+      "--events",
+      "stream the run's events as JSON lines on stdout, numbered on from the run's last (with --json the manifest is the last line)",
+    )
     .option("--wait", "when another process owns the run, wait until it is free instead of exiting 5")
     .option(
       "--lease-ttl <seconds>",
@@ -37,6 +41,7 @@ export function registerResume(program: Command, ctx: CliContext): void {
         flags: RunFlags & {
           plan?: string;
           json?: boolean;
+          events?: boolean;
           recordedTools?: boolean;
           wait?: boolean;
           leaseTtl?: string;
@@ -48,7 +53,7 @@ export function registerResume(program: Command, ctx: CliContext): void {
         const store = openStore(flags.store, { mustExist: true });
         try {
           const manifest = await resumeFromFlags(ctx, store, runId, flags, { lease, grace });
-          printRunResult(ctx, manifest, flags.json, storeHint(flags.store), flags.tools);
+          printRunResult(ctx, manifest, flags.json, storeHint(flags.store), flags.tools, flags.events);
         } finally {
           await store.close();
         }
@@ -66,10 +71,10 @@ export async function resumeFromFlags(
   ctx: CliContext,
   store: RunStore,
   runId: string,
-  flags: RunFlags & { plan?: string; json?: boolean; recordedTools?: boolean },
+  flags: RunFlags & { plan?: string; json?: boolean; events?: boolean; recordedTools?: boolean },
   { lease, grace }: { lease: ReturnType<typeof leaseFrom>; grace: number },
 ): Promise<RunManifest> {
-  const progress = ctx.isTTY && !flags.json ? createProgress(ctx.rawStderr) : undefined;
+  const progress = ctx.isTTY && !flags.json && !flags.events ? createProgress(ctx.rawStderr) : undefined;
   const manifest = await withGracefulStop(ctx, grace, async (stops) => {
     // The set-up the console shares: the run's lease first, then the run rebuilt as it was started.
     const claimed = await claimResume(store, runId, {
@@ -90,6 +95,7 @@ export async function resumeFromFlags(
       signal: stops.signal,
       notice: ctx.stderr,
       ...(progress ? { onEvent: progress.onEvent } : {}),
+      ...(flags.events ? { watch: (event) => ctx.stdout(eventLine(event)) } : {}),
     });
   });
   progress?.done();

@@ -5,7 +5,7 @@ import { EXIT } from "../exit-codes.js";
 import { DEFAULT_GRACE_SECONDS, withGracefulStop } from "../graceful-stop.js";
 import { createProgress } from "../progress.js";
 import { requireToolsModule } from "../require-tools-module.js";
-import { printRunResult, renderIssues } from "../render-manifest.js";
+import { eventLine, printRunResult, renderIssues } from "../render-manifest.js";
 import { leaseFrom, storeHint } from "../run-setup.js";
 import { JobDispatcher } from "../../distributed/job-dispatcher.js";
 import type { PostgresRunStore } from "../../store/postgres-run-store.js";
@@ -25,7 +25,7 @@ import {
   type RunFlags,
   readPlanFile,
   createHost,
-  runPlan,
+  startPlan,
 } from "../../compose/index.js";
 
 /** Options every command that loads tools and delegates shares. */
@@ -79,6 +79,10 @@ export function registerRun(program: Command, ctx: CliContext): void {
     .option("--no-store", "keep the run in memory only (no checkpoints on disk, no resume)")
     .option("--json", "print the manifest as JSON on stdout")
     .option(
+      "--events",
+      "stream the run's events as JSON lines on stdout as they happen (with --json the manifest is the last line)",
+    )
+    .option(
       "--lease-ttl <seconds>",
       "lease length: if this process dies, the run is resumable this long after its last heartbeat (default 10)",
     )
@@ -87,7 +91,13 @@ export function registerRun(program: Command, ctx: CliContext): void {
       async (
         planPath: string,
         flags: RunFlags &
-          NamedPlanFlags & { json?: boolean; grace?: string; leaseTtl?: string; distributed?: boolean },
+          NamedPlanFlags & {
+            json?: boolean;
+            events?: boolean;
+            grace?: string;
+            leaseTtl?: string;
+            distributed?: boolean;
+          },
       ) => {
         const grace = graceSeconds(flags.grace);
         const lease = leaseFrom(flags);
@@ -119,11 +129,12 @@ export function registerRun(program: Command, ctx: CliContext): void {
             ? requirePostgres(flags.store, "--distributed")
             : openStore(flags.store);
           const distributed = flags.distributed ? new JobDispatcher(store as PostgresRunStore) : undefined;
-          const progress = ctx.isTTY && !flags.json ? createProgress(ctx.rawStderr) : undefined;
+          const progress =
+            ctx.isTTY && !flags.json && !flags.events ? createProgress(ctx.rawStderr) : undefined;
           if (distributed) await noticeWithoutWorkers(distributed, ctx.stderr);
           try {
-            const manifest = await withGracefulStop(ctx, grace, (stops) =>
-              runPlan(input, {
+            const manifest = await withGracefulStop(ctx, grace, async (stops) => {
+              const run = startPlan(input, {
                 ...options,
                 store,
                 lease,
@@ -134,10 +145,12 @@ export function registerRun(program: Command, ctx: CliContext): void {
                 ...namedPlanArgs(named),
                 meta: { ...options.meta, plan: resolve(named.path) },
                 ...(progress ? { onEvent: progress.onEvent } : {}),
-              }),
-            );
+              });
+              if (flags.events) for await (const event of run.events()) ctx.stdout(eventLine(event));
+              return run.manifest;
+            });
             progress?.done();
-            printRunResult(ctx, manifest, flags.json, storeHint(flags.store), flags.tools);
+            printRunResult(ctx, manifest, flags.json, storeHint(flags.store), flags.tools, flags.events);
           } finally {
             await distributed?.close();
             await store.close();

@@ -7,7 +7,8 @@ import type { CliContext } from "../cli-context.js";
 import { clip, renderManifest } from "../render-manifest.js";
 import { storeHint, storeLabel } from "../run-setup.js";
 import { registerRunsPrune } from "./runs-prune.js";
-import type { RepairRecord, RunRecord } from "../../store/run-state.js";
+import type { RunRecord } from "../../store/run-state.js";
+import { repairSummary, runOrigin, type RunLineage } from "../../authoring/run-origin.js";
 import { isPostgresUrl, openStore, storeLocation } from "../../compose/index.js";
 
 export function registerRuns(program: Command, ctx: CliContext): void {
@@ -42,22 +43,19 @@ export function registerRuns(program: Command, ctx: CliContext): void {
             );
           const raw = (stored.run.plan as { nodes?: { id: string; type?: string }[] }).nodes ?? [];
           const manifest = buildManifest(stored, raw);
-          // A repair child's delta is kept on its parent's repair record.
-          const parent = stored.run.parentRunId ? await store.load(stored.run.parentRunId) : undefined;
-          const made = parent?.run.repairs?.find((r) => r.childRunId === stored.run.runId);
-          const lineage = lineageOf(stored.run, made);
-          const authored = stored.run.options.authored;
-          const origin = authored
-            ? { authored: { objective: authored.objective, model: authored.model } }
-            : {};
+          const { authored, lineage } = await runOrigin(store, stored.run);
           ctx.stdout(
             flags.json
-              ? JSON.stringify({ ...manifest, ...origin, ...(lineage ? { lineage } : {}) }, null, 2) + "\n"
+              ? JSON.stringify(
+                  { ...manifest, ...(authored ? { authored } : {}), ...(lineage ? { lineage } : {}) },
+                  null,
+                  2,
+                ) + "\n"
               : renderManifest(manifest, storeHint(flags.store)) +
                   (authored
                     ? `written by ${authored.model} for: ${clip(authored.objective.replace(/\s+/g, " ").trim(), 300)}\n`
                     : "") +
-                  lineageLines(stored.run, made),
+                  lineageLines(stored.run, lineage?.madeBy),
           );
           return;
         }
@@ -84,36 +82,6 @@ export function registerRuns(program: Command, ctx: CliContext): void {
   registerRunsPrune(runs, ctx);
 }
 
-/** A repair as a listing shows it: which round, where it stands, and the child it made. */
-function repairSummary(r: RepairRecord) {
-  return {
-    id: r.id,
-    round: r.round,
-    status: r.status,
-    createdAt: r.createdAt,
-    ...(r.childRunId ? { childRunId: r.childRunId } : {}),
-  };
-}
-
-/** A run's place in its lineage (parent → child), when it has one; `made`: the parent's repair that made it. */
-function lineageOf(run: RunRecord, made: RepairRecord | undefined) {
-  if (!run.parentRunId && !run.repairs?.length) return undefined;
-  return {
-    ...(run.parentRunId ? { parentRunId: run.parentRunId, rootRunId: run.rootRunId } : {}),
-    ...(made ? { madeBy: { ...repairSummary(made), ...deltaOf(made) } } : {}),
-    repairs: (run.repairs ?? []).map(repairSummary),
-  };
-}
-
-/** What a repair changed: the model that wrote it, the nodes its delta replaced, field by field. */
-function deltaOf(r: RepairRecord) {
-  return {
-    ...(r.model ? { model: r.model } : {}),
-    nodes: [...new Set((r.diff ?? []).map((c) => c.nodeId))],
-    ...(r.diff ? { diff: r.diff } : {}),
-  };
-}
-
 /** The listing's lineage note: `← repair of PARENT` on a child, `→ CHILD` on a repaired run, a pending repair. */
 function lineageNote(run: RunRecord): string {
   const notes: string[] = [];
@@ -126,16 +94,15 @@ function lineageNote(run: RunRecord): string {
 }
 
 /** Lines under a run's manifest: where it came from and what repairs were asked for it. */
-function lineageLines(run: RunRecord, made: RepairRecord | undefined): string {
+function lineageLines(run: RunRecord, made: RunLineage["madeBy"]): string {
   const lines: string[] = [];
   if (run.parentRunId)
     lines.push(
       `repair of run ${run.parentRunId}${run.rootRunId && run.rootRunId !== run.parentRunId ? ` (lineage root ${run.rootRunId})` : ""}`,
     );
   if (made) {
-    const delta = deltaOf(made);
     lines.push(
-      `  by repair ${made.id}${delta.model ? ` from ${delta.model}` : ""}: replaced ${delta.nodes.join(", ") || "no node"} (${made.diff?.length ?? 0} change${made.diff?.length === 1 ? "" : "s"}; --json lists them)`,
+      `  by repair ${made.id}${made.model ? ` from ${made.model}` : ""}: replaced ${made.nodes.join(", ") || "no node"} (${made.diff?.length ?? 0} change${made.diff?.length === 1 ? "" : "s"}; --json lists them)`,
     );
   }
   for (const r of run.repairs ?? [])

@@ -3,11 +3,12 @@ import type { UnitOutcome } from "../../plan/node-executor.js";
 import type { GateResult } from "../accept-gate.js";
 import type { DelegateUnit } from "../delegate-unit.js";
 import type { Proposal } from "../protocol.js";
+import type { Spend } from "../../records/spend.js";
 
 /**
  * The `escalate_to` hook: when the node names an agent and the host has an escalation handler, the agent's
- * answer goes through the gate (the agent's `CHECKS`: no confidence checks) and runs if accepted; otherwise (no handler, the
- * agent declined, failed or was rejected) the unit pauses for a person.
+ * answer is judged by the unit (the agent's `CHECKS`: no confidence checks) and runs if accepted; otherwise (no
+ * handler, the agent declined, failed or was rejected) the unit pauses for a person.
  */
 export async function askAgent(
   p: DelegateUnit,
@@ -22,14 +23,13 @@ export async function askAgent(
   let agentProposal: Proposal | undefined;
   let unparsedArguments: string | undefined;
   let agentError: unknown;
+  let spend: Spend | undefined;
   try {
     const answer = await handler({
       agent: node.escalate_to,
       node,
       unit,
-      instruction: p.task.instruction,
-      facts: p.task.facts,
-      tools: p.task.tools,
+      ...p.task,
       schema: p.schema,
       verdict: gate.verdict,
       reason: gate.reason,
@@ -37,7 +37,7 @@ export async function askAgent(
       signal: unit.signal,
     });
     const latencyMs = Math.round(performance.now() - started);
-    if (answer.spend) p.recordSpend(answer.spend);
+    spend = answer.spend;
     unparsedArguments = answer.unparsedArguments;
     agentProposal = {
       name: answer.name,
@@ -58,6 +58,7 @@ export async function askAgent(
     {
       ...(agentError === undefined ? {} : { backendError: agentError }),
       ...(unparsedArguments === undefined ? {} : { unparsedArguments }),
+      ...(spend === undefined ? {} : { spend }),
     },
   );
   if (agentGate.verdict === "accepted") return p.dispatch(agentGate, agentProposal!, "agent");

@@ -1,15 +1,22 @@
 import { RunError } from "../../errors/run-error.js";
-import type { Resolution } from "../../store/run-state.js";
+import type { Resolution } from "../../records/escalation.js";
 
-/** What a decision may hold: exactly one of these three, whoever sent it (library, `deputy resolve`, console). */
+/**
+ * What a decision may hold: exactly one of `call`, `value`, `skip` (a delegate's escalation), `approve` or
+ * `reject` (an approval; `reason` only with `reject`), whoever sent it (library, `deputy resolve`, console).
+ */
 export interface DecisionFields {
   call?: unknown;
   value?: unknown;
   skip?: unknown;
+  approve?: unknown;
+  reject?: unknown;
+  reason?: unknown;
 }
 
 /**
- * The one check that a person's decision is exactly one of `call`, `value` or `skip`, and that a `call` is
+ * The one check that a person's decision is exactly one of `call`, `value`, `skip`, `approve` or `reject` (with
+ * an optional `reason`), and that a `call` is
  * `{ name, arguments? }` with a non-empty name and an object of arguments (default `{}`). The library's
  * `resolveEscalation`, `deputy resolve` and the console's inbox all go through it, so a mistake reads the same
  * everywhere. A field counts as given when it is not `undefined` (`value: null` is a value); `skip` is given
@@ -21,10 +28,32 @@ export interface DecisionFields {
  * checkDecision({ call: { name: "page" } }); // { kind: "call", call: { name: "page", arguments: {} } }
  */
 export function checkDecision(fields: DecisionFields): Resolution {
-  const { call, value, skip } = fields;
-  const given = [call !== undefined, value !== undefined, skip === true].filter(Boolean).length;
+  const { call, value, skip, approve, reject, reason } = fields;
+  const approval = approve === true || reject === true;
+  const given = [
+    call !== undefined,
+    value !== undefined,
+    skip === true,
+    approve === true,
+    reject === true,
+  ].filter(Boolean).length;
   if (given !== 1) {
-    throw invalid(`A decision gives exactly one of call, value or skip (got ${given}).`);
+    throw invalid(
+      approval || reason !== undefined
+        ? `A decision gives exactly one of call, value, skip, approve or reject (got ${given}).`
+        : `A decision gives exactly one of call, value or skip (got ${given}).`,
+    );
+  }
+  if (reason !== undefined && reject !== true) throw invalid("A decision's reason goes with reject only.");
+  if (approve === true) return { kind: "approve" };
+  if (reject === true) {
+    if (reason === undefined) return { kind: "reject" };
+    if (typeof reason !== "string" || reason.trim() === "" || reason.length > 1000) {
+      throw invalid(
+        `A rejection's reason is a non-empty string of at most 1000 characters (got ${describe(reason)}).`,
+      );
+    }
+    return { kind: "reject", reason: reason.trim() };
   }
   if (skip === true) return { kind: "skip" };
   if (call === undefined) return { kind: "value", value };

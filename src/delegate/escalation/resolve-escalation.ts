@@ -1,34 +1,51 @@
 import { InvalidOptionError } from "../../errors/invalid-option-error.js";
 import { RunError } from "../../errors/run-error.js";
-import type { Resolution, StoredRun } from "../../store/run-state.js";
+import type { RunCoordinates } from "../../records/delegate-task.js";
+import type { Escalation, Resolution } from "../../records/escalation.js";
+import type { ToolCall } from "../../records/hop.js";
+import type { StoredRun } from "../../store/run-state.js";
 import type { RunStore } from "../../store/run-store.js";
 import type { ToolsInput } from "../../tools/to-tools.js";
 import { ToolRegistry } from "../../tools/tool-registry.js";
-import { acceptGate } from "../accept-gate.js";
+import { acceptGate, CHECKS } from "../accept-gate.js";
 import { checkDecision } from "./check-decision.js";
 
-/** A person's decision about an escalated node or item: exactly one of `call`, `value` or `skip`. */
-export type EscalationDecision = {
+/**
+ * A person's decision about an escalated node or item, as the library, `deputy resolve` and the console take it
+ * (recorded as a `Resolution`): exactly one of `call`, `value` or `skip` (a delegate's escalation), or `approve` /
+ * `reject` (with an optional `reason`) for a call that waits for approval; and who decides.
+ */
+export type PersonDecision = {
   /** The for_each item index (required for an item's escalation). */
   item?: number;
+  /** Who decides (a name the person gives); recorded with the resolution. */
+  by?: string;
+} & (
+  | ({
+      call: { name: string; arguments?: Record<string, unknown> };
+      value?: never;
+      skip?: never;
+    } & NoApproval)
+  | ({ value: unknown; call?: never; skip?: never } & NoApproval)
+  | ({ skip: true; call?: never; value?: never } & NoApproval)
+  | { approve: true; call?: never; value?: never; skip?: never; reject?: never; reason?: never }
+  | { reject: true; reason?: string; call?: never; value?: never; skip?: never; approve?: never }
+);
+
+/** A delegate's decision holds no approval fields. */
+type NoApproval = { approve?: never; reject?: never; reason?: never };
+
+/** A person's decision ({@link PersonDecision}) and the tools to check its `call` against now. */
+export type EscalationDecision = PersonDecision & {
   /**
    * The tools to check a `call` against now (the same tool, schema and side-effect checks run again on
    * resume). Default: none, and only the node's candidate list is checked now.
    */
   tools?: ToolRegistry | ToolsInput;
-  /** Who decides (a name the person gives); recorded with the resolution. */
-  by?: string;
-} & (
-  | { call: { name: string; arguments?: Record<string, unknown> }; value?: never; skip?: never }
-  | { value: unknown; call?: never; skip?: never }
-  | { skip: true; call?: never; value?: never }
-);
+};
 
 /** What {@link resolveEscalation} recorded. */
-export interface RecordedResolution {
-  runId: string;
-  nodeId: string;
-  item?: number;
+export interface RecordedResolution extends RunCoordinates {
   resolution: Resolution;
 }
 
@@ -36,7 +53,10 @@ export interface RecordedResolution {
  * Records a person's decision about an escalated delegate node or item in the run store; resuming the run
  * (`resumeRun`) then applies it: `value` is stored as the result, `skip` marks it skipped, and `call` goes
  * through the accept gate's tool, schema and side-effect checks before it runs. A `call` is checked now too
- * (against the node's candidates, and against `tools` when given) so a mistake shows at once.
+ * (against the node's candidates, and against `tools` when given) so a mistake shows at once. A call that waits
+ * for approval (a tool node's or a delegate's, `Escalation.kind: "approval"`) is decided by `approve` (it runs on
+ * resume, exactly the call shown) or `reject` (it never runs: the unit fails with `TOOL_CALL_REJECTED` and the
+ * reason); each kind refuses the other's decisions.
  *
  * Throws `RunError` (`RUN_NOT_FOUND`, `RESOLUTION_INVALID`) when the run, node or item is not escalated, the
  * decision is not exactly one of the three ({@link checkDecision}, the check the CLI and the console share) or the
@@ -62,14 +82,43 @@ export async function resolveEscalation(
   }
   const stored = await store.load(runId);
   if (!stored) throw new RunError("RUN_NOT_FOUND", `No run "${runId}" in the store.`, { runId });
-  checkEscalated(stored, nodeId, item);
+  checkKind(stored, nodeId, item, checkEscalated(stored, nodeId, item), resolution);
   if (resolution.kind === "call") checkCall(stored, nodeId, resolution.call, decision.tools);
   const at = item === undefined ? {} : { item };
   await store.write(runId, [{ kind: "resolution", nodeId, ...at, resolution }]);
   return { runId, nodeId, ...at, resolution };
 }
 
-function checkEscalated(stored: StoredRun, nodeId: string, item: number | undefined): void {
+/**
+ * An approval (`kind: "approval"`) is decided by approve or reject only, and approve/reject decide nothing else:
+ * each mistake names the flags that fit.
+ */
+function checkKind(
+  stored: StoredRun,
+  nodeId: string,
+  item: number | undefined,
+  escalation: Escalation,
+  resolution: Resolution,
+): void {
+  const what = item === undefined ? `Node "${nodeId}"` : `Item ${item} of "${nodeId}"`;
+  const approval = resolution.kind === "approve" || resolution.kind === "reject";
+  if (escalation.kind === "approval" && !approval) {
+    throw new RunError(
+      "RESOLUTION_INVALID",
+      `${what} in run ${stored.run.runId} waits for approval of its call to "${escalation.call?.name ?? "?"}": decide it with approve or reject (--approve | --reject [--reason TEXT]).`,
+      { runId: stored.run.runId },
+    );
+  }
+  if (escalation.kind !== "approval" && approval) {
+    throw new RunError(
+      "RESOLUTION_INVALID",
+      `${what} in run ${stored.run.runId} is not waiting for approval (it escalated: ${escalation.verdict}): decide it with a call, a value or skip (--call | --value | --skip).`,
+      { runId: stored.run.runId },
+    );
+  }
+}
+
+function checkEscalated(stored: StoredRun, nodeId: string, item: number | undefined): Escalation {
   const runId = stored.run.runId;
   const node = stored.nodes[nodeId];
   const items = Object.values(stored.items[nodeId] ?? {});
@@ -81,7 +130,7 @@ function checkEscalated(stored: StoredRun, nodeId: string, item: number | undefi
     });
   }
   if (item === undefined) {
-    if (node?.status === "escalated" && node.escalation) return;
+    if (node?.status === "escalated" && node.escalation) return node.escalation;
     if (escalatedItems.length) {
       // A for_each node is escalated through its items ("not escalated (it is escalated)" would say nothing).
       throw new RunError(
@@ -97,7 +146,7 @@ function checkEscalated(stored: StoredRun, nodeId: string, item: number | undefi
     );
   }
   const record = stored.items[nodeId]?.[item];
-  if (record?.status === "escalated" && record.escalation) return;
+  if (record?.status === "escalated" && record.escalation) return record.escalation;
   throw new RunError(
     "RESOLUTION_INVALID",
     `Item ${item} of "${nodeId}" in run ${runId} is not escalated (it is ${record?.status ?? "not run"}).${escalatedItems.length ? ` Escalated items: ${escalatedItems.join(", ")}.` : ""}`,
@@ -112,7 +161,7 @@ function checkEscalated(stored: StoredRun, nodeId: string, item: number | undefi
 function checkCall(
   stored: StoredRun,
   nodeId: string,
-  call: { name: string; arguments: Record<string, unknown> },
+  call: ToolCall,
   tools: ToolRegistry | ToolsInput | undefined,
 ): void {
   const nodes =
@@ -137,8 +186,8 @@ function checkCall(
       node: node?.allow_side_effects === true,
       host: stored.run.options.allowDelegateSideEffects === true,
     },
-    skipConfidence: true,
-    skipGuard: true,
+    // The same policy the unit judges the call with on resume (apply-resolution.ts): a person's.
+    checks: CHECKS.person,
   });
   if (gate.verdict !== "accepted") {
     throw new RunError(

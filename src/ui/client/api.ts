@@ -23,8 +23,13 @@ export class ApiError extends Error {
   }
 }
 
+/** The header every API request carries: the console's token. */
+export function tokenHeader(): Record<string, string> {
+  return { "X-Deputy-Token": sessionStorage.getItem(KEY) ?? "" };
+}
+
 async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const headers: Record<string, string> = { "X-Deputy-Token": sessionStorage.getItem(KEY) ?? "" };
+  const headers: Record<string, string> = tokenHeader();
   if (body !== undefined) headers["Content-Type"] = "application/json";
   const res = await fetch(path, {
     method,

@@ -1,12 +1,5 @@
 import { duration, show } from "./text.js";
-
-interface HopSummary {
-  backend: string;
-  verdict: string;
-  source?: string;
-  confidence: number | null;
-  latencyMs: number;
-}
+import type { HopSummary } from "./types.js";
 
 /** The delegate hops a node or item recorded in its details (backend, verdict, confidence, latency). */
 export function Hops({ details }: { details: Record<string, unknown> | undefined }) {

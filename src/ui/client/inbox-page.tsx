@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks";
 import { withQuery } from "./api.js";
+import { ApprovalForm } from "./approval-form.js";
 import { DecisionForm } from "./decision-form.js";
 import { Loading, Pre, Status } from "./parts.js";
 import { RepairCard } from "./repair-card.js";
@@ -92,6 +93,46 @@ export function InboxPage({ runId }: { runId?: string | undefined }) {
 function Entry({ entry, by, onDone }: { entry: InboxEntry; by: string; onDone: () => void }) {
   const [changing, setChanging] = useState(false);
   const p = entry.proposal;
+  const done = () => {
+    setChanging(false);
+    onDone();
+  };
+  if (entry.kind === "approval") {
+    return (
+      <article class="card escalation approval" data-node={entry.nodeId} data-item={entry.item ?? ""}>
+        <h3>
+          {show(entry.nodeId)}
+          {entry.item === undefined ? "" : ` · item ${entry.item}`}{" "}
+          <span class="verdict">waits for approval</span>
+        </h3>
+        <p class="reason">{show(entry.reason)}</p>
+        <h4>The call</h4>
+        <Pre value={entry.call ?? "(not recorded)"} label="call" />
+        {entry.instruction ? (
+          <details>
+            <summary>What the delegate was asked</summary>
+            <Pre value={entry.instruction} label="instruction" />
+            <Pre value={entry.facts} label="facts" />
+          </details>
+        ) : null}
+        {entry.resolution && !changing ? (
+          <p class="decided">
+            Decided{entry.resolution.by ? ` by ${show(entry.resolution.by)}` : ""}:{" "}
+            {entry.resolution.kind === "approve" ? "approved" : "rejected"}
+            {entry.resolution.kind === "reject" && entry.resolution.reason
+              ? ` (${show(entry.resolution.reason)})`
+              : ""}{" "}
+            <button type="button" onClick={() => setChanging(true)}>
+              change
+            </button>
+          </p>
+        ) : (
+          <ApprovalForm entry={entry} by={by} onDone={done} />
+        )}
+        <p class="muted small">Asked {when(entry.createdAt)}</p>
+      </article>
+    );
+  }
   return (
     <article class="card escalation" data-node={entry.nodeId} data-item={entry.item ?? ""}>
       <h3>
@@ -138,14 +179,7 @@ function Entry({ entry, by, onDone }: { entry: InboxEntry; by: string; onDone: (
           </button>
         </p>
       ) : (
-        <DecisionForm
-          entry={entry}
-          by={by}
-          onDone={() => {
-            setChanging(false);
-            onDone();
-          }}
-        />
+        <DecisionForm entry={entry} by={by} onDone={done} />
       )}
       <p class="muted small">Escalated {when(entry.createdAt)}</p>
     </article>

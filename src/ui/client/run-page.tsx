@@ -2,10 +2,20 @@ import { Loading, Progress, Section, Status } from "./parts.js";
 import { ResumeButton } from "./resume-button.js";
 import { RunGraph } from "./run-graph.js";
 import { duration, show, usd, when } from "./text.js";
-import type { ResumeState, RunLineage, RunView } from "./types.js";
+import type { RepairDelta, RepairSummary, ResumeState, RunLineage, RunView } from "./types.js";
 import { useData } from "./use-data.js";
+import { useLive } from "./use-live.js";
 
-type RunAnswer = RunView & { lineage: RunLineage; resume: ResumeState | null; traces: boolean };
+type RunAnswer = RunView & {
+  lineage: RunLineage;
+  resume: ResumeState | null;
+  traces: boolean;
+  /** A plan `deputy plan` wrote: what it was asked for, and by which model. */
+  authored?: { objective: string; model: string };
+  /** A repair child: the parent's repair that made it, with its delta. */
+  madeBy?: MadeByRepair;
+};
+type MadeByRepair = RepairSummary & RepairDelta & { diffText: string };
 
 /** One run: its plan as a live graph, its nodes, spend and escalations. */
 export function RunPage({ runId }: { runId: string }) {
@@ -14,12 +24,17 @@ export function RunPage({ runId }: { runId: string }) {
     poll: (r) => r.status === "running" || r.resume?.state === "running",
     pollMs: 700,
   });
+  // Live: the page reloads its data when the run changes, whoever runs it (no page reload).
+  const live = useLive(runId, reload);
   if (!data) return <Loading error={error} />;
   const resumable = ["escalated", "failed", "partial", "cancelled", "interrupted"].includes(data.status);
   return (
     <>
       <h1>
-        {show(data.planName)} <Status status={data.status} />
+        {show(data.planName)} <Status status={data.status} />{" "}
+        <span class="live muted" data-connected={String(live.connected)} data-seq={live.lastSeq ?? ""}>
+          {live.connected ? "live" : ""}
+        </span>
       </h1>
       {data.objective ? <p class="muted">{show(data.objective)}</p> : null}
       <dl class="facts">
@@ -35,7 +50,16 @@ export function RunPage({ runId }: { runId: string }) {
         <dd>
           {usd(data.spend.cost)} · {data.spend.calls} calls · {data.spend.tokens} tokens
         </dd>
+        {data.authored ? (
+          <>
+            <dt>Written by</dt>
+            <dd class="authored-model">{show(data.authored.model)}</dd>
+            <dt>Written for</dt>
+            <dd class="authored-objective">{show(data.authored.objective)}</dd>
+          </>
+        ) : null}
         <Lineage lineage={data.lineage} runId={runId} />
+        {data.madeBy ? <MadeBy made={data.madeBy} /> : null}
       </dl>
       <p class="actions">
         {data.escalated ? (
@@ -149,6 +173,20 @@ function Lineage({ lineage, runId }: { lineage: RunLineage | undefined; runId: s
           </dd>
         </>
       ) : null}
+    </>
+  );
+}
+
+/** A repair child's delta: the repair that made it, its model, and each change (model text: shown as text). */
+function MadeBy({ made }: { made: MadeByRepair }) {
+  return (
+    <>
+      <dt>Made by</dt>
+      <dd class="made-by" data-repair={made.id}>
+        repair {show(made.id)}
+        {made.model ? ` from ${show(made.model)}` : ""}: replaced {show(made.nodes.join(", ") || "no node")}
+        <pre class="data made-by-diff">{show(made.diffText)}</pre>
+      </dd>
     </>
   );
 }

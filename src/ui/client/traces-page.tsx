@@ -4,7 +4,7 @@ import { duration, show, when } from "./text.js";
 import type { TraceView } from "./types.js";
 import { useData } from "./use-data.js";
 
-type Answer = TraceView & { minConfidence?: number };
+type Answer = TraceView & { threshold?: { label: string; value: number } };
 const KEYS = ["runId", "nodeId", "item", "verdict", "backend"] as const;
 
 /** The trace viewer: delegate hops filtered by run, node, verdict and backend, with a confidence histogram. */
@@ -69,7 +69,7 @@ export function TracesPage({ query }: { query: URLSearchParams }) {
           </select>
         </label>
       </p>
-      <Histogram bins={data.histogram!.bins} unscored={data.histogram!.unscored} min={data.minConfidence} />
+      <Histogram bins={data.histogram!.bins} unscored={data.histogram!.unscored} threshold={data.threshold} />
       <p class="muted">
         {data.total} hop{data.total === 1 ? "" : "s"}
         {data.total! > data.traces!.length ? `, the newest ${data.traces!.length} shown` : ""}
@@ -118,8 +118,17 @@ export function TracesPage({ query }: { query: URLSearchParams }) {
   );
 }
 
-/** Confidences in ten bins, with the node's min_confidence drawn as a line. */
-function Histogram({ bins, unscored, min }: { bins: number[]; unscored: number; min?: number | undefined }) {
+/** Confidences in ten bins, with the node's threshold (as its node type names it) drawn as a line. */
+function Histogram({
+  bins,
+  unscored,
+  threshold,
+}: {
+  bins: number[];
+  unscored: number;
+  threshold?: { label: string; value: number } | undefined;
+}) {
+  const min = threshold?.value;
   const W = 420;
   const H = 120;
   const top = Math.max(1, ...bins);
@@ -155,7 +164,7 @@ function Histogram({ bins, unscored, min }: { bins: number[]; unscored: number; 
         {min !== undefined ? <line x1={min * W} x2={min * W} y1={0} y2={H} class="threshold" /> : null}
       </svg>
       <figcaption>
-        Confidence of the proposals{min !== undefined ? `; min_confidence ${min}` : ""}
+        Confidence of the proposals{threshold ? `; ${threshold.label} ${threshold.value}` : ""}
         {unscored ? `; ${unscored} unscored` : ""}
       </figcaption>
     </figure>

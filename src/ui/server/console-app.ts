@@ -1,5 +1,10 @@
 import { Hono, type Context } from "hono";
+import { builtInNodeTypes } from "../../compose/node-types.js";
+import { streamSSE } from "hono/streaming";
+import { renderRepairDiff } from "../../authoring/repair-diff.js";
+import { runOrigin } from "../../authoring/run-origin.js";
 import { DeputyError } from "../../errors/deputy-error.js";
+import type { NodeType } from "../../plan/node-type.js";
 import type { RunStore } from "../../store/run-store.js";
 import type { ItemRecord } from "../../store/run-state.js";
 import { approveRepair, rejectRepair } from "../../authoring/repair-decisions.js";
@@ -7,6 +12,7 @@ import { inbox } from "./inbox-view.js";
 import { lineageOf, parseRepairDecision, repairInbox } from "./repair-view.js";
 import { parseDecision } from "./decision-body.js";
 import { recordDecision } from "./record-decision.js";
+import { LiveRuns } from "./live-runs.js";
 import { ResumeRunner } from "./resume-runner.js";
 import { planGraph, viewOf } from "./run-view.js";
 import { securityMiddleware } from "./security.js";
@@ -28,6 +34,8 @@ export interface ConsoleAppOptions {
   tools?: string;
   /** A JSONL trace file for the trace viewer. Default: each run's own, when it was started with one. */
   traces?: string;
+  /** The node types whose nodes the console describes (their `consoleView`). Default: the built-in ones. */
+  nodeTypes?: readonly NodeType<any>[];
 }
 
 /** The console's HTTP app (Hono) and what must be waited for before the store closes. */
@@ -42,8 +50,10 @@ const ITEM_STATUSES = new Set<ItemRecord["status"]>(["ok", "error", "skipped", "
 /** Builds the console's routes: the built client, a JSON API over the run store, resolve and resume. */
 export function createConsoleApp(options: ConsoleAppOptions): ConsoleApp {
   const { store } = options;
+  const nodeTypes = new Map((options.nodeTypes ?? builtInNodeTypes).map((t) => [t.name, t]));
   const catalog = new RunToolLoader(options.tools);
-  const runner = new ResumeRunner(store, catalog);
+  const live = new LiveRuns(store);
+  const runner = new ResumeRunner(store, catalog, (event) => live.publish(event));
   const traceFiles = new Map<string, TraceFile>();
   const traceFile = (path: string) =>
     traceFiles.get(path) ?? traceFiles.set(path, new TraceFile(path)).get(path)!;
@@ -73,11 +83,32 @@ export function createConsoleApp(options: ConsoleAppOptions): ConsoleApp {
     if (!summary) return notFound(c, runId);
     const view = await viewOf(store, summary);
     const traces = options.traces ?? summary.run.options.traces;
+    // What it was for: a written plan's objective and model, a repair child's delta (the parent's repair record).
+    const { authored, lineage } = await runOrigin(store, summary.run);
     return c.json({
       ...shown(view),
       lineage: shown(lineageOf(summary.run)),
+      ...shown({
+        ...(authored ? { authored } : {}),
+        // The delta as `deputy repair` prints it, escaped as the inbox shows it.
+        ...(lineage?.madeBy
+          ? { madeBy: { ...lineage.madeBy, diffText: renderRepairDiff(lineage.madeBy.diff ?? []) } }
+          : {}),
+      }),
       resume: runner.get(runId) ?? null,
       traces: traces !== undefined,
+    });
+  });
+
+  // The run page's live updates, as server-sent events (read with fetch: the token is a header, which an
+  // EventSource cannot send).
+  app.get("/api/runs/:runId/live", (c) => {
+    const runId = c.req.param("runId");
+    return streamSSE(c, async (stream) => {
+      const aborted = new AbortController();
+      stream.onAbort(() => aborted.abort());
+      await stream.writeSSE({ event: "ready", data: "{}" });
+      for await (const message of live.follow(runId, aborted.signal)) await stream.writeSSE(message);
     });
   });
 
@@ -153,17 +184,16 @@ export function createConsoleApp(options: ConsoleAppOptions): ConsoleApp {
     const filter: TraceFilter = {};
     for (const k of ["runId", "nodeId", "verdict", "backend"] as const) if (q[k]) filter[k] = q[k];
     if (q.item !== undefined && q.item !== "") filter.item = intParam(q.item, 0, Number.MAX_SAFE_INTEGER);
-    // The histogram's threshold: the node's min_confidence as the plan sets it, when one node of one run is
-    // shown (a setting read as written, nothing rendered).
+    // The histogram's threshold: what the node's type says its gate's bar is, when one node of one run is
+    // shown (read from the plan as written, nothing rendered).
     const node =
       q.runId && q.nodeId
         ? planGraph((await store.loadSummary(q.runId))?.run.plan).find((n) => n.id === q.nodeId)
         : undefined;
-    const setting = node?.definition.min_confidence;
-    const minConfidence = typeof setting === "number" ? setting : undefined;
+    const threshold = node && nodeTypes.get(node.type)?.consoleView?.(node.definition).threshold;
     return c.json({
       available: true,
-      ...(minConfidence === undefined ? {} : { minConfidence }),
+      ...(threshold ? { threshold } : {}),
       ...traceFile(path).query(filter),
     });
   });
@@ -195,7 +225,13 @@ export function createConsoleApp(options: ConsoleAppOptions): ConsoleApp {
     return (await store.loadSummary(runId))?.run.options.traces;
   }
 
-  return { app, drain: () => runner.drain() };
+  return {
+    app,
+    drain: async () => {
+      live.close();
+      await runner.drain();
+    },
+  };
 }
 
 /** A value as pretty JSON text, cut at `max` characters (the page shows it as text, never as markup). */

@@ -90,4 +90,67 @@ describe("parseDecision", () => {
       expect([posted, library]).toEqual([expected, expected]);
     }
   });
+
+  it("takes approve, or reject with an optional reason, as one more kind of decision", () => {
+    expect(parseDecision({ nodeId: "n", by: "Ada", approve: true }).decision).toEqual({
+      by: "Ada",
+      approve: true,
+    });
+    expect(parseDecision({ nodeId: "n", by: "Ada", item: 1, reject: true, reason: " no " }).decision).toEqual(
+      {
+        by: "Ada",
+        item: 1,
+        reject: true,
+        reason: "no",
+      },
+    );
+    for (const [bad, pattern] of [
+      [{ approve: true, reject: true }, /call, value, skip, approve or reject \(got 2\)/],
+      [{ approve: true, skip: true }, /\(got 2\)/],
+      [{ approve: true, reason: "x" }, /reason goes with reject only/],
+      [{ reason: "x" }, /call, value, skip, approve or reject \(got 0\)/],
+      [{ reject: true, reason: 3 }, /reason is a non-empty string/],
+      [{ reject: true, reason: "x".repeat(1001) }, /at most 1000/],
+    ] as const)
+      expect(() => parseDecision({ nodeId: "n", by: "Ada", ...bad }), JSON.stringify(bad)).toThrow(pattern);
+  });
+
+  it("an approval decision is exactly one kind, and a reason only ever rides on a reject", () => {
+    fc.assert(
+      fc.property(
+        fc.record(
+          {
+            nodeId: fc.constant("n"),
+            by: fc.constant("Ada"),
+            approve: fc.oneof(fc.boolean(), fc.jsonValue()),
+            reject: fc.oneof(fc.boolean(), fc.jsonValue()),
+            reason: fc.oneof(fc.string(), fc.jsonValue()),
+            skip: fc.boolean(),
+            value: fc.jsonValue(),
+          },
+          { requiredKeys: [] },
+        ),
+        (input) => {
+          let decision;
+          try {
+            decision = parseDecision(input).decision as Record<string, unknown>;
+          } catch (error) {
+            expect(DeputyError.isInstance(error) && error.code === "RESOLUTION_INVALID").toBe(true);
+            return;
+          }
+          const kinds = ["call", "value", "skip", "approve", "reject"].filter((k) => k in decision);
+          expect(kinds).toHaveLength(1);
+          if ("reason" in decision) {
+            expect(kinds).toEqual(["reject"]);
+            expect(typeof decision.reason === "string" && decision.reason.trim() === decision.reason).toBe(
+              true,
+            );
+          }
+          if ("approve" in decision) expect(decision.approve).toBe(true);
+          if ("reject" in decision) expect(decision.reject).toBe(true);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
 });

@@ -132,4 +132,34 @@ describe("the console's inbox reads escalation records", () => {
       tools: [],
     });
   });
+
+  it("shows a call that waits for approval: the exact call (redacted), its reason, and no missing input", async () => {
+    const store = new MemoryRunStore();
+    const send = defineTool({
+      name: "send",
+      description: "Send a message",
+      input: z.object({ to: z.string(), api_key: z.string() }),
+      needsApproval: true,
+      run: () => "sent",
+    });
+    const m = await runPlan(
+      {
+        name: "send",
+        nodes: [{ id: "s", tool: "send", args: { to: "ops", api_key: "k-123456" }, store_as: "out" }],
+      },
+      { tools: [send], store },
+    );
+    expect(m.status).toBe("escalated");
+    const [entry] = await inbox(store, new RunToolLoader());
+    expect(entry).toMatchObject({
+      nodeId: "s",
+      kind: "approval",
+      verdict: "approval_required",
+      reason: expect.stringMatching(/requires approval before every call/),
+      call: { name: "send", arguments: { to: "ops", api_key: "[REDACTED]" } },
+      instruction: "",
+      recorded: true,
+    });
+    expect(JSON.stringify(entry)).not.toContain("k-123456");
+  });
 });

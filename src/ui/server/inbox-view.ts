@@ -6,11 +6,21 @@ import type { RunToolLoader, ToolView } from "./run-tool-loader.js";
 /**
  * One escalated node or item awaiting (or holding) a decision: the stored {@link Escalation} as the inbox shows
  * it, with the run it belongs to, its instruction and facts always present, and its candidate tools as the console
- * lists them.
+ * lists them. An approval (`kind: "approval"`) shows the exact `call` that waits (a tool node's has no
+ * instruction: it is empty), decided by approve or reject.
  */
 export type InboxEntry = Pick<
   Escalation,
-  "nodeId" | "item" | "verdict" | "reason" | "proposal" | "createdAt" | "resolution" | "minConfidence"
+  | "nodeId"
+  | "item"
+  | "kind"
+  | "call"
+  | "verdict"
+  | "reason"
+  | "proposal"
+  | "createdAt"
+  | "resolution"
+  | "minConfidence"
 > &
   Required<Pick<Escalation, "instruction" | "facts" | "allowSideEffects">> & {
     runId: string;
@@ -78,8 +88,12 @@ async function entry(
   escalation: Escalation,
   catalog: RunToolLoader,
 ): Promise<InboxEntry> {
-  const recorded = escalation.instruction !== undefined;
-  const proposed = (escalation.proposal as { name?: unknown } | undefined)?.name;
+  const approval = escalation.kind === "approval";
+  // A tool node's approval has no delegate input to record: nothing is missing.
+  const recorded = escalation.instruction !== undefined || (approval && escalation.tools === undefined);
+  const proposed = approval
+    ? escalation.call?.name
+    : (escalation.proposal as { name?: unknown } | undefined)?.name;
   const tools = await candidates(
     summary,
     escalation,
@@ -94,12 +108,14 @@ async function entry(
       runStatus: summary.run.status,
       nodeId,
       ...(escalation.item === undefined ? {} : { item: escalation.item }),
+      ...(approval ? { kind: "approval" as const } : {}),
+      ...(escalation.call ? { call: escalation.call } : {}),
       verdict: escalation.verdict,
       reason: escalation.reason,
       ...(escalation.proposal === undefined ? {} : { proposal: escalation.proposal }),
       createdAt: escalation.createdAt,
       ...(escalation.resolution ? { resolution: escalation.resolution } : {}),
-      instruction: escalation.instruction ?? UNRECORDED_INSTRUCTION,
+      instruction: escalation.instruction ?? (recorded ? "" : UNRECORDED_INSTRUCTION),
       facts: escalation.facts ?? {},
       ...(escalation.minConfidence === undefined ? {} : { minConfidence: escalation.minConfidence }),
       allowSideEffects: escalation.allowSideEffects === true,

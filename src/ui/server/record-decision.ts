@@ -1,17 +1,13 @@
-import { resolveEscalation } from "../../delegate/escalation/resolve-escalation.js";
+import { resolveEscalation, type PersonDecision } from "../../delegate/escalation/resolve-escalation.js";
 import type { RunStore } from "../../store/run-store.js";
 import type { Resolution } from "../../store/run-state.js";
 import { loadToolsModule } from "../../tools/load-tools-module.js";
 
-/** A person's decision: exactly one of `call`, `value` or `skip`, and who made it. */
-export type Decision = {
-  item?: number;
-  by?: string;
-} & (
-  | { call: { name: string; arguments: Record<string, unknown> }; value?: never; skip?: never }
-  | { value: unknown; call?: never; skip?: never }
-  | { skip: true; call?: never; value?: never }
-);
+/**
+ * A person's decision: exactly one of `call`, `value` or `skip` (a delegate's escalation), `approve` or `reject`
+ * (a call that waits for approval), and who made it — the library's own type.
+ */
+export type Decision = PersonDecision;
 
 /**
  * The console's side of a person's decision: loads the tools to check a `call` against, then records the decision

@@ -1,4 +1,5 @@
 import { claimResume } from "../../compose/resume-setup.js";
+import type { PlanRunEvent } from "../../compose/start-plan.js";
 import { serializeError, type SerializedError } from "../../errors/deputy-error.js";
 import { RunError } from "../../errors/run-error.js";
 import type { RunStore } from "../../store/run-store.js";
@@ -25,10 +26,13 @@ export class ResumeRunner {
   readonly #catalog: RunToolLoader;
   readonly #states = new Map<string, ResumeState>();
   readonly #running = new Set<Promise<void>>();
+  readonly #watch: ((event: PlanRunEvent) => void) | undefined;
 
-  constructor(store: RunStore, catalog: RunToolLoader) {
+  /** `watch`: told each event of the resumes started here (the console's live pages). */
+  constructor(store: RunStore, catalog: RunToolLoader, watch?: (event: PlanRunEvent) => void) {
     this.#store = store;
     this.#catalog = catalog;
+    this.#watch = watch;
   }
 
   /** The state of the last resume of a run started here, if any. */
@@ -53,7 +57,10 @@ export class ResumeRunner {
     this.#states.set(runId, state);
     const done = (async () => {
       try {
-        const manifest = await claimed.resume({ tools: this.#catalog.pathFor(claimed.run) });
+        const manifest = await claimed.resume({
+          tools: this.#catalog.pathFor(claimed.run),
+          ...(this.#watch ? { watch: this.#watch } : {}),
+        });
         Object.assign(state, { state: "done", status: manifest.status });
       } catch (error) {
         Object.assign(state, { state: "failed", error: serializeError(error) });

@@ -1,15 +1,15 @@
 import { resolve } from "node:path";
+import type { EscalationTool } from "../../records/escalation.js";
 import type { RunRecord } from "../../store/run-state.js";
 import type { Tool } from "../../tools/define-tool.js";
 import { loadToolsModule } from "../../tools/load-tools-module.js";
 
-/** A candidate tool as the inbox shows it: what the model was offered, with the schema a correction must fit. */
-export interface ToolView {
-  name: string;
-  description: string;
-  parameters: unknown;
+/**
+ * A candidate tool as the inbox shows it: what the model was offered, with the schema a correction must fit (an
+ * escalation's tool, its `sensitive` list always present), and whether it is delegate-safe.
+ */
+export interface ToolView extends Required<EscalationTool> {
   delegateSafe: boolean;
-  sensitive: readonly string[];
 }
 
 /**

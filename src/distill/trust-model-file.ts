@@ -1,0 +1,77 @@
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { DistilledModelError } from "../errors/distilled-model-error.js";
+import { TRUST_SIGNALS, type TrustModelData, type TrustSignal } from "./trust-model.js";
+
+/**
+ * Checks a parsed trust model file field by field (it is read from disk: anything may be in it) and returns it
+ * typed; every problem is listed in one {@link DistilledModelError} (`DISTILLED_MODEL_INVALID`).
+ */
+export function validateTrustModel(value: unknown, where = "<object>"): TrustModelData {
+  const problems: string[] = [];
+  const v = (typeof value === "object" && value !== null && !Array.isArray(value) ? value : {}) as Record<
+    string,
+    unknown
+  >;
+  if (v.format !== "deputy-trust-model") problems.push(`format: expected "deputy-trust-model"`);
+  if (v.version !== 1) problems.push("version: expected 1");
+  const signals = Array.isArray(v.signals) ? v.signals : [];
+  if (
+    !Array.isArray(v.signals) ||
+    signals.length === 0 ||
+    signals.some((s) => !TRUST_SIGNALS.includes(s as TrustSignal))
+  )
+    problems.push(`signals: expected a non-empty list of ${TRUST_SIGNALS.join(", ")}`);
+  const c = (typeof v.calibrator === "object" && v.calibrator !== null ? v.calibrator : {}) as Record<
+    string,
+    unknown
+  >;
+  const numbers = (key: string, positive = false) => {
+    const list = c[key];
+    if (
+      !Array.isArray(list) ||
+      list.length !== signals.length ||
+      list.some((n) => typeof n !== "number" || !Number.isFinite(n) || (positive && n <= 0))
+    )
+      problems.push(`calibrator.${key}: expected ${signals.length} ${positive ? "positive " : ""}numbers`);
+  };
+  if (c.method !== "logistic") problems.push(`calibrator.method: expected "logistic"`);
+  numbers("mean");
+  numbers("scale", true);
+  numbers("weights");
+  if (typeof c.bias !== "number" || !Number.isFinite(c.bias))
+    problems.push("calibrator.bias: expected a number");
+  const inUnit = (key: string, open: boolean) => {
+    const n = v[key];
+    if (typeof n !== "number" || !(open ? n > 0 && n < 1 : n >= 0 && n <= 1))
+      problems.push(`${key}: expected a number ${open ? "between 0 and 1" : "from 0 to 1"}`);
+  };
+  inUnit("threshold", false);
+  inUnit("targetPrecision", true);
+  if (!(typeof v.decisions === "number" && Number.isInteger(v.decisions) && v.decisions >= 0))
+    problems.push("decisions: expected a whole number");
+  if (typeof v.outOfFold !== "object" || v.outOfFold === null) problems.push("outOfFold: expected an object");
+  if (problems.length > 0) throw new DistilledModelError(where, problems);
+  // The calibrator's input names are the signals, whatever the file says (the map reads them in that order).
+  return {
+    ...(v as unknown as TrustModelData),
+    calibrator: { ...(c as unknown as TrustModelData["calibrator"]), inputs: [...signals] as string[] },
+  };
+}
+
+/** Reads and checks a trust model file ({@link validateTrustModel}). */
+export function loadTrustModel(path: string): TrustModelData {
+  let value: unknown;
+  try {
+    value = JSON.parse(readFileSync(path, "utf8"));
+  } catch (cause) {
+    throw new DistilledModelError(path, [`cannot be read as JSON (${(cause as Error).message})`], { cause });
+  }
+  return validateTrustModel(value, path);
+}
+
+/** Writes a trust model file (its folder is made when missing). */
+export function saveTrustModel(path: string, model: TrustModelData): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, JSON.stringify(model, null, 1) + "\n");
+}
