@@ -80,6 +80,10 @@ describe("deputy learn", () => {
       const args = ["learn", "--node", LEARN_NODE, "--model", model, "--decisions", decisions, "--seed", "7"];
       const strip = (s: string) => ({ ...JSON.parse(s), seconds: 0 });
       const one = await cli([...args, "--json", "--dry-run", "--curve-points", "1"]);
+      const svg = join(root, "curve.svg");
+      const drawn = await cli([...args, "--dry-run", "--curve-points", "2", "--curve-svg", svg]);
+      expect(drawn.code).toBe(0);
+      expect(readFileSync(svg, "utf8")).toMatch(/^<svg[\s\S]*<polyline[\s\S]*<\/svg>\n$/);
       const two = await cli([...args, "--json", "--dry-run", "--curve-points", "1"]);
       expect(one.code).toBe(0);
       expect(strip(two.stdout)).toEqual(strip(one.stdout));

@@ -1,4 +1,5 @@
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import type { Command } from "commander";
 import { DEFAULT_CONFIDENCE_FLOOR } from "../../distill/confidence-floor.js";
 import { GgufTextEncoder } from "../../distill/gguf-text-encoder.js";
@@ -16,6 +17,7 @@ import { readTraces } from "../../traces/read-traces.js";
 import type { CliContext } from "../cli-context.js";
 import { storeTraces } from "./distill-store.js";
 import { learnJson, renderLearn } from "./learn-render.js";
+import { learnCurveSvg } from "./learn-svg.js";
 
 interface LearnFlags {
   node: string;
@@ -31,6 +33,7 @@ interface LearnFlags {
   curvePoints: string;
   encoder?: string;
   dryRun?: boolean;
+  curveSvg?: string;
   json?: boolean;
 }
 
@@ -99,7 +102,8 @@ export function registerLearn(program: Command, ctx: CliContext): void {
       "3",
     )
     .option("--encoder <spec>", "train with a pretrained encoder, as deputy distill: gguf=PATH")
-    .option("--dry-run", "measure and print, write nothing")
+    .option("--curve-svg <file>", "also draw the curve as an SVG picture in FILE")
+    .option("--dry-run", "measure and print, write no model file or history")
     .option("--json", "print the result as JSON")
     .action(async (traceFiles: string[], flags: LearnFlags) => {
       const targetPrecision = numberIn(
@@ -195,6 +199,11 @@ export function registerLearn(program: Command, ctx: CliContext): void {
       }
       const seconds = (performance.now() - started) / 1000;
       const entry = flags.dryRun ? undefined : applyLearnResult(result, files, new Date(systemClock()));
+      if (flags.curveSvg) {
+        const title = `${flags.node}: share of ${result.counts.heldOut} held-out decisions decided (target ${targetPrecision})`;
+        mkdirSync(dirname(resolve(flags.curveSvg)), { recursive: true });
+        writeFileSync(flags.curveSvg, learnCurveSvg(result.curve, result.champion?.measured, title));
+      }
       if (flags.json) ctx.stdout(JSON.stringify(learnJson(result, files, entry, seconds), null, 2) + "\n");
       else ctx.stdout(renderLearn(result, files, entry, seconds));
     });
