@@ -49,10 +49,11 @@ export function learnCurveSvg(
     parts.push(
       `<polyline fill="none" stroke="#1f77b4" stroke-width="2" points="${curve.map((p) => `${x(p.decisions)},${y(p.share)}`).join(" ")}"/>`,
     );
-  for (const p of curve)
+  const anchor = (i: number) => (i === 0 ? "start" : i === curve.length - 1 ? "end" : "middle");
+  for (const [i, p] of curve.entries())
     parts.push(
       `<circle cx="${x(p.decisions)}" cy="${y(p.share)}" r="4" fill="#1f77b4"/>`,
-      `<text x="${x(p.decisions)}" y="${y(p.share) - 10}" text-anchor="middle">${(p.share * 100).toFixed(1)}%${p.precision === null ? "" : ` @ ${(p.precision * 100).toFixed(1)}%`}</text>`,
+      `<text x="${x(p.decisions)}" y="${y(p.share) - 10}" text-anchor="${anchor(i)}">${(p.share * 100).toFixed(1)}%${p.precision === null ? "" : ` @ ${(p.precision * 100).toFixed(1)}%`}</text>`,
     );
   parts.push("</svg>");
   return parts.join("\n") + "\n";
