@@ -12,6 +12,7 @@ import { registerValidate } from "./commands/validate.js";
 import { registerTraces } from "./commands/traces.js";
 import { registerResolve } from "./commands/resolve.js";
 import { registerDistill } from "./commands/distill.js";
+import { registerLearn } from "./commands/learn.js";
 import { registerModels } from "./commands/models.js";
 import { registerEval } from "./commands/eval.js";
 import { registerWorker } from "./commands/worker.js";
@@ -31,6 +32,7 @@ const commands: RegisterCommand[] = [
   registerTraces,
   registerResolve,
   registerDistill,
+  registerLearn,
   registerModels,
   registerEval,
   registerWorker,

@@ -42,3 +42,21 @@ export {
   type LevelScore,
 } from "./evaluate-chain.js";
 export { fitChainTrust, trustRowsOf } from "./chain-trust.js";
+export {
+  learnNode,
+  type Champion,
+  type CurvePoint,
+  type LearnNodeOptions,
+  type LearnResult,
+  type MeasuredModel,
+} from "./learn/learn-node.js";
+export { promotionVerdict, type HeldOutStanding, type PromotionVerdict } from "./learn/promotion-rule.js";
+export { decisionHash, splitDecisions, type DecisionSplit } from "./learn/decision-split.js";
+export {
+  applyLearnResult,
+  championTrainedOn,
+  nodeFiles,
+  readLearnHistory,
+  type LearnHistoryEntry,
+  type NodeFiles,
+} from "./learn/node-files.js";

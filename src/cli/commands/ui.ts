@@ -15,6 +15,7 @@ interface UiFlags {
   open?: boolean;
   tools?: string;
   traces?: string;
+  learn: string[];
 }
 
 /**
@@ -33,6 +34,12 @@ export function registerUi(program: Command, ctx: CliContext): void {
     .option("--host <address>", "address to bind (anything but loopback exposes your runs)", "127.0.0.1")
     .option("--tools <module>", "tools module to check corrections and resume with (default: each run's)")
     .option("--traces <file>", "a JSONL trace file for the trace viewer (default: each run's)")
+    .option(
+      "--learn <model>",
+      "a node's model file whose deputy learn history (MODEL.learn.jsonl) the node's page shows; repeatable",
+      (v: string, all: string[]) => [...all, v],
+      [] as string[],
+    )
     .option("--open", "open the console in a browser")
     .action(async (flags: UiFlags) => {
       const port = Number(flags.port);
@@ -50,6 +57,8 @@ export function registerUi(program: Command, ctx: CliContext): void {
       ] as const)
         if (path !== undefined && !existsSync(path))
           throw new InvalidOptionError(option, "an existing file", path);
+      for (const model of flags.learn)
+        if (!existsSync(model)) throw new InvalidOptionError("--learn", "an existing model file", model);
       const store = openStore(location, { mustExist: true });
       let running;
       try {
@@ -61,6 +70,7 @@ export function registerUi(program: Command, ctx: CliContext): void {
           host: flags.host,
           ...(flags.tools ? { tools: flags.tools } : {}),
           ...(flags.traces ? { traces: flags.traces } : {}),
+          ...(flags.learn.length ? { learn: flags.learn } : {}),
         });
       } catch (error) {
         await store.close();

@@ -2,6 +2,7 @@ import { Fragment } from "preact";
 import { useState } from "preact/hooks";
 import { withQuery } from "./api.js";
 import { Hops } from "./hops.js";
+import { LearnPanel } from "./learn-panel.js";
 import { Loading, Pre, Progress, Section, Status } from "./parts.js";
 import { duration, show, usd, when } from "./text.js";
 import type { ItemPage, NodeView } from "./types.js";
@@ -83,6 +84,7 @@ export function NodePage({ runId, nodeId }: { runId: string; nodeId: string }) {
           <Hops details={node.details} />
         </Section>
       ) : null}
+      {node.type === "delegate" ? <LearnPanel nodeId={node.id} /> : null}
       {Object.keys(data.artifacts).length ? (
         <Section title="Artifacts">
           {Object.entries(data.artifacts).map(([key, text]) => (

@@ -20,6 +20,7 @@ import { shown } from "./shown.js";
 import type { Asset } from "./static-assets.js";
 import { RunToolLoader } from "./run-tool-loader.js";
 import { TraceFile, type TraceFilter } from "./trace-view.js";
+import { learnView } from "./learn-view.js";
 
 /** Options of {@link createConsoleApp}. */
 export interface ConsoleAppOptions {
@@ -34,6 +35,8 @@ export interface ConsoleAppOptions {
   tools?: string;
   /** A JSONL trace file for the trace viewer. Default: each run's own, when it was started with one. */
   traces?: string;
+  /** Model files whose learning history (`deputy learn`) a node's page shows. */
+  learn?: readonly string[];
   /** The node types whose nodes the console describes (their `consoleView`). Default: the built-in ones. */
   nodeTypes?: readonly NodeType<any>[];
 }
@@ -127,6 +130,10 @@ export function createConsoleApp(options: ConsoleAppOptions): ConsoleApp {
         if (Object.hasOwn(summary.artifacts, key)) artifacts[key] = preview(summary.artifacts[key]);
     return c.json(shown({ node, plan: graph.definition, artifacts, runStatus: view.status }));
   });
+
+  app.get("/api/learn/:nodeId", (c) =>
+    c.json({ learn: learnView(options.learn ?? [], c.req.param("nodeId")) }),
+  );
 
   app.get("/api/runs/:runId/nodes/:nodeId/items", async (c) => {
     const { runId, nodeId } = c.req.param();

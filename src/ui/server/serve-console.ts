@@ -16,6 +16,8 @@ export interface ServeConsoleOptions {
   tools?: string;
   /** A JSONL trace file for the trace viewer. */
   traces?: string;
+  /** Model files whose learning history (`deputy learn`) a node's page shows. */
+  learn?: readonly string[];
   /** Folder of the built client. Default: `dist/ui/public` of this package. */
   assetsDir?: string;
   /** The token; default: 24 random bytes, new at every start. @internal */
@@ -44,6 +46,7 @@ export async function serveConsole(options: ServeConsoleOptions): Promise<Runnin
     assets: loadAssets(options.assetsDir),
     ...(options.tools ? { tools: options.tools } : {}),
     ...(options.traces ? { traces: options.traces } : {}),
+    ...(options.learn ? { learn: options.learn } : {}),
   });
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const s = serve({ fetch: app.fetch, port: options.port ?? 4680, hostname: host }, () => resolve(s));

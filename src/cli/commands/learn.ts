@@ -1,0 +1,210 @@
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import type { Command } from "commander";
+import { DEFAULT_CONFIDENCE_FLOOR } from "../../distill/confidence-floor.js";
+import { GgufTextEncoder } from "../../distill/gguf-text-encoder.js";
+import { loadModelFile } from "../../distill/model-file.js";
+import { parseEncoderSpec, type TextEncoder } from "../../distill/text-encoder.js";
+import { examplesFromTraces, type TrainingExample } from "../../distill/training-examples.js";
+import { loadTrustModel } from "../../distill/trust-model-file.js";
+import { InvalidOptionError } from "../../errors/invalid-option-error.js";
+import { readDecisionSuite } from "../../eval/decision-suite.js";
+import { decisionHash } from "../../eval/learn/decision-split.js";
+import { learnNode, type Champion } from "../../eval/learn/learn-node.js";
+import { applyLearnResult, championTrainedOn, nodeFiles } from "../../eval/learn/node-files.js";
+import { systemClock } from "../../runtime/clock.js";
+import { readTraces } from "../../traces/read-traces.js";
+import type { CliContext } from "../cli-context.js";
+import { storeTraces } from "./distill-store.js";
+import { learnJson, renderLearn } from "./learn-render.js";
+import { learnCurveSvg } from "./learn-svg.js";
+
+interface LearnFlags {
+  node: string;
+  model: string;
+  trust?: string;
+  decisions: string[];
+  store?: string;
+  tools?: string;
+  targetPrecision: string;
+  confidenceFloor: string;
+  heldOutShare: string;
+  seed: string;
+  curvePoints: string;
+  encoder?: string;
+  dryRun?: boolean;
+  curveSvg?: string;
+  json?: boolean;
+}
+
+function numberIn(option: string, raw: string, ok: (n: number) => boolean, expected: string): number {
+  const n = Number(raw);
+  if (raw.trim() === "" || !Number.isFinite(n) || !ok(n)) throw new InvalidOptionError(option, expected, raw);
+  return n;
+}
+
+/** The team's decisions: a run store's resolved escalations first, then each file's; a later one of an input wins. */
+async function readDecisions(flags: LearnFlags): Promise<TrainingExample[]> {
+  const byInput = new Map<string, TrainingExample>();
+  const add = (e: TrainingExample) => {
+    const key = decisionHash(e.instruction, e.facts);
+    byInput.delete(key);
+    byInput.set(key, e);
+  };
+  if (flags.store) {
+    const fromStore = await storeTraces(flags.store, flags.node, flags.tools);
+    for (const e of examplesFromTraces(fromStore.traces, flags.node).examples) add(e);
+  }
+  for (const file of flags.decisions) {
+    if (!existsSync(file))
+      throw new InvalidOptionError("--decisions", "an existing .jsonl file of decisions", file);
+    for (const c of readDecisionSuite(file, { node: flags.node }).cases)
+      add({ instruction: c.instruction, facts: c.facts, tools: c.tools, call: c.call, source: "person" });
+  }
+  return [...byInput.values()];
+}
+
+/**
+ * `deputy learn [TRACES…] --node ID --model MODEL.json [--decisions FILE…] [--store RUNS.db]`: one turn of the
+ * learning loop (see docs/learning.md).
+ */
+export function registerLearn(program: Command, ctx: CliContext): void {
+  program
+    .command("learn [traces...]")
+    .description(
+      "retrain a node's distilled model on the team's decisions, measure it against the current one on decisions neither trained on, and promote it only when it is better",
+    )
+    .requiredOption("--node <id>", "the plan node whose decisions to learn")
+    .requiredOption(
+      "--model <file>",
+      "the node's model file: the champion when it exists, replaced on a promotion (the previous kept as *.prev.json)",
+    )
+    .option("--trust <file>", "the node's trust model file (default: MODEL's name with .trust.json)")
+    .option(
+      "--decisions <file>",
+      "the team's decisions (traces or chat examples, .jsonl); repeatable",
+      (v: string, all: string[]) => [...all, v],
+      [] as string[],
+    )
+    .option("--store <file>", "also the node's escalations people resolved in this run store (SQLite)")
+    .option("--tools <module>", "tools module whose specs replace those --store escalations recorded")
+    .option("--target-precision <p>", "precision the thresholds aim for and a promotion demands", "0.97")
+    .option(
+      "--confidence-floor <p>",
+      "the challenger's min_confidence is never below this",
+      String(DEFAULT_CONFIDENCE_FLOOR),
+    )
+    .option("--held-out-share <p>", "share of the decisions held out (seeded, by content)", "0.3")
+    .option("--seed <n>", "seed of the split, the folds and training order", "1")
+    .option(
+      "--curve-points <n>",
+      "models trained on growing shares of the decisions for the curve (1–10)",
+      "3",
+    )
+    .option("--encoder <spec>", "train with a pretrained encoder, as deputy distill: gguf=PATH")
+    .option("--curve-svg <file>", "also draw the curve as an SVG picture in FILE")
+    .option("--dry-run", "measure and print, write no model file or history")
+    .option("--json", "print the result as JSON")
+    .action(async (traceFiles: string[], flags: LearnFlags) => {
+      const targetPrecision = numberIn(
+        "--target-precision",
+        flags.targetPrecision,
+        (n) => n > 0 && n < 1,
+        "a number between 0 and 1",
+      );
+      const confidenceFloor = numberIn(
+        "--confidence-floor",
+        flags.confidenceFloor,
+        (n) => n >= 0 && n <= 1,
+        "a number from 0 to 1",
+      );
+      const heldOutShare = numberIn(
+        "--held-out-share",
+        flags.heldOutShare,
+        (n) => n > 0 && n < 1,
+        "a number between 0 and 1",
+      );
+      const seed = numberIn("--seed", flags.seed, Number.isInteger, "an integer");
+      const curvePoints = numberIn(
+        "--curve-points",
+        flags.curvePoints,
+        (n) => Number.isInteger(n) && n >= 1 && n <= 10,
+        "an integer from 1 to 10",
+      );
+      const encoderSpec = flags.encoder === undefined ? undefined : parseEncoderSpec(flags.encoder);
+      if (flags.decisions.length === 0 && !flags.store)
+        throw new InvalidOptionError(
+          "--decisions or --store",
+          "the team's decisions to learn from",
+          "neither",
+        );
+      for (const file of traceFiles)
+        if (!existsSync(file)) throw new InvalidOptionError("TRACES", "existing trace files", file);
+      const files = nodeFiles(flags.model, flags.trust);
+      let champion: Champion | undefined;
+      if (existsSync(files.model)) {
+        const model = loadModelFile(files.model);
+        if (model.node !== flags.node)
+          throw new InvalidOptionError(
+            "--model",
+            `a model of node "${flags.node}"`,
+            `a model of "${model.node}"`,
+          );
+        if (model.encoder && !encoderSpec)
+          throw new InvalidOptionError(
+            "--encoder",
+            `given: the model was trained with ${model.encoder.name}`,
+            "none",
+          );
+        const trainedOn = championTrainedOn(files);
+        champion = { model, ...(trainedOn ? { trainedOn } : {}) };
+      }
+      if (existsSync(files.trust)) loadTrustModel(files.trust); // a broken trust file is bad input, before any work
+      const decisions = await readDecisions(flags);
+      const traces = examplesFromTraces(
+        traceFiles.flatMap((f) => readTraces(f).traces),
+        flags.node,
+      ).examples;
+      if (decisions.length === 0)
+        throw new InvalidOptionError("--decisions", `decisions of node "${flags.node}"`, "none");
+      const progress = ctx.isTTY && !flags.json;
+      const started = performance.now();
+      let encoder: TextEncoder | undefined;
+      let result;
+      try {
+        if (encoderSpec) encoder = await GgufTextEncoder.open(encoderSpec.path);
+        result = await learnNode({
+          node: flags.node,
+          traces,
+          decisions,
+          ...(champion ? { champion } : {}),
+          targetPrecision,
+          confidenceFloor,
+          heldOutShare,
+          seed,
+          curvePoints,
+          ...(encoder ? { encoder } : {}),
+          ...(progress
+            ? {
+                onProgress: (step: string) =>
+                  ctx.rawStderr(
+                    `\r\x1b[K  learn: ${step} (${((performance.now() - started) / 1000).toFixed(1)} s)`,
+                  ),
+              }
+            : {}),
+        });
+      } finally {
+        if (progress) ctx.rawStderr("\r\x1b[K");
+        await encoder?.close();
+      }
+      const seconds = (performance.now() - started) / 1000;
+      const entry = flags.dryRun ? undefined : applyLearnResult(result, files, new Date(systemClock()));
+      if (flags.curveSvg) {
+        const title = `${flags.node}: share of ${result.counts.heldOut} held-out decisions decided (target ${targetPrecision})`;
+        mkdirSync(dirname(resolve(flags.curveSvg)), { recursive: true });
+        writeFileSync(flags.curveSvg, learnCurveSvg(result.curve, result.champion?.measured, title));
+      }
+      if (flags.json) ctx.stdout(JSON.stringify(learnJson(result, files, entry, seconds), null, 2) + "\n");
+      else ctx.stdout(renderLearn(result, files, entry, seconds));
+    });
+}

@@ -1,0 +1,110 @@
+/** The learning loop promotes a challenger that more decisions made better, and is reproducible from its seed. */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { loadModelFile, saveModelFile } from "../../distill/model-file.js";
+import { loadTrustModel } from "../../distill/trust-model-file.js";
+import { trainDistilled } from "../../distill/train-distilled.js";
+import { learnNode } from "./learn-node.js";
+import { LEARN_NODE, learnExamples } from "./learn.fixture.js";
+import {
+  applyLearnResult,
+  championTrainedOn,
+  fileSha256,
+  nodeFiles,
+  readLearnHistory,
+} from "./node-files.js";
+
+const dir = mkdtempSync(join(tmpdir(), "deputy-learn-node-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const now = () => Date.parse("2026-12-03T08:00:00Z");
+
+describe("learnNode", () => {
+  it("promotes a challenger trained on more decisions, keeps the previous model and records the turn", async () => {
+    const files = nodeFiles(join(dir, "a", "route.model.json"));
+    // The champion: a dozen decisions of the team.
+    const small = trainDistilled(learnExamples(12, 7, 10_000), { node: LEARN_NODE, heldOutShare: 0 }).model;
+    saveModelFile(files.model, small);
+    const before = readFileSync(files.model);
+    const decisions = learnExamples(300);
+    const result = await learnNode({
+      node: LEARN_NODE,
+      decisions,
+      champion: { model: small },
+      _internal: { now },
+    });
+    expect(result.counts).toMatchObject({ decisions: 300, championSaw: 0 });
+    expect(result.counts.train + result.counts.heldOut).toBe(300);
+    const challenger = result.challenger!.measured;
+    const champion = result.champion!.measured;
+    expect(challenger.share).toBeGreaterThan(champion.share);
+    expect(challenger.precision).toBeGreaterThanOrEqual(0.97);
+    expect(result.verdict.promote).toBe(true);
+    // the curve rises with the decisions, its last point the challenger
+    expect(result.curve.at(-1)).toMatchObject({ decisions: result.counts.train, share: challenger.share });
+    expect(result.curve[0]!.decisions).toBeLessThan(result.counts.train);
+
+    const entry = applyLearnResult(result, files, new Date(now()));
+    expect(readFileSync(files.previous).equals(before)).toBe(true);
+    expect(loadModelFile(files.model).training.examples).toBe(result.counts.train);
+    if (result.challenger!.trust.status === "fitted")
+      expect(loadTrustModel(files.trust).threshold).toBeGreaterThan(0);
+    expect(entry).toMatchObject({
+      at: "2026-12-03T08:00:00.000Z",
+      promoted: true,
+      modelSha256: fileSha256(files.model),
+    });
+    expect(readLearnHistory(files.history)).toHaveLength(1);
+
+    // The next turn knows what the champion trained on, and holds none of it out.
+    const trainedOn = championTrainedOn(files)!;
+    expect(trainedOn.size).toBe(result.counts.train);
+    const more = [...decisions, ...learnExamples(100, 9, 20_000)];
+    const next = await learnNode({
+      node: LEARN_NODE,
+      decisions: more,
+      champion: { model: loadModelFile(files.model), trainedOn },
+    });
+    expect(next.champion!.trainedOnKnown).toBe(true);
+    // same seed: the earlier split stands, so the champion saw none of the held-out decisions
+    expect(next.counts.championSaw).toBe(0);
+    const shuffled = await learnNode({
+      node: LEARN_NODE,
+      decisions: more,
+      seed: 2,
+      curvePoints: 1,
+      champion: { model: loadModelFile(files.model), trainedOn },
+    });
+    expect(shuffled.counts.championSaw).toBeGreaterThan(0);
+    expect(shuffled.counts.heldOut + shuffled.counts.championSaw + shuffled.counts.train).toBe(more.length);
+  });
+
+  it("is reproducible from its seed", async () => {
+    const decisions = learnExamples(120, 4);
+    const one = await learnNode({ node: LEARN_NODE, decisions, seed: 5, curvePoints: 2, _internal: { now } });
+    const two = await learnNode({ node: LEARN_NODE, decisions, seed: 5, curvePoints: 2, _internal: { now } });
+    expect(JSON.stringify(two)).toBe(JSON.stringify(one));
+    expect(one.trainedOn).toHaveLength(one.counts.train);
+  });
+
+  it("keeps the champion when the challenger is no better, and writes no model file", async () => {
+    const files = nodeFiles(join(dir, "b", "route.model.json"));
+    const good = trainDistilled(learnExamples(400, 11, 30_000), { node: LEARN_NODE, heldOutShare: 0 }).model;
+    saveModelFile(files.model, good);
+    const before = readFileSync(files.model);
+    const result = await learnNode({
+      node: LEARN_NODE,
+      decisions: learnExamples(30, 12),
+      champion: { model: good },
+    });
+    expect(result.verdict.promote).toBe(false);
+    applyLearnResult(result, files, new Date(now()));
+    expect(readFileSync(files.model).equals(before)).toBe(true);
+    expect(existsSync(files.previous)).toBe(false);
+    expect(readLearnHistory(files.history)[0]).toMatchObject({
+      promoted: false,
+      reason: result.verdict.reason,
+    });
+  });
+});

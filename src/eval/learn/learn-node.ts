@@ -1,0 +1,253 @@
+import { DistilledDelegate } from "../../distill/distilled-delegate.js";
+import type { DistilledModelData } from "../../distill/model-file.js";
+import type { TextEncoder } from "../../distill/text-encoder.js";
+import { trainDistilled, type TrainDistilledResult } from "../../distill/train-distilled.js";
+import { trainDistilledWithEncoder } from "../../distill/train-with-encoder.js";
+import type { TrainingExample } from "../../distill/training-examples.js";
+import { fitTrustModel, type TrustFit } from "../../distill/trust-model.js";
+import { InvalidOptionError } from "../../errors/invalid-option-error.js";
+import type { Clock } from "../../runtime/clock.js";
+import type { DecisionCase } from "../decision-suite.js";
+import { evaluateChain, type ChainScore } from "../evaluate-chain.js";
+import { decisionHash, splitDecisions } from "./decision-split.js";
+import { promotionVerdict, type HeldOutStanding, type PromotionVerdict } from "./promotion-rule.js";
+
+/** The node's current model, and what it was trained on when that is known. */
+export interface Champion {
+  model: DistilledModelData;
+  /** Content keys ({@link decisionHash}) of every input it trained on; undefined when unknown. */
+  trainedOn?: ReadonlySet<string>;
+}
+
+/** Options of {@link learnNode}. */
+export interface LearnNodeOptions {
+  node: string;
+  /** Labelled traces trained on and never held out (the traces `deputy distill` trains on: generated, a teacher's). */
+  traces?: readonly TrainingExample[];
+  /** The team's decisions (people's resolutions, accepted decisions): split into trained and held out. */
+  decisions: readonly TrainingExample[];
+  champion?: Champion;
+  /** Precision the thresholds aim for and the promotion demands. Default 0.97. */
+  targetPrecision?: number;
+  /** The challenger's min_confidence is never below this. Default 0.8 (as `deputy distill`). */
+  confidenceFloor?: number;
+  /** Share of the decisions held out. Default 0.3. */
+  heldOutShare?: number;
+  /** Seed of the split, the folds and SGD. Default 1. */
+  seed?: number;
+  /** Points of the curve: models trained on growing shares of the training decisions (the last is the challenger), plus the traces alone. Default 3. */
+  curvePoints?: number;
+  /** A pretrained encoder to train with (as `deputy distill --encoder`); the caller closes it. */
+  encoder?: TextEncoder;
+  /** Called with a short line at each step (a progress line on a terminal). */
+  onProgress?: (step: string) => void;
+  /** @internal Clock of the model's `createdAt`. */
+  _internal?: { now?: Clock };
+}
+
+/** One model measured on the held-out decisions at its gate threshold. */
+export interface MeasuredModel extends HeldOutStanding {
+  minConfidence: number;
+  share: number;
+  precision: number | null;
+  wilsonUpper: number | null;
+  /** Exact-call accuracy over all held-out decisions, gate or not. */
+  exactAccuracy: number | null;
+}
+
+/** One point of the curve: the team's decisions trained on → the share decided at the target. */
+export interface CurvePoint {
+  decisions: number;
+  share: number;
+  precision: number | null;
+  wilsonLower: number | null;
+  minConfidence: number;
+}
+
+/** What {@link learnNode} found; nothing is written (see `applyLearnResult`). */
+export interface LearnResult {
+  node: string;
+  targetPrecision: number;
+  seed: number;
+  counts: {
+    traces: number;
+    decisions: number;
+    train: number;
+    heldOut: number;
+    /** Held-out decisions left out because the champion trained on them. */
+    championSaw: number;
+  };
+  /** The challenger, when there was enough to train one (why not: `verdict.reason`). */
+  challenger?: { model: DistilledModelData; trust: TrustFit; measured: MeasuredModel };
+  champion?: { measured: MeasuredModel; trainedOnKnown: boolean };
+  curve: CurvePoint[];
+  verdict: PromotionVerdict;
+  /** Content keys of every input the challenger trained on (recorded with a promotion). */
+  trainedOn: string[];
+}
+
+/** The fewest examples training takes. */
+const MIN_TRAIN = 2;
+
+/**
+ * One turn of the learning loop for a node: split the team's decisions (seeded, by content) into a training part
+ * and a held-out part; train a challenger on the traces and the training part exactly as `deputy distill` does
+ * (the team's decisions choose its threshold out of fold, at the target precision); fit its trust model from
+ * those out-of-fold scores; measure challenger and champion through `evaluateChain` on the held-out decisions
+ * neither trained on (what the champion trained on, when known, is left out for both); and judge the promotion
+ * ({@link promotionVerdict}). Never throws on its decisions: too few to train or to measure is a verdict.
+ */
+export async function learnNode(options: LearnNodeOptions): Promise<LearnResult> {
+  const target = options.targetPrecision ?? 0.97;
+  if (!(target > 0 && target < 1)) throw new RangeError(`targetPrecision must be in (0, 1), got ${target}`);
+  const seed = options.seed ?? 1;
+  const heldOutShare = options.heldOutShare ?? 0.3;
+  if (!(heldOutShare > 0 && heldOutShare < 1))
+    throw new RangeError(`heldOutShare must be in (0, 1), got ${heldOutShare}`);
+  const curvePoints = Math.max(1, Math.floor(options.curvePoints ?? 3));
+  const traces = options.traces ?? [];
+  const split = splitDecisions(options.decisions, { seed, heldOutShare });
+  // The training part must not hold an input of the held-out part (the same alert decided twice).
+  const heldOutKeys = new Set(split.heldOut.map((d) => decisionHash(d.instruction, d.facts)));
+  const trainDecisions = split.train;
+  const trainTraces = traces.filter((t) => !heldOutKeys.has(decisionHash(t.instruction, t.facts)));
+  const saw = options.champion?.trainedOn;
+  const heldOut = saw
+    ? split.heldOut.filter((d) => !saw.has(decisionHash(d.instruction, d.facts)))
+    : split.heldOut;
+  const cases = heldOut.map((d, i): DecisionCase => ({
+    ...decisionCase(d, options.node),
+    at: `held-out:${i + 1}`,
+  }));
+  const result: LearnResult = {
+    node: options.node,
+    targetPrecision: target,
+    seed,
+    counts: {
+      traces: trainTraces.length,
+      decisions: options.decisions.length,
+      train: trainDecisions.length,
+      heldOut: heldOut.length,
+      championSaw: split.heldOut.length - heldOut.length,
+    },
+    curve: [],
+    verdict: { promote: false, reason: "" },
+    trainedOn: [],
+  };
+  const progress = options.onProgress ?? (() => undefined);
+  if (options.champion) {
+    progress("measuring the champion");
+    const measured = await measure(options.champion.model, cases, options.encoder);
+    result.champion = { measured, trainedOnKnown: saw !== undefined };
+  }
+  const sizes = curveSizes(trainDecisions.length, curvePoints, trainTraces.length >= MIN_TRAIN);
+  for (const [p, size] of sizes.entries()) {
+    const examples = [...trainTraces, ...trainDecisions.slice(0, size)];
+    if (examples.length < MIN_TRAIN) continue;
+    progress(
+      `training ${p + 1}/${sizes.length}: ${size} decisions${trainTraces.length ? ` + ${trainTraces.length} traces` : ""}`,
+    );
+    const trained = await train(examples, new Set(trainDecisions.slice(0, size)), options, target, seed);
+    if (!trained) continue;
+    progress(`measuring ${p + 1}/${sizes.length} on ${cases.length} held-out decisions`);
+    const measured = await measure(trained.model, cases, options.encoder);
+    result.curve.push({
+      decisions: size,
+      share: measured.share,
+      precision: measured.precision,
+      wilsonLower: measured.wilsonLower,
+      minConfidence: measured.minConfidence,
+    });
+    if (size === trainDecisions.length) {
+      const trust = fitTrustModel(
+        trained.validationScores.map((s) => ({
+          signals: { confidence: clamp01(s.score) },
+          correct: s.correct,
+        })),
+        { targetPrecision: target },
+      );
+      result.challenger = { model: trained.model, trust, measured };
+      result.trainedOn = [...new Set(examples.map((e) => decisionHash(e.instruction, e.facts)))].sort();
+    }
+  }
+  if (!result.challenger) {
+    result.verdict = {
+      promote: false,
+      reason: `too few decisions to train a challenger (${trainTraces.length + trainDecisions.length} to train on; at least ${MIN_TRAIN} labelled calls of more than one kind)`,
+    };
+    return result;
+  }
+  result.verdict = promotionVerdict(result.challenger.measured, result.champion?.measured, target);
+  return result;
+}
+
+/** A training example as a decision to measure on. */
+export function decisionCase(d: TrainingExample, node: string): DecisionCase {
+  return { at: "", nodeId: node, instruction: d.instruction, facts: d.facts, tools: d.tools, call: d.call };
+}
+
+/** Growing prefixes of the training decisions, the whole part last; 0 first when the traces alone can train. */
+function curveSizes(total: number, points: number, fromZero: boolean): number[] {
+  const sizes = new Set<number>(fromZero && points > 1 ? [0] : []);
+  for (let p = 1; p <= points; p++) sizes.add(Math.round((total * p) / points));
+  sizes.add(total);
+  return [...sizes].sort((a, b) => a - b);
+}
+
+/** The training `deputy distill` runs, or undefined when these examples cannot train a model (one class, say). */
+async function train(
+  examples: TrainingExample[],
+  validation: ReadonlySet<TrainingExample>,
+  options: LearnNodeOptions,
+  targetPrecision: number,
+  seed: number,
+): Promise<TrainDistilledResult | undefined> {
+  const trainOptions = {
+    node: options.node,
+    targetPrecision,
+    ...(options.confidenceFloor === undefined ? {} : { confidenceFloor: options.confidenceFloor }),
+    heldOutShare: 0,
+    seed,
+    ...(validation.size ? { validation } : {}),
+    ...(options._internal ? { _internal: options._internal } : {}),
+  };
+  try {
+    return options.encoder
+      ? await trainDistilledWithEncoder(examples, trainOptions, options.encoder)
+      : trainDistilled(examples, trainOptions);
+  } catch (error) {
+    // The trainer refuses what it cannot learn from with an InvalidOptionError; anything else is a fault.
+    if (InvalidOptionError.isInstance(error)) return undefined;
+    throw error;
+  }
+}
+
+/** A model at its recommended threshold, as a one-level chain on the held-out decisions. */
+async function measure(
+  model: DistilledModelData,
+  cases: readonly DecisionCase[],
+  encoder: TextEncoder | undefined,
+): Promise<MeasuredModel> {
+  const delegate = new DistilledDelegate({ model, ...(model.encoder && encoder ? { encoder } : {}) });
+  const minConfidence = model.recommendedMinConfidence;
+  let score: ChainScore;
+  try {
+    score = await evaluateChain([{ delegate, minConfidence }], cases);
+  } finally {
+    await delegate.close();
+  }
+  const level = score.levels[0]!;
+  return {
+    minConfidence,
+    records: score.records,
+    decided: score.decided,
+    correct: score.correct,
+    share: score.decidedShare,
+    precision: score.precision,
+    wilsonLower: score.precisionInterval?.[0] ?? null,
+    wilsonUpper: score.precisionInterval?.[1] ?? null,
+    exactAccuracy: level.exactAccuracy,
+  };
+}
+
+const clamp01 = (v: number) => (Number.isFinite(v) ? Math.min(1, Math.max(0, v)) : 0);
