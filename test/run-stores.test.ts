@@ -4,10 +4,15 @@ import { describe, expect, it } from "vitest";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MemoryRunStore, SqliteRunStore } from "../src/plan/index.js";
-import { runStoreSuite } from "./run-store-suite.js";
+import { runStoreSuite, type StoreUnderTest } from "./run-store-suite.js";
+import { cacheStoreSuite } from "./cache-store-suite.js";
 
 runStoreSuite("MemoryRunStore", () => ({ store: new MemoryRunStore() }));
-runStoreSuite("SqliteRunStore", () => {
+cacheStoreSuite("MemoryRunStore", () => ({ store: new MemoryRunStore() }));
+runStoreSuite("SqliteRunStore", sqliteUnderTest);
+cacheStoreSuite("SqliteRunStore", sqliteUnderTest);
+
+function sqliteUnderTest(): StoreUnderTest {
   const path = join(mkdtempSync(join(tmpdir(), "deputy-store-")), "runs.db");
   return {
     store: new SqliteRunStore(path),
@@ -18,7 +23,7 @@ runStoreSuite("SqliteRunStore", () => {
       db.close();
     },
   };
-});
+}
 
 describe("SqliteRunStore on a store made before items had status and spend columns", () => {
   it("adds and fills them on open, so counts and pages by status work", async () => {

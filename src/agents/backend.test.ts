@@ -2,7 +2,13 @@ import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { mergeBackends, registerProvider, resolveBackend, type BackendSpec } from "./backend.js";
+import {
+  loadProviderSdk,
+  mergeBackends,
+  registerProvider,
+  resolveBackend,
+  type BackendSpec,
+} from "./backend.js";
 import { delegation } from "./contract.js";
 import { defineAgent } from "./define-agent.js";
 import { delegateTo } from "./delegate-to.js";
@@ -197,5 +203,14 @@ describe("backends at the call site, over real HTTP", () => {
     expect(req.body.temperature).toBeUndefined();
     expect(req.headers.authorization).toBeUndefined();
     expect(req.headers["x-vendor"]).toBeUndefined();
+  });
+});
+
+describe("a provider SDK that is not installed", () => {
+  it("is named with the command that installs it (the hosted providers are optional peers)", () => {
+    expect(() => loadProviderSdk("@ai-sdk/not-installed-here")).toThrow(
+      /needs the package @ai-sdk\/not-installed-here, which is not installed: `npm install @ai-sdk\/not-installed-here`/,
+    );
+    expect(loadProviderSdk("@ai-sdk/openai")).toHaveProperty("createOpenAI");
   });
 });

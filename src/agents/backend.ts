@@ -71,7 +71,25 @@ const providers = new Map<string, ProviderEntry>();
 // runs plans, or agents on a model instance, never pays for them (issue 22: the root entry loaded all three).
 // `require` of an ES module is synchronous (Node >= 22.12) and shares the instance an `import` would get, so
 // `resolveBackend` stays synchronous and a model made here is the same class as one the user made.
-const load = createRequire(import.meta.url);
+const require = createRequire(import.meta.url);
+/**
+ * A provider SDK, from the app's node_modules: `@ai-sdk/openai` and `@ai-sdk/anthropic` are optional peers of
+ * deputy-js (only the backends that name them need them), so one may not be installed: say which to install.
+ *
+ * @internal
+ */
+export function loadProviderSdk(name: string): unknown {
+  try {
+    return require(name);
+  } catch (error) {
+    if ((error as { code?: string }).code === "MODULE_NOT_FOUND" && String(error).includes(name))
+      throw new AgentDefinitionError(
+        `The backend needs the package ${name}, which is not installed: \`npm install ${name}\` (deputy-js takes it as an optional peer dependency).`,
+      );
+    throw error;
+  }
+}
+const load = loadProviderSdk;
 const sdk = {
   openAICompatible: () =>
     (load("@ai-sdk/openai-compatible") as { createOpenAICompatible: typeof createOpenAICompatible })

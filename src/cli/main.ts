@@ -20,6 +20,7 @@ import { registerCalibrate } from "./commands/calibrate.js";
 import { registerPlan } from "./commands/plan.js";
 import { registerMcpServe } from "./commands/mcp-serve.js";
 import { registerRepair } from "./commands/repair.js";
+import { registerCache } from "./commands/cache.js";
 
 // Each command lives in its own file under commands/ and is listed here once.
 const commands: RegisterCommand[] = [
@@ -38,6 +39,7 @@ const commands: RegisterCommand[] = [
   registerPlan,
   registerMcpServe,
   registerRepair,
+  registerCache,
 ];
 
 /** Runs the `deputy` command line; resolves to the process exit code. */

@@ -37,10 +37,12 @@ export function renderManifest(
         (n.items.error ? `, ${n.items.error} failed` : "") +
         (n.items.skipped ? `, ${n.items.skipped} skipped` : "") +
         (n.items.escalated ? `, ${n.items.escalated} escalated` : "") +
-        (n.items.reused ? `, ${n.items.reused} already stored` : "")
+        (n.items.reused ? `, ${n.items.reused} already stored` : "") +
+        cachedItems(n.itemDetails)
       : "";
     const time = n.durationMs !== undefined ? ` ${n.durationMs} ms` : "";
-    lines.push(`  ${pad(id, 24)} ${pad(n.status, 9)}${items}${time}`);
+    const cached = n.details?.cached === true ? " (cached)" : "";
+    lines.push(`  ${pad(id, 24)} ${pad(n.status, 9)}${items}${cached}${time}`);
     for (const e of n.errors.slice(0, 3))
       lines.push(`      ${e.item !== undefined ? `item ${e.item}: ` : ""}${e.code}: ${e.message}`);
     if (n.errors.length > 3) lines.push(`      … and ${n.errors.length - 3} more errors (--json for all)`);
@@ -127,6 +129,13 @@ export function printRunResult(
         : renderManifest(manifest, storeHint, toolSourcesOf(tools)),
     );
   ctx.setExitCode(exitCodeFor(manifest.status));
+}
+
+/** `, N from the cache` when items reused cached tool results (`cache: { ttl }`). */
+function cachedItems(details: Record<number, Record<string, unknown>> | undefined): string {
+  let n = 0;
+  for (const d of Object.values(details ?? {})) if (d.cached === true) n++;
+  return n ? `, ${n} from the cache` : "";
 }
 
 /** One run event as a JSON line (`--events`), its sequence number first. */

@@ -15,7 +15,7 @@ export {
   type PlanNodeInput,
 } from "./node-types.js";
 export { createHost, type DeputyHost, type HostOptions } from "./host.js";
-export { resumeRun, runPlan, type ResumeOptions, type RunOptions } from "./run.js";
+export { resumeRun, runPlan, withProposalCache, type ResumeOptions, type RunOptions } from "./run.js";
 export { startPlan, startResume, type PlanRun, type PlanRunEvent } from "./start-plan.js";
 export { plan, type PlanBuilderOptions } from "./plan-builder.js";
 export { delegateToPlan, type DelegateToPlanOptions } from "./delegate-to-plan.js";

@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { McpSourceError } from "../errors/mcp-source-error.js";
+import { checkMcpHeaderOrigins } from "../mcp/mcp-headers.js";
 import { isMcpSpec, parseMcpSpec, redactMcpSpec } from "../mcp/mcp-source-spec.js";
 import type { NodeType } from "../plan/node-type.js";
 import type { Tool } from "../tools/define-tool.js";
@@ -26,17 +27,27 @@ export interface ToolSources {
  * `mcp+http(s)://…`, see `parseMcpSpec`). An MCP tool whose name clashes with a module's tool or another
  * server's gets its server's name in front. A stdio server starts in `cwd` (the run's directory, also on a
  * resume) with this process's environment, as a command typed in the shell would: that is what a user who
- * writes `API_KEY=… deputy run --tools "mcp:stdio:server"` expects.
+ * writes `API_KEY=… deputy run --tools "mcp:stdio:server"` expects. `headers` (`--mcp-header`) go with every
+ * request to the servers over HTTP, which must then be of one origin; they are a secret, and never part of
+ * `recorded`.
  */
 export async function loadToolSources(
   values: readonly string[],
-  context: { cwd?: string } = {},
+  context: { cwd?: string; headers?: Record<string, string> } = {},
 ): Promise<ToolSources> {
   const tools: Tool[] = [];
   const recorded: string[] = [];
   const specs: string[] = [];
   let agents: Record<string, unknown> | undefined;
   const nodeTypes: NodeType<any>[] = [];
+  // Before anything is imported or started: headers go to the servers over HTTP of one origin only.
+  if (context.headers)
+    checkMcpHeaderOrigins(
+      values.filter(isMcpSpec).flatMap((spec) => {
+        const server = parseMcpSpec(spec);
+        return "url" in server ? [String(server.url)] : [];
+      }),
+    );
   for (const value of values) {
     if (isMcpSpec(value)) {
       specs.push(value);
@@ -64,7 +75,8 @@ export async function loadToolSources(
       Object.entries(process.env).filter((e): e is [string, string] => typeof e[1] === "string"),
     );
     const cwd = context.cwd ?? process.cwd();
-    const servers = specs.map((spec) => parseMcpSpec(spec, { env, cwd }));
+    const headers = context.headers;
+    const servers = specs.map((spec) => parseMcpSpec(spec, { env, cwd, ...(headers ? { headers } : {}) }));
     // Loaded only when a server is named: the MCP SDK is not needed otherwise.
     const { mcpTools } = await import("../mcp/mcp-tools.js");
     const mcp = await mcpTools(servers, { besides: tools });

@@ -123,6 +123,9 @@ export async function claimResume(
           delegate: o.delegate ?? (meta.delegates as string[] | undefined),
           traces: o.traces ?? (meta.traces as string | undefined),
           allowDelegateSideEffects: o.allowDelegateSideEffects === true,
+          // Never recorded: a resume is given the headers again, as it is given the tools.
+          ...(o.mcpHeader ? { mcpHeader: o.mcpHeader } : {}),
+          ...(o.mcpHeadersFile !== undefined ? { mcpHeadersFile: o.mcpHeadersFile } : {}),
         });
         try {
           const planPath = o.plan ?? (meta.plan as string | undefined);

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import type { ToolCallDelegate } from "../delegate/protocol.js";
+import { checkMcpHeaderOrigins, mcpHeadersOf } from "../mcp/mcp-headers.js";
 import { isMcpSpec } from "../mcp/mcp-source-spec.js";
 import type { NodeType } from "../plan/node-type.js";
 import { checkTracePath } from "../traces/check-trace-path.js";
@@ -18,6 +19,10 @@ export interface RunFlags {
   delegate?: string[];
   traces?: string;
   allowDelegateSideEffects?: boolean;
+  /** `--mcp-header 'Name: value'`, repeatable: sent to the MCP servers over HTTP; never kept with the run. */
+  mcpHeader?: readonly string[];
+  /** `--mcp-headers-file FILE`: more such headers, one a line. */
+  mcpHeadersFile?: string;
 }
 
 /**
@@ -74,8 +79,14 @@ export async function setupRun(
   const sources = toolSourcesOf(flags.tools);
   let recorded: string[] = [];
   try {
+    // Headers are a secret: they reach the MCP servers and nothing else (not `options.meta`, the run's record).
+    const headers = mcpHeadersOf(flags);
+    if (headers && !sources.length) checkMcpHeaderOrigins([]);
     if (sources.length) {
-      const loaded = await loadToolSources(sources, flags.cwd ? { cwd: flags.cwd } : {});
+      const loaded = await loadToolSources(sources, {
+        ...(flags.cwd ? { cwd: flags.cwd } : {}),
+        ...(headers ? { headers } : {}),
+      });
       closeTools = loaded.close;
       options.tools = loaded.tools;
       recorded = loaded.recorded;

@@ -6,11 +6,19 @@ import { continueRun, startRun } from "../plan/run-plan.js";
 import type { RunStore } from "../store/run-store.js";
 import { redactRecord } from "../traces/redact.js";
 import { createHost, type HostOptions } from "./host.js";
+import { cacheProposals } from "../delegate/backends/cached-delegate.js";
 import type { PlanInput } from "./node-types.js";
 
 /** Options of {@link runPlan}: what the run is wired with, plus how it goes. */
 export interface RunOptions<Extra extends NodeType<any> = NodeType<any>>
-  extends HostOptions<Extra>, Omit<EngineOptions, "host" | "nodeTypes"> {}
+  extends HostOptions<Extra>, Omit<EngineOptions, "host" | "nodeTypes"> {
+  /**
+   * Reuse the proposals of delegate levels whose decoding is deterministic (`CachedDelegate`): in this process,
+   * and through the run store's cache table across runs and resumes. The gate judges a reused proposal as a fresh
+   * one. Default `true`; `false` asks the model every time.
+   */
+  proposalCache?: boolean;
+}
 
 /** Options of {@link resumeRun}: those of a run, plus the store it is in and the plan to check against it. */
 export interface ResumeOptions extends Omit<RunOptions, "runId" | "artifacts" | "store"> {
@@ -42,7 +50,7 @@ export function runPlan<Extra extends NodeType<any> = never>(
 /** A plan only known at run time: `unknown` or `any` (a parsed file, a model's answer), validated as any other. */
 export function runPlan<const P>(plan: UntypedPlan<P>, options: RunOptions): Promise<RunManifest>;
 export function runPlan(input: unknown, options: RunOptions): Promise<RunManifest> {
-  return startRun(input, { redact: redactRecord, ...options, ...createHost(options) });
+  return startRun(input, { redact: redactRecord, ...options, ...createHost(withProposalCache(options)) });
 }
 
 /**
@@ -51,5 +59,14 @@ export function runPlan(input: unknown, options: RunOptions): Promise<RunManifes
  * that were resolved are applied. A plan whose fingerprint changed is refused.
  */
 export function resumeRun(runId: string, options: ResumeOptions): Promise<RunManifest> {
-  return continueRun(runId, { redact: redactRecord, ...options, ...createHost(options) });
+  return continueRun(runId, { redact: redactRecord, ...options, ...createHost(withProposalCache(options)) });
+}
+
+/** The options with each deterministic delegate level wrapped in the proposal cache (see `proposalCache`). */
+export function withProposalCache<O extends Pick<RunOptions, "delegates" | "store" | "proposalCache">>(
+  options: O,
+): O {
+  if (options.proposalCache === false || !options.delegates?.length) return options;
+  const store = options.store;
+  return { ...options, delegates: options.delegates.map((d) => cacheProposals(d, { store })) };
 }

@@ -7,6 +7,7 @@ import { acceptGate } from "./accept-gate.js";
 import type { ProposalTrust, ToolCallDelegate } from "./protocol.js";
 import { trustSignals, withTrust } from "./proposal-trust.js";
 import { ScriptedDelegate } from "./scripted-delegate.js";
+import { cacheProposals } from "./backends/cached-delegate.js";
 
 // A delegate node whose backends carry trust models fitted here from generated decisions: the gate holds the
 // trusted probability, not the raw confidence, to the model's threshold and to the node's min_confidence.
@@ -214,6 +215,16 @@ describe("the gate's trust check", () => {
     const never: ProposalTrust = { threshold: 1, probability: () => 0 };
     expect(gate(never, 0.99).verdict).toBe("low_confidence");
     expect(gate(never, 0.99, { checks: { confidence: false, guard: false } }).verdict).toBe("accepted");
+  });
+
+  it("a level behind the proposal cache keeps its trust model (a reused proposal is judged as a fresh one)", () => {
+    const level = withTrust(
+      Object.assign(new ScriptedDelegate({ entries: [] }), { cacheIdentity: "fixed" }),
+      underconfident,
+    );
+    const cached = cacheProposals(level);
+    expect(cached).not.toBe(level);
+    expect(cached.trust).toBe(underconfident);
   });
 
   it("a trust model that throws or answers out of range leaves the proposal unscored, never a crash", () => {

@@ -94,3 +94,9 @@ export {
   type HttpProposeCall,
 } from "./backends/http-delegate.js";
 export { CalibratedDelegate } from "./backends/calibrated-delegate.js";
+export {
+  CachedDelegate,
+  cacheProposals,
+  proposalCacheKey,
+  type CachedDelegateOptions,
+} from "./backends/cached-delegate.js";

@@ -13,6 +13,8 @@ export interface ProposalEvent extends RunCoordinates, HopSummary {
   type: "proposal-end";
   /** The proposed tool, when one was named. */
   tool?: string;
+  /** Set when the proposal was reused from the proposal cache: no model was asked. */
+  cached?: true;
 }
 
 /** `deputy:proposal`: every proposal hop of every delegate node, with its verdict. */

@@ -42,6 +42,13 @@ export interface ToolCallDelegate {
   /** Most characters of instruction + facts (as sorted JSON) it accepts; longer input is never truncated. */
   readonly maxInputChars: number;
   propose(request: ProposeRequest): Promise<Proposal>;
+  /**
+   * What makes its proposals repeatable, when they are: a digest of the model and of every option that changes
+   * a proposal, present only when decoding is deterministic (greedy, or a fixed seed), so the same request always
+   * gets the same proposal. Then `CachedDelegate` may reuse one (the gate still judges it). `undefined` (the
+   * default): its proposals may differ for the same request, and are never cached.
+   */
+  readonly cacheIdentity?: string | undefined;
   /** Frees what the backend holds. Idempotent. */
   close(): Promise<void>;
   /** Reports a proposal schema the backend cannot enforce (checked at validation time, not mid-run). */

@@ -61,6 +61,7 @@ export async function recordProposal(
       ...(typeof proposal?.name === "string" ? { tool: redactText(proposal.name) } : {}),
       confidence: proposal?.confidence ?? null,
       latencyMs: judged.latencyMs,
+      ...(proposal?.cached ? { cached: true } : {}),
     };
     proposalChannel.publish(event);
   }

@@ -6,6 +6,7 @@ import type { Proposal, ProposeRequest, ToolCallDelegate, ToolSpec } from "../de
 import { DistilledPredictor } from "./distilled-predictor.js";
 import { loadModelFile, validateModel, type DistilledModelData } from "./model-file.js";
 import { toolIncompatibility } from "./tool-compatibility.js";
+import { identityDigest } from "../delegate/backends/cached-delegate.js";
 import { EmbeddingBatcher } from "./embedding-batcher.js";
 import { encoderText } from "./encoder-input.js";
 import { GgufTextEncoder, type GgufTextEncoderOptions } from "./gguf-text-encoder.js";
@@ -57,6 +58,7 @@ export class DistilledDelegate implements ToolCallDelegate {
   readonly #batcher: EmbeddingBatcher | undefined;
   readonly #ownedEncoder: TextEncoder | undefined;
   #closed = false;
+  #identity: string | undefined;
 
   /**
    * A delegate for a model file or model. A model trained with an encoder needs `options.encoder` as an open
@@ -83,6 +85,14 @@ export class DistilledDelegate implements ToolCallDelegate {
     this.maxTools = positive("maxTools", options.maxTools) ?? Math.max(1, this.model.tools.length);
     this.maxInputChars = positive("maxInputChars", options.maxInputChars) ?? 20_000;
     this.#predictor = new DistilledPredictor(this.model);
+  }
+
+  /**
+   * A digest of the model (its weights, tools and encoder): a distilled model always gives the same proposal for
+   * the same request, so `CachedDelegate` may reuse them. Computed once, on first use.
+   */
+  get cacheIdentity(): string {
+    return (this.#identity ??= identityDigest(["distilled", this.model]));
   }
 
   async propose(request: ProposeRequest): Promise<Proposal> {

@@ -1,7 +1,7 @@
 import type { JobHelpers, Task } from "graphile-worker";
 import { DeputyError, serializeError } from "../errors/deputy-error.js";
 import { RunError } from "../errors/run-error.js";
-import { createHost, type RunOptions } from "../compose/index.js";
+import { createHost, withProposalCache, type RunOptions } from "../compose/index.js";
 import { executeWith } from "../plan/engine-context.js";
 import type { UnitOutcome, WorkUnit } from "../plan/node-executor.js";
 import type { ExecutionPlan } from "../plan/plan-schema.js";
@@ -9,6 +9,8 @@ import type { PostgresRunStore } from "../store/postgres-run-store.js";
 import { storeUnitOutcomeQuery, unitCheckQuery } from "../store/postgres-unit-results.js";
 
 import type { TemplateScope } from "../runtime/template.js";
+import { systemClock } from "../runtime/clock.js";
+import { redactRecord } from "../runtime/redact-value.js";
 import { parsePlan } from "../plan/validate-plan.js";
 import { doneMessage, UNIT_DONE_CHANNEL } from "./job-dispatcher.js";
 import type { UnitPayload } from "./unit-payload.js";
@@ -37,7 +39,15 @@ export function createUnitTask(
   /** Where the unit's checks and outcome go: the worker's queue connections (see `queuePool`). */
   queue: UnitQueue = store.pool,
 ): Task {
-  const host: Host = createHost(options);
+  // Deterministic delegate levels reuse proposals through the store's cache, as the run's own process does.
+  const made = createHost(withProposalCache({ ...options, store }));
+  // Tool nodes with `cache` share the store's cache table with every worker and the run's own process.
+  const resultCache = {
+    store,
+    now: options._internal?.now ?? systemClock,
+    redact: options.redact ?? redactRecord,
+  };
+  const host: Host = { ...made, host: { ...made.host, resultCache } };
   const plans = new Map<string, Promise<ExecutionPlan>>();
 
   const planOf = (runId: string): Promise<ExecutionPlan> => {

@@ -74,7 +74,11 @@ export function enableOpenTelemetry(options: OpenTelemetryBridgeOptions = {}): (
       };
       nodes.set(key, tracer.startSpan(`node ${e.nodeId}`, { attributes }, under(runs.get(e.runId))));
     } else if (e.type === "item-end") {
-      nodes.get(key)?.addEvent("item-end", { "deputy.index": e.index, "deputy.status": e.status });
+      nodes.get(key)?.addEvent("item-end", {
+        "deputy.index": e.index,
+        "deputy.status": e.status,
+        ...(e.cached ? { "deputy.cached": true } : {}),
+      });
     } else if (e.type === "escalation-open") {
       nodes.get(key)?.addEvent("escalation-open", {
         ...(e.item === undefined ? {} : { "deputy.index": e.item }),
@@ -84,7 +88,11 @@ export function enableOpenTelemetry(options: OpenTelemetryBridgeOptions = {}): (
       const span = nodes.get(key);
       nodes.delete(key);
       if (!span) return;
-      span.setAttributes({ "deputy.status": e.status, "deputy.duration_ms": e.durationMs });
+      span.setAttributes({
+        "deputy.status": e.status,
+        "deputy.duration_ms": e.durationMs,
+        ...(e.cached ? { "deputy.cached": true } : {}),
+      });
       if (e.status === "error" || e.status === "blocked")
         span.setStatus({ code: SpanStatusCode.ERROR, message: e.status });
       span.end();
@@ -101,6 +109,7 @@ export function enableOpenTelemetry(options: OpenTelemetryBridgeOptions = {}): (
       ...(e.tool === undefined ? {} : { "deputy.tool": e.tool }),
       ...(e.confidence === null ? {} : { "deputy.confidence": e.confidence }),
       "deputy.latency_ms": e.latencyMs,
+      ...(e.cached ? { "deputy.cached": true } : {}),
     };
     const node = nodes.get(nodeKey(e.runId, e.nodeId));
     if (node) node.addEvent("proposal", attributes);

@@ -25,6 +25,8 @@ export interface McpSpecContext {
   env?: Record<string, string>;
   /** The directory a stdio server starts in. Default: this process's. */
   cwd?: string;
+  /** Headers every request to a server over HTTP carries (`--mcp-header`). Default: none. */
+  headers?: Record<string, string>;
 }
 
 /** A `--tools mcp:…` value as the server options of `mcpTools`; a malformed one is `MCP_SOURCE_INVALID`. */
@@ -45,7 +47,11 @@ export function parseMcpSpec(spec: string, context: McpSpecContext = {}): McpSer
     } catch {
       throw bad("has no valid URL");
     }
-    return { url: url.href, ...(trusted ? { trusted } : {}) };
+    return {
+      url: url.href,
+      ...(context.headers ? { headers: context.headers } : {}),
+      ...(trusted ? { trusted } : {}),
+    };
   }
   const split = splitWords(match[2] ?? "");
   if (typeof split === "string") throw bad(split);

@@ -1,13 +1,14 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createMcpHandler } from "@modelcontextprotocol/server";
+import { createMcpHandler, isLegacyRequest } from "@modelcontextprotocol/server";
 import {
   localhostHostValidation,
   localhostOriginValidation,
   toNodeHandler,
 } from "@modelcontextprotocol/node";
 import { InvalidOptionError } from "../errors/invalid-option-error.js";
+import { legacySessions, type LegacySessions } from "./serve-http-sessions.js";
 import type { PlanServer } from "./serve-plans.js";
 
 /** Options of {@link servePlansHttp}. */
@@ -45,9 +46,10 @@ export interface BoundPlanPort {
 }
 
 /**
- * Serves a plan server over Streamable HTTP on 127.0.0.1 only: the SDK's handler (the current protocol
- * revision, and the 2025 one statelessly), behind its loopback `Host` and `Origin` checks, which defeat DNS
- * rebinding and cross-site requests from a browser. A port in use is an `InvalidOptionError`.
+ * Serves a plan server over Streamable HTTP on 127.0.0.1 only: the SDK's handler for the current protocol
+ * revision, and 2025-era clients in sessions (so that their cancellations reach the run, see
+ * `legacySessions`), behind the SDK's loopback `Host` and `Origin` checks, which defeat DNS rebinding and
+ * cross-site requests from a browser. A port in use is an `InvalidOptionError`.
  */
 export async function servePlansHttp(
   plans: PlanServer,
@@ -69,6 +71,7 @@ export async function listenForPlans(options: ServePlansHttpOptions = {}): Promi
     throw new InvalidOptionError("token", "a string of at least 16 characters", "(hidden)");
   const expected = options.token === undefined ? undefined : digest(options.token);
   let handle: ReturnType<typeof toNodeHandler> | undefined;
+  let stopServing = async () => {};
   const validHost = localhostHostValidation();
   const validOrigin = localhostOriginValidation();
   const server = createServer((req, res) => {
@@ -97,16 +100,28 @@ export async function listenForPlans(options: ServePlansHttpOptions = {}): Promi
   await listen(server, port);
   const bound = (server.address() as AddressInfo).port;
   const url = `http://127.0.0.1:${bound}${path}`;
-  const close = () =>
-    new Promise<void>((resolve) => {
+  const close = async () => {
+    await stopServing();
+    await new Promise<void>((resolve) => {
       server.close(() => resolve());
       server.closeAllConnections();
     });
+  };
   return {
     url,
     port: bound,
     serve(plans) {
-      handle = toNodeHandler(createMcpHandler(() => plans.createServer()));
+      const factory = () => plans.createServer();
+      const modern = createMcpHandler(factory, { legacy: "reject" });
+      const legacy: LegacySessions = legacySessions(factory);
+      handle = toNodeHandler({
+        fetch: async (request, options) =>
+          (await isLegacyRequest(request)) ? legacy.fetch(request) : modern.fetch(request, options),
+      });
+      stopServing = async () => {
+        await legacy.close();
+        await modern.close();
+      };
       return { url, port: bound, close };
     },
     close,

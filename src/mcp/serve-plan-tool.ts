@@ -1,7 +1,10 @@
 import { TOOL_NAME } from "../agents/contract.js";
+import { delegateNodeType } from "../delegate/delegate-node-type.js";
 import { InputFileError } from "../errors/input-file-error.js";
 import type { PlanIssue } from "../errors/plan-validation-error.js";
-import type { ExecutionPlan } from "../plan/plan-schema.js";
+import type { NodeType } from "../plan/node-type.js";
+import type { BaseNode, ExecutionPlan } from "../plan/plan-schema.js";
+import { toolNodeType } from "../plan/tool-node-type.js";
 import { validatePlan, type ValidateOptions, type ValidationReport } from "../plan/validate-plan.js";
 import type { JsonSchema } from "../schema/json-schema.js";
 import { compileSchema } from "../schema/validator.js";
@@ -25,6 +28,11 @@ export interface ServedPlanTool {
   declaredInputs: JsonSchema | undefined;
   /** The validation report of `plan`, handed to every run so the plan is not validated again per call. */
   report: ValidationReport;
+  /**
+   * `true` when no node of the plan can call a side-effecting tool (see {@link readOnlyPlan}): the tool is
+   * then listed with `annotations.readOnlyHint: true`.
+   */
+  readOnly: boolean;
 }
 
 /**
@@ -69,9 +77,26 @@ export function servedPlanTools(
       plan,
       declaredInputs,
       report,
+      readOnly: readOnlyPlan(parsed, validate),
     });
   });
   return tools;
+}
+
+/**
+ * Whether no node of the plan can call a side-effecting tool: every node is a tool or a delegate node (any other
+ * type — an agent, a node type of the host's own — may do anything), and every tool one can call (a tool node's
+ * tool, each of a delegate node's candidates, which is also all a person's decision may call) is delegate-safe
+ * as the host defines it (an MCP server's `readOnlyHint` counts only from a trusted server). What a client
+ * reads in `readOnlyHint` is then what deputy itself relies on to let a model call a tool unasked.
+ */
+export function readOnlyPlan(plan: ExecutionPlan, { host, nodeTypes }: ValidateOptions): boolean {
+  const readOnlyTypes: readonly NodeType<any>[] = [toolNodeType, delegateNodeType];
+  return (plan.nodes as BaseNode[]).every((node) => {
+    const type = nodeTypes.get(node.type ?? nodeTypes.implicit ?? "");
+    if (!type || !readOnlyTypes.includes(type)) return false;
+    return (type.tools?.(node) ?? []).every((name) => host.tools.find(name)?.delegateSafe === true);
+  });
 }
 
 /** The tool's input schema: the plan's `inputs`, an object whose unknown keys are refused (as `deputy run` refuses them). */

@@ -249,8 +249,7 @@ describe("servePlans over Streamable HTTP", () => {
   });
 
   it("stops a run whose request the client cancels: the step in flight is committed, the run is resumable", async () => {
-    // In one session (stdio, or here a linked pair in memory): over stateless HTTP a cancellation reaches
-    // another server instance than the call's, so there it is not honoured (docs/tools.md).
+    // In one session (stdio, or here a linked pair in memory); over HTTP see serve-plans-progress.test.ts.
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await plans.createServer().connect(serverSide);
     const session = new Client({ name: "test", version: "1.0.0" });

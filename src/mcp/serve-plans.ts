@@ -1,6 +1,7 @@
 import { McpServer, type CallToolResult, type StandardSchemaWithJSON } from "@modelcontextprotocol/server";
 import { checkPlanInputs } from "../authoring/plan-inputs.js";
 import { createHost, type HostOptions } from "../compose/index.js";
+import type { RunEvent } from "../plan/run-events.js";
 import { buildManifest } from "../plan/run-manifest.js";
 import { newRunId, startRun } from "../plan/run-plan.js";
 import { redactRecord } from "../runtime/redact-value.js";
@@ -11,6 +12,7 @@ import type { RunStartFacts } from "../store/run-options-record.js";
 import type { RunStore } from "../store/run-store.js";
 import { InvalidOptionError } from "../errors/invalid-option-error.js";
 import { servedPlanTools, type ServedPlanTool } from "./serve-plan-tool.js";
+import { progressOfRun } from "./serve-progress.js";
 import { RUN_STATUS_TOOL, runAnswer, toolError, type DecideHints } from "./serve-run-answer.js";
 
 export type { ServedPlanTool } from "./serve-plan-tool.js";
@@ -43,6 +45,11 @@ export interface ServePlansOptions extends HostOptions {
    * server started (since it started), so a caller cannot read the runs of others who share the store.
    */
   statusOfAnyRun?: boolean;
+  /**
+   * Told when a client cancels the request of a run in flight, or goes away while it runs: the run then stops
+   * as on SIGINT (what is in flight is committed; it ends `interrupted`, resumable). Default: nothing.
+   */
+  onCancel?: (run: { runId: string; plan: string }) => void;
   /** @internal Deterministic run ids for tests. */
   _internal?: { newRunId?: () => string };
 }
@@ -106,6 +113,7 @@ export function servePlans(options: ServePlansOptions): PlanServer {
     tool: ServedPlanTool,
     args: unknown,
     signal: AbortSignal,
+    progress: ProgressSender | undefined,
   ): Promise<CallToolResult> => {
     if (stop.signal.aborted) return toolError("The server is shutting down; no new run starts.");
     if (typeof args !== "object" || args === null || Array.isArray(args))
@@ -128,14 +136,24 @@ export function servePlans(options: ServePlansOptions): PlanServer {
       // A cancelled request stops the run gracefully: what is in flight is committed, and it stays resumable.
       stop: AbortSignal.any([stop.signal, signal]),
       signal: abort.signal,
+      ...(progress ? { onEvent: progress.onEvent } : {}),
       meta: { ...options.meta, ...(tool.source ? { plan: tool.source } : {}) },
     });
     inFlight.add(run);
+    const cancelled = () => {
+      if (!stop.signal.aborted) options.onCancel?.({ runId, plan: tool.name });
+    };
+    if (signal.aborted) cancelled();
+    else signal.addEventListener("abort", cancelled, { once: true });
     try {
-      return runAnswer(await run, tool, decide);
+      const manifest = await run;
+      // The answer after the last notification: a client drops progress that comes after its answer.
+      await progress?.sent();
+      return runAnswer(manifest, tool, decide);
     } catch (error) {
       return toolError(`Run ${runId} of \`${tool.name}\` could not run: ${oneLine(error)}`);
     } finally {
+      signal.removeEventListener("abort", cancelled);
       inFlight.delete(run);
     }
   };
@@ -176,8 +194,12 @@ export function servePlans(options: ServePlansOptions): PlanServer {
       for (const tool of tools)
         server.registerTool(
           tool.name,
-          { description: tool.description, inputSchema: acceptAnything(tool.inputSchema) },
-          (args, ctx) => runTool(tool, args, ctx.mcpReq.signal),
+          {
+            description: tool.description,
+            inputSchema: acceptAnything(tool.inputSchema),
+            ...(tool.readOnly ? { annotations: { readOnlyHint: true } } : {}),
+          },
+          (args, ctx) => runTool(tool, args, ctx.mcpReq.signal, progressTo(ctx.mcpReq)),
         );
       server.registerTool(
         RUN_STATUS_TOOL,
@@ -202,6 +224,33 @@ export function servePlans(options: ServePlansOptions): PlanServer {
       await Promise.allSettled([...inFlight]);
       clearTimeout(timer);
     },
+  };
+}
+
+/** A run's events as progress notifications, and when the last one was sent. */
+interface ProgressSender {
+  onEvent: (event: RunEvent) => void;
+  sent(): Promise<void>;
+}
+
+/**
+ * The run's progress as `notifications/progress` to a client that asked for it (a `progressToken` in the
+ * request's `_meta`), else nothing. Sent one after another, in order; one that cannot be sent (the client went
+ * away) is dropped: the run goes on, as it does for a client that never asked.
+ */
+function progressTo(request: {
+  _meta?: { progressToken?: string | number };
+  notify: (n: { method: "notifications/progress"; params: Record<string, unknown> }) => Promise<void>;
+}): ProgressSender | undefined {
+  const progressToken = request._meta?.progressToken;
+  if (progressToken === undefined) return undefined;
+  let last = Promise.resolve();
+  return {
+    onEvent: progressOfRun((p) => {
+      const params = { progressToken, ...p };
+      last = last.then(() => request.notify({ method: "notifications/progress", params })).catch(() => {});
+    }),
+    sent: () => last,
   };
 }
 

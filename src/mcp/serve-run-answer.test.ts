@@ -114,4 +114,16 @@ describe("runAnswer", () => {
       { numRuns: 200 },
     );
   });
+
+  it("names in the resume line the headers a resume needs again, by their file or name, never a value", () => {
+    const paused = manifest("interrupted", { a: { status: "pending" } });
+    const hints = {
+      store: "/srv/runs.db",
+      tools: ["mcp+https://tools.example.com/mcp"],
+      resumeArgs: ["--mcp-headers-file", "/srv/my headers.txt", "--mcp-header", "Authorization: …"],
+    };
+    expect(answer(runAnswer(paused, tool, hints)).resume).toBe(
+      "deputy resume r1 --store /srv/runs.db --tools mcp+https://tools.example.com/mcp --mcp-headers-file '/srv/my headers.txt' --mcp-header 'Authorization: …'",
+    );
+  });
 });

@@ -25,6 +25,11 @@ export interface DecideHints {
    * never the ones its run record names). Default: none.
    */
   tools?: readonly string[];
+  /**
+   * More arguments for the `deputy resume` command line, as words (`["--mcp-headers-file", "/srv/h.txt"]`); never a
+   * secret: `deputy mcp serve` names an `--mcp-header` by its name only (`Authorization: …`). Default: none.
+   */
+  resumeArgs?: readonly string[];
 }
 
 /**
@@ -55,7 +60,9 @@ export function runAnswer(
   const { runId, status } = manifest;
   const head = { runId, plan: manifest.plan, status };
   const store = hints.store ? ` --store ${quoteArg(hints.store)}` : "";
-  const tools = (hints.tools ?? []).map((t) => ` --tools ${quoteArg(t)}`).join("");
+  const tools =
+    (hints.tools ?? []).map((t) => ` --tools ${quoteArg(t)}`).join("") +
+    (hints.resumeArgs ?? []).map((a) => ` ${quoteArg(a)}`).join("");
   const result =
     tool.returns !== undefined && Object.hasOwn(manifest.artifacts, tool.returns)
       ? { result: manifest.artifacts[tool.returns] }

@@ -76,6 +76,7 @@ export type {
   RunStore,
   RunSummary,
 } from "../store/run-store.js";
+export type { CacheClearOptions, CacheEntry } from "../store/cache-entry.js";
 export { SqliteRunStore, type SqliteRunStoreOptions } from "../store/sqlite-run-store.js";
 export { parsePlan, validatePlan, type ValidateOptions, type ValidationReport } from "./validate-plan.js";
 export { PostgresRunStore, type PostgresRunStoreOptions } from "../store/postgres-run-store.js";

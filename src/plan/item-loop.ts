@@ -267,6 +267,7 @@ export class ItemLoop {
         done: this.done,
         total: this.list.length,
         ...(spend ? { spend } : {}),
+        ...(details?.cached === true ? { cached: true } : {}),
       });
     }
     return undefined;

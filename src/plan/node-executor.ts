@@ -5,6 +5,7 @@ import type { AgentResolver, BudgetScope } from "./host-capabilities.js";
 import type { BaseNode, ExecutionPlan } from "./plan-schema.js";
 import type { Escalation, NodeStatus, Resolution } from "../store/run-state.js";
 import type { TemplateScope } from "../runtime/template.js";
+import type { ResultCacheHost } from "./result-cache-host.js";
 
 /**
  * What the engine offers every executor: the tools, the agents by name, the budget scope — and whatever else the
@@ -20,6 +21,8 @@ export interface ExecutionHost {
   agents: AgentResolver;
   /** The budget this run spends from when an agent delegated to it; none at top level. */
   budget: BudgetScope | undefined;
+  /** Where tool nodes with `cache` keep results: set by the engine for each run; none, nothing is cached. */
+  resultCache?: ResultCacheHost;
   /** The capabilities of the host's node types, by name (typed where each type declares them). */
   [capability: string]: unknown;
 }

@@ -242,6 +242,7 @@ async function runNode(ctx: EngineContext, node: BaseNode): Promise<NodeStatus> 
       durationMs: record.durationMs!,
       ...(record.error ? { error: ctx.state.nodes[node.id]?.error ?? record.error } : {}),
       ...(spend ? { spend } : {}),
+      ...(record.details?.cached === true ? { cached: true } : {}),
     });
   }
   return record.status;

@@ -24,6 +24,8 @@ export type RunEvent = { seq: number } & (
       error?: SerializedError;
       /** What the node spent, summed over its items (as its node type reads it: `NodeType.spend`). */
       spend?: Spend;
+      /** Set when the node's result came from the cache (a tool node's `cache`): no tool was called. */
+      cached?: true;
     }
   /** A `for_each` item was handed to its node type (an item reused from an earlier attempt has none). */
   | { type: "item-start"; runId: string; nodeId: string; index: number }
@@ -37,6 +39,8 @@ export type RunEvent = { seq: number } & (
       total: number;
       /** What the item spent, when its node type reports spend. */
       spend?: Spend;
+      /** Set when the item's result came from the cache (a tool node's `cache`): no tool was called. */
+      cached?: true;
     }
   /** A node or item paused for a decision (`deputy resolve`, the console); once per escalation, not per resume. */
   /** (`verdict`: the gate's verdict that caused it; `reason` redacted as the stored escalation is.) */

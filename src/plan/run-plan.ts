@@ -182,9 +182,15 @@ function context(
     reason: () => new DOMException("execution_timeout", "TimeoutError"),
     unref: true, // never keeps the process alive
   });
+  // deputy's redactor unless the caller brings its own: which entry a program imported must not decide it.
+  const redact = options.redact ?? redactRecord;
   return {
     plan,
-    host,
+    // Tool nodes with `cache` keep results in the run's store (its cache table outlives the run).
+    host: {
+      ...host,
+      resultCache: { store: lease.store, now: () => now().getTime(), redact },
+    },
     nodeTypes,
     store: lease.store,
     persist,
@@ -193,8 +199,7 @@ function context(
     stop: options.stop ?? new AbortController().signal,
     inputs: options.inputs,
     now,
-    // deputy's redactor unless the caller brings its own: which entry a program imported must not decide it.
-    redact: options.redact ?? redactRecord,
+    redact,
     emit: createEmitter(options.onEvent, sequence),
     statuses: dataMap(),
     errors: dataMap(),

@@ -14,7 +14,8 @@ import { toolNodeFields, type ToolNode } from "./tool-node.js";
 /**
  * The `tool` node type: a deterministic call of a registered tool with rendered arguments. It is the implicit
  * type (a node without `type` is a tool node, as in the seed format). Its details: `attempts` when the call was
- * retried; `approval` (`approved` | `rejected`), `decidedBy` and `reason` when the call waited for a person.
+ * retried; `cached: true` when the result came from the cache (`cache: { ttl }`); `approval` (`approved` |
+ * `rejected`), `decidedBy` and `reason` when the call waited for a person.
  */
 export const toolNodeType = defineNodeType({
   name: "tool",
@@ -26,6 +27,7 @@ export const toolNodeType = defineNodeType({
   executor: toolNodeExecutor,
   details: z.strictObject({
     attempts: z.int().min(1).optional(),
+    cached: z.literal(true).optional(),
     // A call that waited for approval: the person's decision, who made it and (a rejection's) reason.
     approval: z.enum(["approved", "rejected"]).optional(),
     decidedBy: z.string().optional(),
@@ -55,6 +57,15 @@ function checkToolNode(node: ToolNode, host: ExecutionHost): PlanIssue[] {
     );
     return issues;
   }
+  if (node.cache && !tool.delegateSafe)
+    issues.push(
+      issue(
+        "cache_side_effect",
+        `tool "${tool.name}" is not delegate-safe (read-only), so its results cannot be cached: remove "cache"`,
+        node.id,
+        "cache",
+      ),
+    );
   const props = schemaProperties(tool.parameters);
   for (const req of schemaRequired(tool.parameters)) {
     if (!(req in node.args))

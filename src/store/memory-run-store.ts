@@ -13,10 +13,12 @@ import {
 import type { RunRecord, StoredRun } from "./run-state.js";
 import { RunError } from "../errors/run-error.js";
 import { dataMap } from "../runtime/own.js";
+import { isCleared, isLive, type CacheClearOptions, type CacheEntry } from "./cache-entry.js";
 
 /** Keeps runs in memory: for tests and for runs that need no durability (`--no-store`). */
 export class MemoryRunStore implements RunStore {
   readonly #runs = new Map<string, StoredRun>();
+  readonly #cache = new Map<string, CacheEntry>();
   #closed = false;
 
   async createRun(run: RunRecord, initial: RunMutation[] = []): Promise<void> {
@@ -96,6 +98,28 @@ export class MemoryRunStore implements RunStore {
     const state = this.#runs.get(runId);
     if (!state) throw new RunError("RUN_NOT_FOUND", `No run ${runId} in this store.`, { runId });
     return structuredClone(pageItems(state, nodeId, options));
+  }
+
+  async getCached(key: string, now: number): Promise<CacheEntry | undefined> {
+    this.#assertOpen();
+    const entry = this.#cache.get(key);
+    return entry && isLive(entry, now) ? structuredClone(entry) : undefined;
+  }
+
+  async putCached(entry: CacheEntry): Promise<void> {
+    this.#assertOpen();
+    this.#cache.set(entry.key, structuredClone(entry));
+  }
+
+  async clearCache(options?: CacheClearOptions): Promise<number> {
+    this.#assertOpen();
+    let deleted = 0;
+    for (const [key, entry] of this.#cache)
+      if (isCleared(entry, options)) {
+        this.#cache.delete(key);
+        deleted++;
+      }
+    return deleted;
   }
 
   /** Refuses every later call (`STORE_CLOSED`), like a durable store. Idempotent. */

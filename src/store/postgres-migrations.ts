@@ -55,6 +55,17 @@ CREATE INDEX runs_root_run_id ON deputy.runs (root_run_id) WHERE root_run_id IS 
     version: 3,
     sql: `ALTER TABLE deputy.runs ADD COLUMN event_seq integer;`,
   },
+  {
+    // The cache (issue 40): tools' results and delegates' proposals, shared by every process on the store. Times
+    // are epoch milliseconds from the caller's clock, as in the other stores. Statements: postgres-cache.ts.
+    version: 4,
+    sql: `
+CREATE TABLE deputy.cache (
+  key text PRIMARY KEY, scope text NOT NULL, value json NOT NULL, created_at bigint NOT NULL, expires_at bigint
+);
+CREATE INDEX cache_by_scope ON deputy.cache (scope);
+`,
+  },
 ];
 
 /** Applies the migrations not yet applied, under an advisory lock so concurrent first uses do not race. */

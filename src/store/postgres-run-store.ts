@@ -8,6 +8,8 @@ import { migratePostgres } from "./postgres-migrations.js";
 import { readRunOptions } from "./run-options-record.js";
 import { UNIT_RESULTS_PRUNE } from "./postgres-unit-results.js";
 import { applyInOrder, applyWrites, type RunWrite } from "./postgres-mutations.js";
+import type { CacheClearOptions, CacheEntry } from "./cache-entry.js";
+import { clearCacheRows, getCachedRow, putCachedRow } from "./postgres-cache.js";
 import type { ItemRecord, NodeRecord, RunRecord, StoredRun } from "./run-state.js";
 import {
   pageItems,
@@ -251,6 +253,21 @@ export class PostgresRunStore implements RunStore {
       [before.toISOString()],
     );
     return Number(rows[0]!.n);
+  }
+
+  async getCached(key: string, now: number): Promise<CacheEntry | undefined> {
+    await this.#open();
+    return getCachedRow(this.pool, key, now);
+  }
+
+  async putCached(entry: CacheEntry): Promise<void> {
+    await this.#open();
+    await putCachedRow(this.pool, entry);
+  }
+
+  async clearCache(options?: CacheClearOptions): Promise<number> {
+    await this.#open();
+    return clearCacheRows(this.pool, options);
   }
 
   async close(): Promise<void> {

@@ -124,6 +124,9 @@ function hold(store: RunStore, runId: string, owner: string, ttlMs: number, sinc
     prune: (before) => store.prune(before),
     loadSummary: (id) => store.loadSummary(id),
     listItems: (id, node, o) => store.listItems(id, node, o),
+    getCached: (key, now) => store.getCached(key, now),
+    putCached: (entry) => store.putCached(entry),
+    clearCache: (o) => store.clearCache(o),
     close: () => store.close(),
   };
   return {

@@ -9,6 +9,7 @@ import type {
   StoredRun,
 } from "./run-state.js";
 import type { SerializedError } from "../errors/deputy-error.js";
+import type { CacheClearOptions, CacheEntry } from "./cache-entry.js";
 import { dataMap, indexMap, setOwn, toDataMap } from "../runtime/own.js";
 import type { Spend } from "./run-state.js";
 
@@ -25,7 +26,7 @@ export type RunMutation =
   | { kind: "repair"; repair: RepairRecord };
 
 /**
- * Where checkpoints go. Every implementation passes `test/run-store-suite.ts`.
+ * Where checkpoints go. Every implementation passes `test/run-store-suite.ts` and `test/cache-store-suite.ts`.
  *
  * `write` returns once the batch is durable; stores may group concurrent batches into one commit (the SQLite
  * store does), so awaiting each write costs about one commit per group, not per batch.
@@ -63,6 +64,12 @@ export interface RunStore {
   loadSummary(runId: string): Promise<RunSummary | undefined>;
   /** One page of a node's items in index order, optionally of one status, with counts by status over all of them. */
   listItems(runId: string, nodeId: string, options?: ItemPageOptions): Promise<ItemPage>;
+  /** The cache entry under `key` when it is live at `now` (epoch ms); expired or missing: `undefined`. */
+  getCached(key: string, now: number): Promise<CacheEntry | undefined>;
+  /** Stores `entry`, replacing any under its key. */
+  putCached(entry: CacheEntry): Promise<void>;
+  /** Deletes the cache entries `options` selects (all by default); resolves with the number deleted. */
+  clearCache(options?: CacheClearOptions): Promise<number>;
   close(): Promise<void>;
 }
 

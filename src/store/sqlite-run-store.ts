@@ -18,6 +18,8 @@ import { applyMutation, prepareRunStatements, toRunRecord } from "./sqlite-run-r
 import { sqliteTransaction, type SqliteTransaction } from "./sqlite-transaction.js";
 import { dataMap, indexMap, setOwn } from "../runtime/own.js";
 import { TurnBatcher } from "../runtime/turn-batcher.js";
+import type { CacheClearOptions, CacheEntry } from "./cache-entry.js";
+import { SqliteCache } from "./sqlite-cache.js";
 
 /** Options of {@link SqliteRunStore}. */
 export interface SqliteRunStoreOptions {
@@ -45,6 +47,7 @@ export class SqliteRunStore implements RunStore {
   readonly #db: DatabaseSync;
   readonly #stmts;
   readonly #transaction: SqliteTransaction;
+  readonly #cache: SqliteCache;
   /** Writes of one turn, committed together in one transaction (see {@link TurnBatcher}). */
   readonly #writes = new TurnBatcher<Pending>((queue) => this.#flush(queue));
   #closed = false;
@@ -63,6 +66,7 @@ export class SqliteRunStore implements RunStore {
     const db = this.#db;
     this.#stmts = prepareRunStatements(db);
     this.#transaction = sqliteTransaction(db);
+    this.#cache = new SqliteCache(db);
   }
 
   async createRun(run: RunRecord, initial: RunMutation[] = []): Promise<void> {
@@ -246,6 +250,21 @@ export class SqliteRunStore implements RunStore {
         this.#db.prepare(`DELETE FROM runs WHERE run_id IN (${doomed})`).run(cutoff, now).changes,
       );
     });
+  }
+
+  async getCached(key: string, now: number): Promise<CacheEntry | undefined> {
+    this.#assertOpen();
+    return this.#cache.get(key, now);
+  }
+
+  async putCached(entry: CacheEntry): Promise<void> {
+    this.#assertOpen();
+    this.#cache.put(entry);
+  }
+
+  async clearCache(options?: CacheClearOptions): Promise<number> {
+    this.#assertOpen();
+    return this.#cache.clear(options);
   }
 
   async close(): Promise<void> {

@@ -19,6 +19,11 @@ CREATE TABLE IF NOT EXISTS items (
   key TEXT, value TEXT,
   PRIMARY KEY (run_id, node_id, idx)
 ) WITHOUT ROWID;
+-- The cache (cache-entry.ts): created by this schema on open, so older files get it with no migration.
+CREATE TABLE IF NOT EXISTS cache (
+  key TEXT PRIMARY KEY, scope TEXT NOT NULL, value TEXT NOT NULL, created_at INTEGER NOT NULL, expires_at INTEGER
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS cache_by_scope ON cache (scope);
 `;
 
 /** Schema changes after the first version, by the `user_version` they bring the file to. */

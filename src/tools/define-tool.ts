@@ -44,6 +44,12 @@ export interface ToolDefinition<Input extends SchemaInput = SchemaInput, Output 
    */
   annotations?: Readonly<Record<string, string | boolean>>;
   /**
+   * Reuse the tool's result for the same arguments for `ttl` seconds, in tool nodes: the run store keeps it, so
+   * it outlives the run and is shared by every process on the store (a node's own `cache` overrides it). Only
+   * for a `delegateSafe` (read-only) tool. Default: not cached.
+   */
+  cache?: { ttl: number };
+  /**
    * Whether a call waits for a person's approval before it runs (`deputy resolve RUN NODE --approve|--reject`, or
    * the console's inbox): `true` for every call, or a function of the call's arguments answering `true` when this
    * call needs one. It holds wherever the tool is called from a plan: a tool node, and a delegate's accepted call
@@ -63,6 +69,8 @@ export interface Tool {
   readonly sensitive: readonly string[];
   /** See {@link ToolDefinition.annotations}; `undefined` when the tool has none. */
   readonly annotations?: Readonly<Record<string, string | boolean>>;
+  /** See {@link ToolDefinition.cache}; `undefined` when its results are not cached. */
+  readonly cache?: { readonly ttl: number };
   /** See {@link ToolDefinition.needsApproval}; `undefined` when calls need no approval. */
   readonly needsApproval?: ApprovalRule;
   run(args: any, ctx: ToolContext): unknown;
@@ -125,6 +133,7 @@ export function toTool(value: unknown): Tool {
       input,
     );
   }
+  const cache = toolCache(def);
   const needsApproval = def.needsApproval;
   if (
     needsApproval !== undefined &&
@@ -148,7 +157,27 @@ export function toTool(value: unknown): Tool {
     delegateSafe: def.delegateSafe === true,
     sensitive: [...sensitive],
     ...(def.annotations ? { annotations: Object.freeze({ ...def.annotations }) } : {}),
+    ...(cache ? { cache } : {}),
     ...(needsApproval === undefined || needsApproval === false ? {} : { needsApproval }),
     run: def.run.bind(def),
   });
+}
+
+/** A definition's `cache`, checked: a positive number of seconds, and only on a read-only tool. */
+function toolCache(def: Partial<ToolDefinition>): { readonly ttl: number } | undefined {
+  if (def.cache === undefined) return undefined;
+  const ttl = (def.cache as { ttl?: unknown } | null)?.ttl;
+  if (typeof ttl !== "number" || !Number.isFinite(ttl) || ttl <= 0)
+    throw new InvalidOptionError(
+      `tool.cache (${def.name})`,
+      "`{ ttl }` with a positive number of seconds",
+      def.cache,
+    );
+  if (def.delegateSafe !== true)
+    throw new InvalidOptionError(
+      `tool.cache (${def.name})`,
+      "absent on a tool that is not delegateSafe (only a read-only tool's results may be reused)",
+      def.cache,
+    );
+  return Object.freeze({ ttl });
 }

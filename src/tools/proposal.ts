@@ -61,6 +61,11 @@ export interface Proposal {
   selfCheck?: ProposalSelfCheck;
   /** Name of the backend that made it. */
   backend: string;
+  /**
+   * Set when no model was asked: the proposal was reused from the proposal cache (`CachedDelegate`) for the same
+   * rendered task, candidate tools, model and options. `latencyMs` is then the lookup's, and there is no `usage`.
+   */
+  cached?: true;
   latencyMs: number;
   usage?: ProposalUsage;
   /** The model's raw answer, for traces when it could not be parsed. */

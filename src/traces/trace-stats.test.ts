@@ -50,4 +50,17 @@ describe("traceStats", () => {
     expect(percentile([7], 50)).toBe(7);
     expect(traceStats([]).acceptanceRate).toBe(0);
   });
+
+  it("counts proposals reused from the cache and leaves their lookup latency out of the percentiles", () => {
+    const reused = (latencyMs: number): DelegateTrace => ({
+      ...t("c", "local", "accepted", latencyMs, 1),
+      proposal: { name: "x", arguments: {}, confidence: 1, backend: "local", latencyMs, cached: true },
+    });
+    const stats = traceStats([t("c", "local", "accepted", 800, 0), reused(0.01), reused(0.02)]);
+    expect(stats.cached).toBe(2);
+    expect(stats.latencyMs).toEqual({ p50: 800, p95: 800, max: 800 });
+    expect(stats.byBackend.local!.cached).toBe(2);
+    expect(formatTraceStats(stats)).toContain("(2 reused from the proposal cache, not counted)");
+    expect(traceStats([t("c", "local", "accepted", 5)]).cached).toBeUndefined();
+  });
 });

@@ -7,8 +7,10 @@ export interface TraceGroupStats {
   /** accepted / hops (0 when there are none). */
   acceptanceRate: number;
   verdicts: Record<string, number>;
-  /** Nearest-rank percentiles of the hops' latency, in ms. */
+  /** Nearest-rank percentiles of the hops' latency, in ms (proposals reused from the cache left out). */
   latencyMs: { p50: number; p95: number; max: number };
+  /** Proposals reused from the proposal cache (`proposal.cached`), when any: no model was asked. */
+  cached?: number;
 }
 
 /** What `deputy traces stats` reports. */
@@ -28,8 +30,14 @@ export function percentile(sorted: readonly number[], p: number): number {
 
 function group(traces: readonly DelegateTrace[]): TraceGroupStats {
   const verdicts: Record<string, number> = {};
-  for (const t of traces) verdicts[t.verdict] = (verdicts[t.verdict] ?? 0) + 1;
+  let cached = 0;
+  for (const t of traces) {
+    verdicts[t.verdict] = (verdicts[t.verdict] ?? 0) + 1;
+    if (t.proposal?.cached === true) cached++;
+  }
+  // A reused proposal's latency is a lookup's: it says nothing of the model's speed.
   const latencies = traces
+    .filter((t) => t.proposal?.cached !== true)
     .map((t) => t.latencyMs)
     .filter((n) => typeof n === "number")
     .sort((a, b) => a - b);
@@ -40,6 +48,7 @@ function group(traces: readonly DelegateTrace[]): TraceGroupStats {
     acceptanceRate: traces.length === 0 ? 0 : accepted / traces.length,
     verdicts,
     latencyMs: { p50: percentile(latencies, 50), p95: percentile(latencies, 95), max: latencies.at(-1) ?? 0 },
+    ...(cached ? { cached } : {}),
   };
 }
 
@@ -82,7 +91,8 @@ export function formatTraceStats(stats: TraceStats): string {
   const ms = (x: number) => (x < 10 ? x.toFixed(2) : String(Math.round(x)));
   const lines = [
     `${stats.hops} proposals for ${stats.units} units; ${stats.accepted} accepted (${pct(stats.acceptanceRate)} of proposals, ${stats.unitsAccepted}/${stats.units} units)`,
-    `latency p50 ${ms(stats.latencyMs.p50)} ms, p95 ${ms(stats.latencyMs.p95)} ms, max ${ms(stats.latencyMs.max)} ms`,
+    `latency p50 ${ms(stats.latencyMs.p50)} ms, p95 ${ms(stats.latencyMs.p95)} ms, max ${ms(stats.latencyMs.max)} ms` +
+      (stats.cached ? ` (${stats.cached} reused from the proposal cache, not counted)` : ""),
     "",
     "verdicts:",
     ...Object.entries(stats.verdicts)

@@ -3,8 +3,10 @@
  * every subpath of `exports` is imported as ESM and type-checked by tsc (strict, NodeNext, skipLibCheck off).
  *
  * The tarball is unpacked rather than `npm install`ed: an offline install needs the registry's metadata for
- * every dependency, which `npm ci` does not cache; the dependencies are linked from this repository's
- * node_modules instead (resolved like an install would: from the unpacked package's own folder upwards).
+ * every dependency, which `npm ci` does not cache; the dependencies (and the peers an app installs: `ai`,
+ * `zod`) are linked from this repository's node_modules instead (resolved like an install would: from the
+ * unpacked package's own folder upwards). The one test that installs from the registry is the peer range's:
+ * the tarball with the oldest and the newest `ai` and `zod` the ranges allow (docs/library.md).
  */
 import { execFileSync } from "node:child_process";
 import {
@@ -27,7 +29,14 @@ const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
   version: string;
   exports: Record<string, unknown>;
   dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+  peerDependencies: Record<string, string>;
+  peerDependenciesMeta?: Record<string, { optional?: boolean }>;
 };
+/** The peers an app must have (npm installs them with deputy-js): linked like the dependencies. */
+const requiredPeers = Object.keys(pkg.peerDependencies).filter(
+  (name) => !pkg.peerDependenciesMeta?.[name]?.optional,
+);
 const subpaths = Object.keys(pkg.exports)
   .filter((k) => k !== "./package.json")
   .map((k) => (k === "." ? pkg.name : `${pkg.name}/${k.slice(2)}`));
@@ -36,6 +45,14 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function sh(cmd: string, args: string[], cwd: string): string {
   return execFileSync(cmd, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+}
+
+let packedOnce: { filename: string; files: { path: string }[] }[] | undefined;
+/** `npm pack` of the built package into `dir`, once. */
+function pack() {
+  return (packedOnce ??= JSON.parse(
+    sh("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", dir], root),
+  ) as { filename: string; files: { path: string }[] }[]);
 }
 
 function link(app: string, name: string): void {
@@ -48,9 +65,7 @@ function link(app: string, name: string): void {
 describe("the packed package", () => {
   it("packs the built entries only, and every subpath imports as ESM and type-checks in a fresh project", () => {
     expect(existsSync(join(root, "dist/index.js")), "run `npm run build` first (npm test does)").toBe(true);
-    const packed = JSON.parse(
-      sh("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", dir], root),
-    ) as { filename: string; files: { path: string }[] }[];
+    const packed = pack();
     const files = packed[0]!.files.map((f) => f.path);
     expect(files.filter((f) => /\.test\.|\.fixture\.|^src\/|^test\//.test(f))).toEqual([]);
     // No source maps: they would point at a src/ that is not shipped.
@@ -74,8 +89,7 @@ describe("the packed package", () => {
       ],
       dir,
     );
-    for (const dep of Object.keys(pkg.dependencies)) link(app, dep);
-    link(app, "@types/node");
+    for (const dep of [...Object.keys(pkg.dependencies), ...requiredPeers]) link(app, dep);
     writeFileSync(join(app, "package.json"), JSON.stringify({ name: "app", private: true, type: "module" }));
 
     writeFileSync(
@@ -146,6 +160,19 @@ describe("the packed package", () => {
       .peerDependenciesMeta;
     expect(peers["@types/node"]).toBeDefined();
     expect(optional?.["@types/node"]?.optional).not.toBe(true);
+    // An app's own `ai` and `zod` are the ones deputy uses (a second copy's types do not fit): peers with a
+    // range, installed with deputy-js; the hosted providers only for those who name them. None exact-pinned.
+    for (const peer of ["ai", "zod"]) {
+      expect(manifest.dependencies).not.toHaveProperty(peer);
+      expect(peers[peer]).toMatch(/^\^\d/);
+      expect(optional?.[peer]?.optional).not.toBe(true);
+    }
+    for (const provider of ["@ai-sdk/openai", "@ai-sdk/anthropic"]) {
+      expect(manifest.dependencies).not.toHaveProperty(provider);
+      expect(optional?.[provider]?.optional).toBe(true);
+    }
+    for (const [name, range] of Object.entries(manifest.dependencies))
+      if (/^(ai|zod|@ai-sdk\/.*)$/.test(name)) expect(range, name).toMatch(/^\^\d/);
     // engines is at least what every runtime dependency declares (graphile-worker 0.18: >= 22.18).
     const floor = (range: string) =>
       range
@@ -219,4 +246,104 @@ describe("the packed package", () => {
       .map(([name, byDecl]) => `${name}: ${[...byDecl.values()].map((s) => s.join(", ")).join(" vs ")}`);
     expect(twoMeanings).toEqual([]);
   });
+
+  it.each(["oldest", "newest"] as const)(
+    "installs from the registry beside the %s `ai` and `zod` its peer ranges allow: one copy of each, and tsc and node pass a program on fromAiSdkTools and toAiSdkTools",
+    (which) => {
+      const tarball = join(dir, pack()[0]!.filename);
+      // The floor of a `^x.y.z` range, or the range itself (npm installs the newest version it allows).
+      const version = (name: string) => {
+        const range = pkg.peerDependencies[name]!;
+        return which === "oldest" ? range.replace(/^\^/, "") : range;
+      };
+      const app = join(dir, `peers-${which}`);
+      mkdirSync(app, { recursive: true });
+      writeFileSync(
+        join(app, "package.json"),
+        JSON.stringify({ name: "app", private: true, type: "module" }),
+      );
+      sh(
+        "npm",
+        [
+          "install",
+          "--no-audit",
+          "--no-fund",
+          "--ignore-scripts",
+          tarball,
+          `ai@${version("ai")}`,
+          `zod@${version("zod")}`,
+          // A model from the app's own provider SDK, of the same age, is a backend as it is.
+          `@ai-sdk/openai@${version("@ai-sdk/openai")}`,
+          `@types/node@${pkg.devDependencies["@types/node"]}`,
+          // @ai-sdk/provider's declarations import it; checked here with skipLibCheck off.
+          "@types/json-schema",
+        ],
+        app,
+      );
+      // One copy: deputy's types are the app's (a nested `ai` is the TS2375 `[schemaSymbol]` error).
+      for (const peer of ["ai", "zod"])
+        expect(existsSync(join(app, "node_modules", pkg.name, "node_modules", peer)), peer).toBe(false);
+      writeFileSync(join(app, "main.ts"), PEER_PROGRAM.replaceAll("deputy-js", pkg.name));
+      writeFileSync(
+        join(app, "tsconfig.json"),
+        JSON.stringify({
+          compilerOptions: {
+            module: "nodenext",
+            moduleResolution: "nodenext",
+            target: "es2023",
+            strict: true,
+            noEmit: true,
+            skipLibCheck: false,
+            types: [],
+          },
+          files: ["main.ts"],
+        }),
+      );
+      let diagnostics = "";
+      try {
+        sh(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", "."], app);
+      } catch (error) {
+        diagnostics = String((error as { stdout?: string }).stdout ?? error);
+      }
+      expect(diagnostics).toBe("");
+      expect(JSON.parse(sh(process.execPath, ["main.ts"], app))).toEqual({
+        status: "completed",
+        weather: { city: "Oslo", celsius: 21 },
+        echoed: { text: "hi" },
+      });
+    },
+    300_000,
+  );
 });
+
+/** What an app on the AI SDK writes: its tools into a plan, deputy's tools into the AI SDK, its model as a backend. */
+const PEER_PROGRAM = `import { createOpenAI } from "@ai-sdk/openai";
+import { tool } from "ai";
+import { z } from "zod";
+import { defineAgent, defineTool, runPlan } from "deputy-js";
+import { fromAiSdkTools, toAiSdkTools } from "deputy-js/tools";
+
+const weather = tool({
+  description: "The weather in a city",
+  inputSchema: z.object({ city: z.string() }),
+  execute: async ({ city }) => ({ city, celsius: 21 }),
+});
+const echo = defineTool({
+  name: "echo",
+  description: "Says it back",
+  input: z.object({ text: z.string() }),
+  run: ({ text }) => ({ text }),
+});
+const set = toAiSdkTools([echo]);
+export const agent = defineAgent({
+  name: "Helper",
+  backend: createOpenAI({ apiKey: "not-used" })("gpt-4o-mini"),
+  actions: { help: ({ q }: { q: string }) => q },
+});
+const manifest = await runPlan(
+  { name: "weather", nodes: [{ id: "w", tool: "weather", args: { city: "Oslo" }, store_as: "w" }] },
+  { tools: fromAiSdkTools({ weather }, { delegateSafe: ["weather"] }) },
+);
+const echoed = await set.echo!.execute!({ text: "hi" }, { toolCallId: "1", messages: [] } as never);
+console.log(JSON.stringify({ status: manifest.status, weather: manifest.artifacts.w, echoed }));
+`;

@@ -91,9 +91,23 @@ export function registerMcpServe(program: Command, ctx: CliContext): void {
               ...(consoleUrl ? { consoleUrl } : {}),
               // A resume loads only the tools it is given: the command line names this server's again.
               tools: options.meta?.toolSources ?? (options.meta?.tools ? [options.meta.tools] : []),
+              // The headers too, by the file they are in or by name: a value is a secret, and never in an answer.
+              resumeArgs: [
+                ...(flags.mcpHeadersFile !== undefined
+                  ? ["--mcp-headers-file", resolve(flags.mcpHeadersFile)]
+                  : []),
+                ...(flags.mcpHeader ?? []).flatMap((h) => [
+                  "--mcp-header",
+                  `${h.slice(0, h.indexOf(":"))}: …`,
+                ]),
+              ],
             },
             serverInfo: { name: "deputy", version: packageVersion() },
             ...(flags.statusAnyRun ? { statusOfAnyRun: true } : {}),
+            onCancel: ({ runId, plan }) =>
+              ctx.stderr(
+                `deputy mcp: run ${runId} of ${plan}: the client cancelled it (or went away); it stops as on SIGINT and stays resumable (deputy resume ${runId})\n`,
+              ),
           });
           const names = served.tools.map((t) => t.name).join(", ");
           const stopped = stopSignals(ctx, grace);

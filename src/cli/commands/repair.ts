@@ -167,6 +167,8 @@ async function askForRepair(
     delegate: flags.delegate ?? recorded.delegates,
     // The host's own flag: a record cannot allow side effects.
     allowDelegateSideEffects: flags.allowDelegateSideEffects === true,
+    ...(flags.mcpHeader ? { mcpHeader: flags.mcpHeader } : {}),
+    ...(flags.mcpHeadersFile !== undefined ? { mcpHeadersFile: flags.mcpHeadersFile } : {}),
   });
   try {
     const { host, nodeTypes } = createHost(options);

@@ -7,6 +7,7 @@ import { eventLine, printRunResult } from "../render-manifest.js";
 import { leaseFrom, storeHint, storeLabel } from "../run-setup.js";
 import { withGracefulStop } from "../graceful-stop.js";
 import { graceSeconds, withGraceFlag, withRunFlags } from "./run.js";
+import { mcpHeadersOf } from "../../mcp/mcp-headers.js";
 import { openStore, storeLocation, type RunFlags, claimResume } from "../../compose/index.js";
 
 export function registerResume(program: Command, ctx: CliContext): void {
@@ -50,6 +51,7 @@ export function registerResume(program: Command, ctx: CliContext): void {
       ) => {
         const grace = graceSeconds(flags.grace);
         const lease = leaseFrom(flags);
+        mcpHeadersOf(flags); // Bad headers are refused before the run is claimed (they are read again then).
         const store = openStore(flags.store, { mustExist: true });
         try {
           const manifest = await resumeFromFlags(ctx, store, runId, flags, { lease, grace });
@@ -91,6 +93,8 @@ export async function resumeFromFlags(
         : {}),
       ...(flags.plan !== undefined ? { plan: flags.plan } : {}),
       ...(flags.recordedTools ? { recordedTools: true } : {}),
+      ...(flags.mcpHeader ? { mcpHeader: flags.mcpHeader } : {}),
+      ...(flags.mcpHeadersFile !== undefined ? { mcpHeadersFile: flags.mcpHeadersFile } : {}),
       stop: stops.stop,
       signal: stops.signal,
       notice: ctx.stderr,

@@ -41,6 +41,12 @@ export function withRunFlags(cmd: Command): Command {
       "delegate backend, KIND=VALUE (e.g. scripted=FILE, local=MODEL.gguf, llama-server=URL); repeat to build a chain",
       (v: string, prev: string[] = []) => [...prev, v],
     )
+    .option(
+      "--mcp-header <header>",
+      "'Name: value' sent with every request to the mcp+http(s) servers of --tools (e.g. 'Authorization: Bearer …'); never recorded; repeat for more",
+      (v: string, prev: string[] = []) => [...prev, v],
+    )
+    .option("--mcp-headers-file <file>", "more such headers from a file, one 'Name: value' a line")
     .option("--traces <file>", "append delegate traces (JSONL) to this file")
     .option("--allow-delegate-side-effects", "host key of the side-effect double key");
 }

@@ -2,6 +2,7 @@ import type { JsonSchema } from "../../schema/json-schema.js";
 import type { Proposal, ProposeRequest, ToolCallDelegate } from "../protocol.js";
 import { calibratedConfidence, type DelegateCalibrationFile } from "../../confidence/delegate-calibration.js";
 import { proposalContext } from "../../confidence/proposal-context.js";
+import { identityDigest } from "./cached-delegate.js";
 
 /**
  * A delegate whose `confidence` is replaced by a per-model calibration (`deputy calibrate`): the probability,
@@ -38,6 +39,12 @@ export class CalibratedDelegate implements ToolCallDelegate {
     const proposal = await this.#inner.propose(request);
     const context = proposalContext(request, proposal.arguments);
     return { ...proposal, confidence: calibratedConfidence(this.#file, proposal, context) };
+  }
+
+  /** The inner backend's identity and the calibration: deterministic exactly when the inner backend is. */
+  get cacheIdentity(): string | undefined {
+    const inner = this.#inner.cacheIdentity;
+    return inner === undefined ? undefined : identityDigest(["calibrated", inner, this.#file]);
   }
 
   close(): Promise<void> {

@@ -28,7 +28,7 @@ import {
   valueTokens,
 } from "../../confidence/answer-confidence.js";
 import { localChoiceConfidence, rawGeneratedProbabilities } from "./local-scoring.js";
-import type { LocalDelegateOptions } from "./local-delegate-options.js";
+import { localCacheIdentity, type LocalDelegateOptions } from "./local-cache-identity.js";
 import { generateAnswer, type ProbabilityReading, rawProbabilitySupported } from "./local-generation.js";
 import { SharedPrefixStates } from "./local-shared-prefix.js";
 import { renderPrompt, sharedPrefix } from "./local-prompt.js";
@@ -71,6 +71,8 @@ export class LocalDelegate implements ToolCallDelegate {
   readonly name: string;
   readonly maxTools: number;
   readonly maxInputChars: number;
+  /** Present when decoding is deterministic (greedy, or a fixed seed): see `local-cache-identity.ts`. */
+  readonly cacheIdentity: string | undefined;
   readonly #options: Required<
     Omit<
       LocalDelegateOptions,
@@ -84,9 +86,8 @@ export class LocalDelegate implements ToolCallDelegate {
   #closed: Promise<void> | undefined;
 
   constructor(options: LocalDelegateOptions) {
-    if (typeof options?.model !== "string" || options.model === "") {
+    if (typeof options?.model !== "string" || options.model === "")
       throw new InvalidOptionError("model", "a GGUF path or model URI", options?.model);
-    }
     const positive = (key: string, value: unknown, min = 1) => {
       if (value !== undefined && (!Number.isInteger(value) || (value as number) < min)) {
         throw new InvalidOptionError(key, `an integer >= ${min}`, value);
@@ -113,9 +114,8 @@ export class LocalDelegate implements ToolCallDelegate {
     if (check !== undefined && check !== false && !(typeof check === "number" && check >= 0 && check <= 1)) {
       throw new InvalidOptionError("selfCheck", "a number from 0 to 1, or false", check);
     }
-    if (options.temperature !== undefined && !(options.temperature >= 0)) {
+    if (options.temperature !== undefined && !(options.temperature >= 0))
       throw new InvalidOptionError("temperature", "a number >= 0", options.temperature);
-    }
     this.name = options.name ?? "local";
     this.maxTools = options.maxTools ?? 5;
     this.maxInputChars = options.maxInputChars ?? 1000;
@@ -141,6 +141,7 @@ export class LocalDelegate implements ToolCallDelegate {
       modelsDirectory: options.modelsDirectory,
       _internal: options._internal,
     };
+    this.cacheIdentity = localCacheIdentity(this.#options);
   }
 
   /** Loads the model and creates the context now instead of on the first proposal. */

@@ -30,6 +30,7 @@ export function NodePage({ runId, nodeId }: { runId: string; nodeId: string }) {
       </p>
       <h1>
         {show(node.id)} <Status status={node.status} />
+        {node.details?.cached ? <Cached /> : null}
       </h1>
       <dl class="facts">
         <dt>Type</dt>
@@ -173,6 +174,7 @@ function Items({ base, traces }: { base: string; traces: string }) {
                   <td>{record.index}</td>
                   <td>
                     <Status status={record.status} />
+                    {record.details?.cached ? <Cached /> : null}
                   </td>
                   <td>{show(record.key ?? "")}</td>
                   <td>{show(String(record.details?.verdict ?? record.escalation?.verdict ?? ""))}</td>
@@ -201,5 +203,15 @@ function Items({ base, traces }: { base: string; traces: string }) {
         </table>
       )}
     </Section>
+  );
+}
+
+/** The mark of a result reused from the cache (`cache: { ttl }`): the tool was not called. */
+function Cached() {
+  return (
+    <span class="muted small cached" title="reused from the cache: the tool was not called">
+      {" "}
+      cached
+    </span>
   );
 }
