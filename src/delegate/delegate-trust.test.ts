@@ -1,9 +1,10 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { runPlan } from "../compose/index.js";
 import { fitTrustModel, TrustModel, type TrustRow } from "../distill/trust-model.js";
 import { defineTool } from "../tools/define-tool.js";
 import type { DelegateTrace, TraceSink } from "../traces/trace.js";
-import { acceptGate } from "./accept-gate.js";
+import { acceptGate, VERDICTS } from "./accept-gate.js";
 import type { ProposalTrust, ToolCallDelegate } from "./protocol.js";
 import { trustSignals, withTrust } from "./proposal-trust.js";
 import { ScriptedDelegate } from "./scripted-delegate.js";
@@ -239,6 +240,49 @@ describe("the gate's trust check", () => {
     expect(gate(nan, 0.9)).toMatchObject({ verdict: "unscored", trust: { probability: null } });
   });
 
+  it("never throws on a model's proposal, whatever its confidence, arguments and examples", () => {
+    const proposal = fc.record({
+      name: fc.oneof(fc.constant("ignore_alert"), fc.constant(null), fc.string()),
+      arguments: fc.oneof(fc.constant({ reason: "x" }), fc.jsonValue()),
+      confidence: fc.oneof(fc.constant(null), fc.double(), fc.jsonValue()),
+      examples: fc.oneof(fc.constant(undefined), fc.array(fc.oneof(fc.double(), fc.jsonValue()))),
+      backend: fc.constant("b"),
+      latencyMs: fc.constant(1),
+    });
+    const before = fc.option(
+      fc.record({
+        proposal: fc.option(fc.record({ name: fc.string(), arguments: fc.constant({}) }), { nil: undefined }),
+      }),
+      { nil: undefined },
+    );
+    fc.assert(
+      fc.property(
+        proposal,
+        before,
+        fc.constantFrom(underconfident, agreeing),
+        fc.option(fc.double({ min: 0, max: 1 }), { nil: undefined }),
+        (p, levelBefore, model, minConfidence) => {
+          const result = acceptGate({
+            proposal: p as never,
+            candidates: ["ignore_alert"],
+            findTool: () => ignore,
+            allowSideEffects: { node: false, host: false },
+            trust: { model, ...(levelBefore ? { levelBefore } : {}) },
+            ...(minConfidence === undefined ? {} : { minConfidence }),
+          });
+          expect(VERDICTS).toContain(result.verdict);
+          const q = result.trust?.probability;
+          expect(q === undefined || q === null || (q >= 0 && q <= 1)).toBe(true);
+          if (result.verdict === "accepted" && result.trust) {
+            expect(q!).toBeGreaterThanOrEqual(model.threshold);
+            if (minConfidence !== undefined) expect(q!).toBeGreaterThanOrEqual(minConfidence);
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
   it("reads agreement with the level before and the nearest worked example from the proposal", () => {
     const proposal = {
       name: "ignore_alert",
@@ -257,6 +301,10 @@ describe("the gate's trust check", () => {
       nearestSimilarity: 0.83,
     });
     expect(trustSignals(proposal, { proposal: undefined }).agreesWithPrevious).toBe(false);
+    expect(trustSignals({ ...proposal, examples: [1.5] })).toEqual({ confidence: 0.4 });
+    expect(trustSignals({ ...proposal, examples: ["near"] as unknown as number[] })).toEqual({
+      confidence: 0.4,
+    });
     expect(trustSignals(proposal, { proposal: { name: null, arguments: {} } }).agreesWithPrevious).toBe(
       false,
     );

@@ -8,8 +8,8 @@ export type { ProposalTrust, TrustSignals } from "./protocol.js";
  * The signals of a proposal at the gate: its confidence; whether it is the same call (canonical JSON of tool and
  * arguments) as the proposal of the hop before in the node's chain, when there was a hop before (`levelBefore`:
  * `{ proposal: undefined }` when that hop gave nothing readable — no agreement); and its similarity to the
- * nearest worked example it was shown (`examples[0]`). A proposal is model output: a malformed signal is left for
- * the trust model to refuse.
+ * nearest worked example it was shown (`examples[0]`, when from −1 to 1). A proposal is model output: a signal
+ * that is missing or malformed is left out, and a trust model that reads it cannot score the proposal.
  */
 export function trustSignals(
   proposal: Proposal,
@@ -21,7 +21,8 @@ export function trustSignals(
     ...(levelBefore
       ? { agreesWithPrevious: levelBefore.proposal !== undefined && sameCall(levelBefore.proposal, proposal) }
       : {}),
-    ...(typeof nearest === "number" ? { nearestSimilarity: nearest } : {}),
+    // Out of range, it is left out: a model that reads it cannot score the proposal, one that does not still can.
+    ...(typeof nearest === "number" && nearest >= -1 && nearest <= 1 ? { nearestSimilarity: nearest } : {}),
   };
 }
 
