@@ -215,11 +215,14 @@ function trustCheck(
   } catch {
     probability = null;
   }
-  if (probability !== null && !(probability >= 0 && probability <= 1)) probability = null;
+  // A probability or threshold out of 0–1 (a trust model of someone's own making) scores nothing.
+  const threshold = trust.model.threshold;
+  if (!(probability !== null && probability >= 0 && probability <= 1 && threshold >= 0 && threshold <= 1))
+    probability = null;
   const reading: TrustReading = {
     confidence: proposal.confidence ?? null,
     probability,
-    threshold: trust.model.threshold,
+    threshold,
     ...(minConfidence === undefined ? {} : { minConfidence }),
   };
   const raw = reading.confidence === null ? "no confidence" : `confidence ${round(reading.confidence)}`;

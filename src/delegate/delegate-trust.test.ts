@@ -238,6 +238,8 @@ describe("the gate's trust check", () => {
     const nan: ProposalTrust = { threshold: 0.5, probability: () => Number.NaN };
     expect(gate(throws, 0.9).verdict).toBe("unscored");
     expect(gate(nan, 0.9)).toMatchObject({ verdict: "unscored", trust: { probability: null } });
+    const noThreshold: ProposalTrust = { threshold: Number.NaN, probability: () => 0.99 };
+    expect(gate(noThreshold, 0.9).verdict).toBe("unscored");
   });
 
   it("never throws on a model's proposal, whatever its confidence, arguments and examples", () => {
