@@ -3,9 +3,10 @@ import { serializeError } from "../errors/deputy-error.js";
 import type { CelGuard } from "../runtime/cel-guard.js";
 import { validateValue } from "../schema/validator.js";
 import type { Tool } from "../tools/define-tool.js";
-import type { ProposalSource, ToolCall } from "../records/hop.js";
+import type { CallOrDecline, ProposalSource, ToolCall, TrustReading } from "../records/hop.js";
 import type { Judgement } from "../records/verdict.js";
-import type { Proposal } from "./protocol.js";
+import type { Proposal, ProposalTrust } from "./protocol.js";
+import { trustSignals } from "./proposal-trust.js";
 import { strictSchema } from "./strict-schema.js";
 
 export { VERDICTS, type Verdict } from "../records/verdict.js";
@@ -27,6 +28,12 @@ export interface GateInput {
   allowSideEffects: { node: boolean; host: boolean };
   /** The node's `min_confidence`. */
   minConfidence?: number;
+  /**
+   * The backend's trust model, and the proposal of the hop before in the node's chain (`levelBefore`; absent at
+   * the first hop): when set, the confidence check holds the model's probability, not the raw confidence, to the
+   * model's threshold and to `minConfidence`.
+   */
+  trust?: { model: ProposalTrust; levelBefore?: { proposal: CallOrDecline | undefined } };
   /** The node's compiled `accept_when`. */
   guard?: CelGuard;
   /** What `accept_when` sees besides `ctx.proposal`. */
@@ -74,13 +81,15 @@ export interface GateResult extends Judgement {
   issues?: string[];
   /** The backend's or the guard's error (`backend_error`, `guard_false` from an evaluation error). */
   error?: SerializedError;
+  /** What the trust model read, when the confidence check used one (accepted or not). */
+  trust?: TrustReading;
 }
 
 /**
  * The accept gate: decides whether a delegate's proposal may run, checking in exactly this order —
  * `input_too_long`, `backend_error`, `declined`, `unknown_tool`, `invalid_args` (the tool's schema with unknown
  * keys rejected), `side_effect_denied` (double key), `unscored` / `low_confidence` (a confidence equal to the
- * minimum passes), `guard_false` (an evaluation error counts as false), then `accepted`. Pure: it calls nothing
+ * minimum passes; with a trust model, its probability against its threshold and the minimum), `guard_false` (an evaluation error counts as false), then `accepted`. Pure: it calls nothing
  * but the guard.
  */
 export function acceptGate(input: GateInput): GateResult {
@@ -144,7 +153,12 @@ export function acceptGate(input: GateInput): GateResult {
     };
   }
   const checks = input.checks ?? CHECKS.delegate;
-  if (checks.confidence && input.minConfidence !== undefined) {
+  let trust: TrustReading | undefined;
+  if (checks.confidence && input.trust) {
+    const judged = trustCheck(proposal, input.trust, input.minConfidence);
+    if ("verdict" in judged) return judged;
+    trust = judged;
+  } else if (checks.confidence && input.minConfidence !== undefined) {
     if (proposal.confidence === null || proposal.confidence === undefined) {
       return {
         verdict: "unscored",
@@ -177,7 +191,60 @@ export function acceptGate(input: GateInput): GateResult {
       };
     }
   }
-  return { verdict: "accepted", reason: `"${name}" accepted`, call: { name, arguments: args }, tool };
+  return {
+    verdict: "accepted",
+    reason: `"${name}" accepted`,
+    call: { name, arguments: args },
+    tool,
+    ...(trust ? { trust } : {}),
+  };
+}
+
+/**
+ * The confidence check by a trust model: the probability must reach the model's threshold and the node's
+ * `min_confidence` (a floor the model cannot lower); the reading, or the verdict that stops the proposal.
+ */
+function trustCheck(
+  proposal: Proposal,
+  trust: NonNullable<GateInput["trust"]>,
+  minConfidence: number | undefined,
+): TrustReading | GateResult {
+  let probability: number | null;
+  try {
+    probability = trust.model.probability(trustSignals(proposal, trust.levelBefore));
+  } catch {
+    probability = null;
+  }
+  // A probability or threshold out of 0–1 (a trust model of someone's own making) scores nothing.
+  const threshold = trust.model.threshold;
+  if (!(probability !== null && probability >= 0 && probability <= 1 && threshold >= 0 && threshold <= 1))
+    probability = null;
+  const reading: TrustReading = {
+    confidence: proposal.confidence ?? null,
+    probability,
+    threshold,
+    ...(minConfidence === undefined ? {} : { minConfidence }),
+  };
+  const raw = reading.confidence === null ? "no confidence" : `confidence ${round(reading.confidence)}`;
+  if (probability === null)
+    return {
+      verdict: "unscored",
+      reason: `the trust model cannot score this proposal (${raw}; a signal it reads is missing or out of range)`,
+      trust: reading,
+    };
+  const floor =
+    probability < reading.threshold
+      ? `the trust model's threshold ${round(reading.threshold)}`
+      : minConfidence !== undefined && probability < minConfidence
+        ? `min_confidence ${minConfidence}`
+        : undefined;
+  if (floor)
+    return {
+      verdict: "low_confidence",
+      reason: `trusted probability ${round(probability)} (${raw}) is below ${floor}`,
+      trust: reading,
+    };
+  return reading;
 }
 
 /** Why a proposal object is not usable (a backend bug or a model's unparseable answer), or `undefined`. */

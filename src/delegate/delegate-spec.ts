@@ -32,7 +32,7 @@ export class DelegateSpecRegistry {
   readonly #expanders = new Map<string, (value: string) => string>();
   readonly #wrappers = new Map<
     string,
-    { wrap: DelegateSpecWrapper; usage: string; keys: readonly string[] }
+    { wrap: DelegateSpecWrapper; usage: string; keys: readonly string[]; outermost: boolean }
   >();
 
   /**
@@ -61,8 +61,13 @@ export class DelegateSpecRegistry {
     usage = `${option}=VALUE`,
     /** Further options that belong to this wrapper (taken out of the kind's value too, given to `wrap`). */
     keys: readonly string[] = [],
+    /**
+     * Wrap after every other option, whatever the spec's order: for what must stay visible on the backend the
+     * spec returns (a `trust=` model, which a wrapper in front would hide). Default false.
+     */
+    outermost = false,
   ): this {
-    this.#wrappers.set(option, { wrap, usage, keys });
+    this.#wrappers.set(option, { wrap, usage, keys, outermost });
     return this;
   }
 
@@ -100,7 +105,10 @@ export class DelegateSpecRegistry {
     const given = spec.slice(eq + 1);
     const value = this.#expanders.get(kind)?.(given) ?? given;
     const { main, options } = parseSpecValue(value);
-    const wrapping = Object.keys(options).filter((k) => this.#wrappers.has(k));
+    const outer = (k: string) => (this.#wrappers.get(k)!.outermost ? 1 : 0);
+    const wrapping = Object.keys(options)
+      .filter((k) => this.#wrappers.has(k))
+      .sort((a, b) => outer(a) - outer(b));
     if (wrapping.length === 0) return entry.factory(value);
     // The kind's own options, without the wrappers' (a factory refuses what it does not know, or ignores it).
     const own = Object.entries(options).filter(([k]) => !this.#wrapperKey(k));

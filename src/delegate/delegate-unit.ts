@@ -13,7 +13,7 @@ import { buildProposalSchema } from "./proposal-schema.js";
 import type { Proposal, ToolCallDelegate, ToolSpec } from "./protocol.js";
 import { judgeProposal, proposeAndJudge } from "./propose-and-judge.js";
 import type { DelegateTask, RunCoordinates } from "../records/delegate-task.js";
-import type { HopSummary, ProposalSource } from "../records/hop.js";
+import type { CallOrDecline, HopSummary, ProposalSource } from "../records/hop.js";
 import type { Spend } from "../records/spend.js";
 import { Redactor } from "../traces/redact.js";
 
@@ -36,6 +36,8 @@ export class DelegateUnit {
   readonly schema: JsonSchema;
   readonly #guard: CelGuard | undefined;
   readonly #hops: HopSummary[] = [];
+  /** The hop before in the backend chain, for a trust model's `agreesWithPrevious` (none before the first). */
+  #levelBefore: { proposal: CallOrDecline | undefined } | undefined;
   #spend: Spend | undefined;
 
   /** Renders the instruction and facts with the unit's scope and builds the tool specs, proposal schema and guard. */
@@ -62,11 +64,23 @@ export class DelegateUnit {
 
   /** Asks a backend for one call with `proposeAndJudge` (gate, event, trace) and keeps the hop. */
   async propose(backend: ToolCallDelegate): Promise<{ gate: GateResult; proposal: Proposal | undefined }> {
+    const levelBefore = this.#levelBefore;
     const { proposal, gate, latencyMs } = await proposeAndJudge(backend, {
       request: { ...this.task, schema: this.schema, signal: this.unit.signal, context: this.#where() },
-      gate: this.#gateInput("delegate"),
+      gate: {
+        ...this.#gateInput("delegate"),
+        ...(backend.trust
+          ? { trust: { model: backend.trust, ...(levelBefore ? { levelBefore } : {}) } }
+          : {}),
+      },
       traceSink: delegateHost(this.unit.host).traceSink,
     });
+    // What the next hop's trust model compares with: this call, when the gate could read one.
+    const readable =
+      proposal !== undefined && gate.verdict !== "backend_error" && gate.verdict !== "input_too_long";
+    this.#levelBefore = {
+      proposal: readable ? { name: proposal.name, arguments: proposal.arguments ?? {} } : undefined,
+    };
     this.#keep("delegate", backend.name, proposal, gate, latencyMs);
     return { gate, proposal };
   }
@@ -234,6 +248,7 @@ export class DelegateUnit {
       source,
       confidence: proposal?.confidence ?? null,
       latencyMs,
+      ...(gate.trust ? { trust: gate.trust } : {}),
     });
   }
 }

@@ -23,6 +23,8 @@ export type {
   ToolSpec,
 } from "./protocol.js";
 export { buildProposalSchema } from "./proposal-schema.js";
+export { trustSignals, withTrust, type ProposalTrust, type TrustSignals } from "./proposal-trust.js";
+export type { TrustReading } from "../records/hop.js";
 export {
   buildPrompt,
   inputChars,

@@ -53,4 +53,35 @@ export interface ToolCallDelegate {
   close(): Promise<void>;
   /** Reports a proposal schema the backend cannot enforce (checked at validation time, not mid-run). */
   checkSchema?(schema: JsonSchema): string | undefined;
+  /**
+   * The level's trust model (`withTrust`, the `trust=FILE` spec option): when set, a delegate node's gate judges
+   * this backend's proposals by its probability and threshold instead of their raw confidence.
+   */
+  readonly trust?: ProposalTrust;
+}
+
+/**
+ * What a level's proposal says about itself and its neighbours, the inputs of a trust model. Start with what
+ * every level has (its answer confidence) and what a chain gives (the level before); the rest where a level
+ * provides it.
+ */
+export interface TrustSignals {
+  /** The level's answer confidence (0–1); `null` when the backend gave none. */
+  confidence: number | null;
+  /** Whether the level before proposed the same call (tool and arguments); absent at the first level. */
+  agreesWithPrevious?: boolean;
+  /** Similarity (−1–1) of the task to its nearest past decision, when the level was shown examples (`examples[0]`). */
+  nearestSimilarity?: number;
+}
+
+/**
+ * A level's trust model as the accept gate uses it: a calibrated probability that a proposal is right, from its
+ * signals, and the smallest probability it accepts (deputy-js/distill's `TrustModel`, loaded from a
+ * `trust=FILE` spec option).
+ */
+export interface ProposalTrust {
+  /** The smallest probability the model accepts (chosen out of fold for a target precision). */
+  readonly threshold: number;
+  /** The probability that the call is right; `null` when a signal it reads is missing or out of range. */
+  probability(signals: TrustSignals): number | null;
 }

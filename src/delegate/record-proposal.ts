@@ -32,6 +32,7 @@ export function toHop(task: DelegateTask, judged: JudgedHop): Hop {
     latencyMs: judged.latencyMs,
     source: judged.source,
     ...(gate.error ? { error: { code: gate.error.code, message: gate.error.message } } : {}),
+    ...(gate.trust ? { trust: gate.trust } : {}),
   };
 }
 
@@ -65,7 +66,7 @@ export async function recordProposal(
     proposalChannel.publish(event);
   }
   if (!sink) return;
-  const { source, error, ...hop } = toHop(task, judged);
+  const { source, error, trust, ...hop } = toHop(task, judged);
   // The keys in the order trace files have always had them: the hop, its time, then who proposed and the error.
   const trace: DelegateTrace = {
     runId: where.runId,
@@ -75,6 +76,7 @@ export async function recordProposal(
     time: new Date().toISOString(),
     source,
     ...(error ? { error } : {}),
+    ...(trust ? { trust } : {}),
   };
   await writeTrace(sink, trace);
 }

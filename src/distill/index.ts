@@ -54,4 +54,12 @@ export {
   type TrustSignal,
   type TrustSignals,
 } from "./trust-model.js";
-export { loadTrustModel, saveTrustModel, validateTrustModel } from "./trust-model-file.js";
+export {
+  loadTrustFile,
+  loadTrustModel,
+  saveTrustFit,
+  saveTrustModel,
+  validateTrustFile,
+  validateTrustModel,
+  type TrustFile,
+} from "./trust-model-file.js";

@@ -7,6 +7,9 @@ import { defaultEncoderModelPath } from "./encoder-model-path.js";
 import { readTraces } from "../traces/read-traces.js";
 import { withExamples } from "./in-context-examples.js";
 import { parseEncoderSpec } from "./text-encoder.js";
+import { withTrust } from "../delegate/proposal-trust.js";
+import { loadTrustFile } from "./trust-model-file.js";
+import { TrustModel } from "./trust-model.js";
 
 /**
  * Registers `--delegate distilled=MODEL.json[,encoder=gguf=PATH,name=NAME,maxTools=N,maxInputChars=N]`
@@ -108,12 +111,46 @@ export function registerExamplesOption(registry: DelegateSpecRegistry): void {
 }
 
 /**
- * Adds the distill part's spec kind and options to a registry: `distilled=MODEL.json`, and the `relevance=` and
- * `examples=` options every kind accepts.
+ * Registers the `trust=FILE|false` option of every `--delegate` kind: the level's trust model (what `deputy eval
+ * --trust-out` writes), so a delegate node's gate judges its proposals by the model's probability and threshold
+ * ({@link withTrust}); a file whose fit found too few decisions leaves the gate as it is. The file is read and
+ * checked field by field when the backend is built: a bad one is one error before anything runs. A
+ * `distilled=M.json` spec without `trust=` takes `M.trust.json` beside the model when there is one;
+ * `trust=false` goes without.
+ */
+export function registerTrustOption(registry: DelegateSpecRegistry): void {
+  registry.wrap(
+    "trust",
+    (delegate, value) => {
+      if (value === "false") return delegate;
+      const file = loadTrustFile(value);
+      return file.status === "fitted" ? withTrust(delegate, new TrustModel(file.model)) : delegate;
+    },
+    "trust=FILE.trust.json|false",
+    [],
+    true,
+  );
+  registry.expand("distilled", (value) => {
+    const { main, options } = parseSpecValue(value);
+    if (options.trust !== undefined) return value;
+    const beside = trustFileBeside(main);
+    return existsSync(beside) ? `${value},trust=${beside}` : value;
+  });
+}
+
+/** Where a distilled model's trust file is found: `m.json` → `m.trust.json`, `m.model.json` → `m.model.trust.json`. */
+export function trustFileBeside(model: string): string {
+  return `${model.replace(/\.json$/, "")}.trust.json`;
+}
+
+/**
+ * Adds the distill part's spec kind and options to a registry: `distilled=MODEL.json`, and the `relevance=`,
+ * `examples=` and `trust=` options every kind accepts.
  */
 export function registerDistillSpecs(registry: DelegateSpecRegistry): DelegateSpecRegistry {
   registerDistilledSpec(registry);
   registerRelevanceSpec(registry);
   registerExamplesOption(registry);
+  registerTrustOption(registry);
   return registry;
 }

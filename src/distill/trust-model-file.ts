@@ -1,7 +1,15 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { DistilledModelError } from "../errors/distilled-model-error.js";
-import { TRUST_SIGNALS, type TrustModelData, type TrustSignal } from "./trust-model.js";
+import { TRUST_SIGNALS, type TrustFit, type TrustModelData, type TrustSignal } from "./trust-model.js";
+
+/**
+ * What a trust file holds: a fitted model, or a fit that found too few decisions (or none that support the
+ * target) and says how many it needs — the level keeps today's gate.
+ */
+export type TrustFile =
+  | { status: "fitted"; model: TrustModelData }
+  | { status: "too_few" | "unsupported"; decisions: number; needed: number | null; reason: string };
 
 /**
  * Checks a parsed trust model file field by field (it is read from disk: anything may be in it) and returns it
@@ -61,13 +69,61 @@ export function validateTrustModel(value: unknown, where = "<object>"): TrustMod
 
 /** Reads and checks a trust model file ({@link validateTrustModel}). */
 export function loadTrustModel(path: string): TrustModelData {
-  let value: unknown;
+  return validateTrustModel(readJson(path), path);
+}
+
+function readJson(path: string): unknown {
   try {
-    value = JSON.parse(readFileSync(path, "utf8"));
+    return JSON.parse(readFileSync(path, "utf8"));
   } catch (cause) {
     throw new DistilledModelError(path, [`cannot be read as JSON (${(cause as Error).message})`], { cause });
   }
-  return validateTrustModel(value, path);
+}
+
+/**
+ * Checks a parsed trust file: a fitted model ({@link validateTrustModel}; no `status`) or a refused fit (`status`
+ * `too_few` or `unsupported`, with `decisions`, `needed` and `reason`). Every problem is listed in one
+ * {@link DistilledModelError}.
+ */
+export function validateTrustFile(value: unknown, where = "<object>"): TrustFile {
+  const v = (typeof value === "object" && value !== null && !Array.isArray(value) ? value : {}) as Record<
+    string,
+    unknown
+  >;
+  if (v.status === undefined) return { status: "fitted", model: validateTrustModel(value, where) };
+  const problems: string[] = [];
+  if (v.format !== "deputy-trust-model") problems.push(`format: expected "deputy-trust-model"`);
+  if (v.version !== 1) problems.push("version: expected 1");
+  if (v.status !== "too_few" && v.status !== "unsupported")
+    problems.push(`status: expected "too_few" or "unsupported" (a fitted model has none)`);
+  const whole = (n: unknown) => typeof n === "number" && Number.isInteger(n) && n >= 0;
+  if (!whole(v.decisions)) problems.push("decisions: expected a whole number");
+  if (v.needed !== null && !whole(v.needed)) problems.push("needed: expected a whole number or null");
+  if (typeof v.reason !== "string") problems.push("reason: expected a string");
+  if (problems.length > 0) throw new DistilledModelError(where, problems);
+  return {
+    status: v.status as "too_few" | "unsupported",
+    decisions: v.decisions as number,
+    needed: v.needed as number | null,
+    reason: v.reason as string,
+  };
+}
+
+/** Reads and checks a trust file ({@link validateTrustFile}): a fitted model or a refused fit. */
+export function loadTrustFile(path: string): TrustFile {
+  return validateTrustFile(readJson(path), path);
+}
+
+/**
+ * Writes what `fitTrustModel` found: the model when it fitted (the format {@link loadTrustModel} reads),
+ * else the refusal with the decisions it needs, so a level's gate keeps today's threshold and says why.
+ */
+export function saveTrustFit(path: string, fit: TrustFit): void {
+  if (fit.status === "fitted") return saveTrustModel(path, fit.model);
+  const { status, decisions, needed, reason } = fit;
+  mkdirSync(dirname(path), { recursive: true });
+  const refused = { format: "deputy-trust-model", version: 1, status, decisions, needed, reason };
+  writeFileSync(path, JSON.stringify(refused, null, 1) + "\n");
 }
 
 /** Writes a trust model file (its folder is made when missing). */

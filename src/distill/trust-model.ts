@@ -1,19 +1,8 @@
 import { Calibrator, logit, type CalibrationRow, type CalibratorData } from "../confidence/calibrator.js";
 import { auroc, riskCoverage, wilsonInterval, type ScoredOutcome } from "../confidence/score-metrics.js";
+import type { ProposalTrust, TrustSignals } from "../delegate/protocol.js";
 
-/**
- * What a level's proposal says about itself and its neighbours, the inputs of a trust model. Start with what
- * every level has (its answer confidence) and what a chain gives (the level before); the rest where a level
- * provides it.
- */
-export interface TrustSignals {
-  /** The level's answer confidence (0–1); `null` when the backend gave none. */
-  confidence: number | null;
-  /** Whether the level before proposed the same call (tool and arguments); absent at the first level. */
-  agreesWithPrevious?: boolean;
-  /** Similarity (−1–1) of the task to its nearest past decision, when the level was shown examples (`examples[0]`). */
-  nearestSimilarity?: number;
-}
+export type { TrustSignals } from "../delegate/protocol.js";
 
 /** One decision a level proposed for: its signals and whether its call was the person's. */
 export interface TrustRow {
@@ -153,14 +142,22 @@ export function fitTrustModel(rows: readonly TrustRow[], options: FitTrustOption
   };
 }
 
-/** A fitted trust model in use: the probability a proposal is right, and whether the gate should accept it. */
-export class TrustModel {
+/**
+ * A fitted trust model in use: the probability a proposal is right, and whether the gate should accept it. A
+ * delegate node's gate uses it through the backend's `trust` (`withTrust`, the `trust=FILE` spec option).
+ */
+export class TrustModel implements ProposalTrust {
   readonly data: TrustModelData;
   readonly #calibrator: Calibrator;
 
   constructor(data: TrustModelData) {
     this.data = data;
     this.#calibrator = new Calibrator(data.calibrator);
+  }
+
+  /** The smallest probability it accepts (`data.threshold`). */
+  get threshold(): number {
+    return this.data.threshold;
   }
 
   /** The calibrated probability that the call is right; `null` when a signal it reads is missing or out of range. */

@@ -21,6 +21,18 @@ export type ProposedCall = Pick<Proposal, "name" | "confidence"> & Partial<Pick<
 export type CallOrDecline = Pick<Proposal, "name" | "arguments">;
 
 /**
+ * Why a trust model's gate decided as it did: the proposal's raw confidence, the trust model's probability that
+ * the call is right (`null`: it could not score the proposal) and the thresholds that probability was held to —
+ * the trust model's own and the node's `min_confidence`, when it has one.
+ */
+export interface TrustReading {
+  confidence: number | null;
+  probability: number | null;
+  threshold: number;
+  minConfidence?: number;
+}
+
+/**
  * One judged proposal: the task it answered, the proposal (`null` when there was none), the verdict and who
  * proposed it. A trace is a hop plus its time and run coordinates (`DelegateTrace`).
  */
@@ -35,13 +47,15 @@ export interface Hop extends DelegateTask {
   source?: ProposalSource;
   /** The backend's or the guard's error. */
   error?: { code: string; message: string };
+  /** What the backend's trust model read, when the gate judged the proposal by one. */
+  trust?: TrustReading;
 }
 
 /**
  * A hop in brief, as a unit's manifest `details.hops` and the `deputy:proposal` event show it: who proposed, the
  * gate's verdict, the proposal's confidence and its latency — no instruction, facts or arguments.
  */
-export interface HopSummary extends Pick<Hop, "backend" | "latencyMs"> {
+export interface HopSummary extends Pick<Hop, "backend" | "latencyMs" | "trust"> {
   verdict: Verdict;
   source: ProposalSource;
   confidence: number | null;

@@ -4,7 +4,7 @@ import { canonicalJson } from "../../runtime/canonical-json.js";
 import { systemClock, type Clock } from "../../runtime/clock.js";
 import { redactRecord } from "../../runtime/redact-value.js";
 import type { RunStore } from "../../store/run-store.js";
-import type { Proposal, ProposeRequest, ToolCallDelegate } from "../protocol.js";
+import type { Proposal, ProposalTrust, ProposeRequest, ToolCallDelegate } from "../protocol.js";
 import { ProposalLru } from "./proposal-lru.js";
 
 /** Options of {@link CachedDelegate}. */
@@ -41,6 +41,7 @@ export class CachedDelegate implements ToolCallDelegate {
   readonly maxInputChars: number;
   readonly cacheIdentity: string;
   readonly checkSchema?: (schema: JsonSchema) => string | undefined;
+  readonly trust?: ProposalTrust;
   readonly #inner: ToolCallDelegate;
   readonly #lru: ProposalLru;
   readonly #store: CachedDelegateOptions["store"];
@@ -53,6 +54,8 @@ export class CachedDelegate implements ToolCallDelegate {
     this.maxInputChars = inner.maxInputChars;
     this.cacheIdentity = identity;
     if (inner.checkSchema) this.checkSchema = (schema) => inner.checkSchema!(schema);
+    // The level's trust model judges a reused proposal as a fresh one: the gate reads it from the level.
+    if (inner.trust) this.trust = inner.trust;
     let lru = lrus.get(inner);
     if (!lru) lrus.set(inner, (lru = new ProposalLru(options.maxEntries ?? 1000)));
     this.#lru = lru;
