@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import type { DelegateTask } from "../../records/delegate-task.js";
 import { canonicalJson } from "../../runtime/canonical-json.js";
 
 /**
@@ -26,7 +27,7 @@ export interface DecisionSplit<T> {
  * decision lands in the same part whatever else is in the set, so a decision held out once stays held out when
  * more decisions come, as long as the seed stays. Deterministic; no decision is in both parts.
  */
-export function splitDecisions<T extends { instruction: string; facts: Record<string, unknown> }>(
+export function splitDecisions<T extends Pick<DelegateTask, "instruction" | "facts">>(
   decisions: readonly T[],
   options: { seed: number; heldOutShare: number },
 ): DecisionSplit<T> {
