@@ -7,7 +7,7 @@ import type { EngineContext } from "./engine-context.js";
 import { planFingerprint } from "./fingerprint.js";
 import { checkToolDefinitions, toolDefinitionsOf } from "./tool-definitions.js";
 import { MemoryRunStore } from "../store/memory-run-store.js";
-import type { UnitDispatcher } from "./node-executor.js";
+import type { ExecutionHost, UnitDispatcher } from "./node-executor.js";
 import { acquireRunLease, type HeldLease } from "../store/run-lease.js";
 import { runOptionsRecord } from "../store/run-options-record.js";
 import { createEmitter, EventSequence } from "./run-events.js";
@@ -186,11 +186,9 @@ function context(
   const redact = options.redact ?? redactRecord;
   return {
     plan,
-    // Tool nodes with `cache` keep results in the run's store (its cache table outlives the run).
-    host: {
-      ...host,
-      resultCache: { store: lease.store, now: () => now().getTime(), redact },
-    },
+    // Tool nodes with `cache` keep results in the run's store (its cache table outlives the run). The host is
+    // wrapped, not copied: a node type reads only the host fields it declares (the conformance suite watches).
+    host: withResultCache(host, { store: lease.store, now: () => now().getTime(), redact }),
     nodeTypes,
     store: lease.store,
     persist,
@@ -211,4 +209,16 @@ function context(
 export function newRunId(at: Date): string {
   const iso = at.toISOString();
   return `${iso.slice(0, 10).replace(/-/g, "")}-${iso.slice(11, 19).replace(/:/g, "")}-${randomBytes(3).toString("hex")}`;
+}
+
+/** The host as given, plus the run's result cache: every other field is read from the host when it is read. */
+function withResultCache(
+  host: ExecutionHost,
+  resultCache: NonNullable<ExecutionHost["resultCache"]>,
+): ExecutionHost {
+  return new Proxy(host, {
+    get: (target, key, receiver) =>
+      key === "resultCache" ? resultCache : (Reflect.get(target, key, receiver) as unknown),
+    has: (target, key) => key === "resultCache" || Reflect.has(target, key),
+  });
 }
