@@ -8,7 +8,7 @@ import { loadModelFile, validateModel, type DistilledModelData } from "./model-f
 import { toolIncompatibility } from "./tool-compatibility.js";
 import { identityDigest } from "../delegate/backends/cached-delegate.js";
 import { EmbeddingBatcher } from "./embedding-batcher.js";
-import { encoderText } from "./encoder-input.js";
+import { encoderInput } from "./encoder-input.js";
 import { GgufTextEncoder, type GgufTextEncoderOptions } from "./gguf-text-encoder.js";
 import { parseEncoderSpec, sameEncoder, type EncoderInfo, type TextEncoder } from "./text-encoder.js";
 
@@ -131,7 +131,9 @@ export class DistilledDelegate implements ToolCallDelegate {
     let embedding: Float32Array | undefined;
     if (this.#batcher) {
       try {
-        embedding = await this.#batcher.embed(encoderText(request.instruction, this.model.encoder!.prefix));
+        embedding = await this.#batcher.embed(
+          encoderInput(this.model.encoder!, request.instruction, request.facts),
+        );
       } catch (cause) {
         throw new DelegateBackendError(this.name, `the encoder failed: ${(cause as Error).message}`, {
           code: "DISTILLED_ENCODER_FAILED",

@@ -1,3 +1,4 @@
+import { canonicalJson } from "../runtime/canonical-json.js";
 import type { EncoderInfo } from "./text-encoder.js";
 
 /** The encoder a model's heads were trained on, as its model file records it. */
@@ -7,9 +8,14 @@ export interface EncoderRecord extends EncoderInfo {
    * off before embedding: it says nothing about the input and costs encoder time.
    */
   prefix: string;
+  /**
+   * What was embedded: `"task"` — the rendered task, the facts then the instruction (see {@link taskText}); absent —
+   * the instruction alone (a sentence encoder, and every model file written before the field existed).
+   */
+  input?: "task";
 }
 
-/** Embeddings for training: the encoder's record and the vector of every text {@link encoderText} gives. */
+/** Embeddings for training: the encoder's record and the vector of every text {@link encoderInput} gives. */
 export interface TrainingEmbeddings {
   encoder: EncoderRecord;
   vectors: ReadonlyMap<string, Float32Array>;
@@ -18,6 +24,29 @@ export interface TrainingEmbeddings {
 /** What the encoder embeds of an instruction: the instruction without the model's recorded prefix. */
 export function encoderText(instruction: string, prefix: string): string {
   return prefix && instruction.startsWith(prefix) ? instruction.slice(prefix.length) : instruction;
+}
+
+/**
+ * The rendered task a decoder model embeds: one `key: value` line per fact (sorted), then the instruction without
+ * the prefix, then `Action:`. A decoder's vector is its last token's hidden state (see `pooling` in
+ * {@link EncoderInfo}), so the text ends where the model would name the action.
+ */
+export function taskText(instruction: string, facts: Record<string, unknown>, prefix: string): string {
+  const lines = Object.keys(facts)
+    .sort()
+    .map((key) => `${key}: ${typeof facts[key] === "string" ? facts[key] : canonicalJson(facts[key])}`);
+  return [...lines, encoderText(instruction, prefix), "Action:"].join("\n");
+}
+
+/** The text a model's encoder embeds for one input, as its record says. */
+export function encoderInput(
+  encoder: Pick<EncoderRecord, "prefix" | "input">,
+  instruction: string,
+  facts: Record<string, unknown>,
+): string {
+  return encoder.input === "task"
+    ? taskText(instruction, facts, encoder.prefix)
+    : encoderText(instruction, encoder.prefix);
 }
 
 /** The longest opening all instructions share, cut after its last whitespace (so no word is split). */

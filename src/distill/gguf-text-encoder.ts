@@ -5,7 +5,7 @@ import type { LlamaEmbeddingContext, LlamaModel, Token } from "node-llama-cpp";
 import { DelegateBackendError } from "../errors/delegate-backend-error.js";
 import { InvalidOptionError } from "../errors/invalid-option-error.js";
 import { acquireModel, releaseModel } from "../delegate/backends/node-llama-cpp-loader.js";
-import type { EncoderInfo, TextEncoder } from "./text-encoder.js";
+import type { EncoderInfo, EncoderPooling, TextEncoder } from "./text-encoder.js";
 
 /** Options of {@link GgufTextEncoder.open}. */
 export interface GgufTextEncoderOptions {
@@ -92,8 +92,9 @@ export class GgufTextEncoder implements TextEncoder {
           await model.createEmbeddingContext({ contextSize: maxTokens, batchSize: maxTokens, threads }),
         );
       const name = model.fileInfo.metadata?.general?.name ?? basename(path);
+      const pooling = poolingOf(model, path);
       return new GgufTextEncoder(
-        { kind: "gguf", name, sha256, dimension: model.embeddingVectorSize, path },
+        { kind: "gguf", name, sha256, dimension: model.embeddingVectorSize, pooling, path },
         path,
         model,
         opened,
@@ -156,6 +157,26 @@ export class GgufTextEncoder implements TextEncoder {
     for (const c of this.#contexts) await c.dispose();
     await releaseModel(this.#path, false);
   }
+}
+
+/**
+ * How llama.cpp pools this model's token states, from the GGUF's `ARCH.pooling_type` (llama.cpp's enum: 0 none,
+ * 1 mean, 2 cls, 3 last, 4 rank). A file that names none — a decoder-only model such as Qwen2.5-Coder — gets no
+ * pooling, and node-llama-cpp then returns the last token's hidden state (after the final norm): `"last"`. A
+ * ranking model (a score, not a vector) is refused.
+ */
+function poolingOf(model: LlamaModel, path: string): EncoderPooling {
+  const metadata = model.fileInfo.metadata as unknown as Record<string, Record<string, unknown> | undefined>;
+  const architecture = model.fileInfo.metadata?.general?.architecture;
+  const raw = architecture ? metadata[architecture]?.pooling_type : undefined;
+  if (raw === undefined || raw === 0 || raw === 3) return "last";
+  if (raw === 1) return "mean";
+  if (raw === 2) return "cls";
+  throw new InvalidOptionError(
+    "encoder",
+    "an embedding model or a decoder model (not a ranking model)",
+    path,
+  );
 }
 
 function whole(option: string, value: number | undefined): number | undefined {

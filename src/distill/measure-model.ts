@@ -1,5 +1,5 @@
 import { DistilledPredictor } from "./distilled-predictor.js";
-import { encoderText } from "./encoder-input.js";
+import { encoderInput } from "./encoder-input.js";
 import type { ScoredOutcome } from "../confidence/score-metrics.js";
 import { REPORT_THRESHOLDS, thresholdTable, type ThresholdPoint } from "../confidence/threshold.js";
 import type { DistilledModelData } from "./model-file.js";
@@ -38,7 +38,8 @@ export async function measureModel(
         code: "DISTILLED_ENCODER_MISMATCH",
       });
     }
-    vectors = await encoder.embed(examples.map((e) => encoderText(e.instruction, model.encoder!.prefix)));
+    const record = model.encoder;
+    vectors = await encoder.embed(examples.map((e) => encoderInput(record, e.instruction, e.facts)));
   }
   const scored = examples.map((e, i) => {
     const p = predictor.predict(predictor.prepare(e.instruction, e.facts, vectors?.[i]));

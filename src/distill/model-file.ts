@@ -169,8 +169,10 @@ const modelSchema = z.strictObject({
       name: z.string(),
       sha256: z.string().regex(/^[0-9a-f]{64}$/, "must be a sha256 in hex"),
       dimension: z.number().int().min(1).max(4096),
+      pooling: z.enum(["mean", "cls", "last"]).optional(),
       path: z.string().optional(),
       prefix: z.string(),
+      input: z.literal("task").optional(),
     })
     .optional(),
   calibration: calibrationSchema,

@@ -13,7 +13,7 @@ import { DistilledPredictor, type Prediction } from "./distilled-predictor.js";
 import { fitPredictor } from "./fit-predictor.js";
 import { DEFAULT_FEATURES, prepareInput, type FeatureConfig } from "./input-features.js";
 import { MODEL_FORMAT, MODEL_VERSION, type CrossCheckData, type DistilledModelData } from "./model-file.js";
-import { encoderText, type TrainingEmbeddings } from "./encoder-input.js";
+import { encoderInput, type TrainingEmbeddings } from "./encoder-input.js";
 import { planTraining, type PlanOptions, type TrainingPlan } from "./training-plan.js";
 import type { SgdOptions } from "./sgd-options.js";
 import { exactMatch, type TrainingExample } from "./training-examples.js";
@@ -110,8 +110,12 @@ type Row = { inputs: number[]; correct: boolean; call: string };
 /** Fewer validation examples than this do not choose the threshold (the `heldOut` tuning half does). */
 export const MIN_VALIDATION = 20;
 
-function embeddingOf(embeddings: TrainingEmbeddings, instruction: string): Float32Array {
-  const text = encoderText(instruction, embeddings.encoder.prefix);
+function embeddingOf(
+  embeddings: TrainingEmbeddings,
+  instruction: string,
+  facts: Record<string, unknown>,
+): Float32Array {
+  const text = encoderInput(embeddings.encoder, instruction, facts);
   const vector = embeddings.vectors.get(text);
   if (!vector) throw new InvalidOptionError("embeddings", "a vector for every instruction", text);
   return vector;
@@ -147,7 +151,7 @@ export function trainDistilled(
   const config = options.features ?? DEFAULT_FEATURES;
   const embeddings = options.embeddings;
   const prep = (instruction: string, facts: Record<string, unknown>) =>
-    prepareInput(instruction, facts, config, embeddings && embeddingOf(embeddings, instruction));
+    prepareInput(instruction, facts, config, embeddings && embeddingOf(embeddings, instruction, facts));
   const inputs = train.map((e) => prep(e.instruction, e.facts));
   const rows: CalibrationRow[] = [];
   const outOfFold: Row[] = [];

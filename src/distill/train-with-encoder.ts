@@ -1,4 +1,4 @@
-import { commonPrefix, encoderText } from "./encoder-input.js";
+import { commonPrefix, encoderInput, type EncoderRecord } from "./encoder-input.js";
 import type { TextEncoder } from "./text-encoder.js";
 import { trainDistilled, type TrainDistilledOptions, type TrainDistilledResult } from "./train-distilled.js";
 import { planTraining } from "./training-plan.js";
@@ -25,6 +25,11 @@ export interface TrainWithEncoderOptions extends TrainDistilledOptions {
    * (`crossCheck` in the model file); the threshold is chosen with that rule. Default true.
    */
   crossCheck?: boolean;
+  /**
+   * What the encoder embeds: `"instruction"` (without the shared opening) or `"task"` (the facts and the
+   * instruction, {@link taskText}). Default: `"task"` for a decoder model (pooling `"last"`), else `"instruction"`.
+   */
+  encoderInput?: "instruction" | "task";
 }
 
 /**
@@ -42,10 +47,14 @@ export async function trainDistilledWithEncoder(
 ): Promise<TrainDistilledResult & { times: EncoderTrainingTimes }> {
   const plan = planTraining(examples, { maxVariantExamples: MAX_VARIANT_EXAMPLES, ...options });
   const prefix = commonPrefix(plan.train.map((e) => e.instruction));
+  const input = options.encoderInput ?? (encoder.info.pooling === "last" ? "task" : "instruction");
+  const record: EncoderRecord = { ...encoder.info, prefix, ...(input === "task" ? { input } : {}) };
   const texts = new Set<string>();
   for (const e of [...plan.train, ...plan.heldOut, ...plan.tuning])
-    texts.add(encoderText(e.instruction, prefix));
-  for (const variants of plan.variants) for (const v of variants) texts.add(encoderText(v, prefix));
+    texts.add(encoderInput(record, e.instruction, e.facts));
+  plan.variants.forEach((variants, i) => {
+    for (const v of variants) texts.add(encoderInput(record, v, plan.train[i]!.facts));
+  });
   const list = [...texts];
   const started = performance.now();
   const vectors = await encoder.embed(list);
@@ -70,7 +79,7 @@ export async function trainDistilledWithEncoder(
       },
     }),
     embeddings: {
-      encoder: { ...encoder.info, prefix },
+      encoder: record,
       vectors: new Map(list.map((t, i) => [t, vectors[i]!])),
     },
   });

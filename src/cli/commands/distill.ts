@@ -79,7 +79,7 @@ export const inputKey = (instruction: string, facts: Record<string, unknown>) =>
 const percent = (v: number | null) => (v === null ? "–" : `${(v * 100).toFixed(1)}%`);
 
 /**
- * `deputy distill [TRACES…] [--store RUNS.db] [--resolved FILE…] --node ID --out MODEL.json [--encoder gguf=PATH]
+ * `deputy distill [TRACES…] [--store RUNS.db] [--resolved FILE…] --node ID --out MODEL.json [--encoder gguf=PATH|local=NAME]
  * [--target-precision 0.98] [--confidence-floor 0.8] [--holdout FILE…] [--measure FILE…]`.
  */
 export function registerDistill(program: Command, ctx: CliContext): void {
@@ -108,7 +108,7 @@ export function registerDistill(program: Command, ctx: CliContext): void {
     .option("--seed <n>", "seed of splits and training order", "1")
     .option(
       "--encoder <spec>",
-      "also train on a pretrained encoder's vectors: gguf=PATH (scripts/encoder-model.sh fetches all-MiniLM-L6-v2)",
+      "also train on a pretrained encoder's vectors: gguf=PATH (scripts/encoder-model.sh fetches all-MiniLM-L6-v2), or local=NAME, a catalogued model's own hidden states (e.g. local=qwen2.5-coder-0.5b-instruct)",
     )
     .option(
       "--store <file>",
@@ -193,7 +193,10 @@ export function registerDistill(program: Command, ctx: CliContext): void {
           ? {
               encoder: {
                 name: result.model.encoder.name,
+                sha256: result.model.encoder.sha256,
                 dimension: result.model.encoder.dimension,
+                ...(result.model.encoder.pooling ? { pooling: result.model.encoder.pooling } : {}),
+                input: result.model.encoder.input ?? "instruction",
                 crossCheck: result.model.crossCheck !== undefined,
               },
             }
@@ -256,7 +259,7 @@ export function registerDistill(program: Command, ctx: CliContext): void {
               `measured on ${measured.examples} (${flags.measure!.join(", ")}; not trained or tuned on): accuracy ${percent(measured.accuracy)}, at min_confidence ${result.recommendedMinConfidence} coverage ${percent(measured.atRecommended.coverage)}, precision ${percent(measured.atRecommended.precision)}`,
             ]
           : []),
-        `model written to ${flags.out} (${Math.round(statSync(flags.out).size / 1024)} KB)${result.model.encoder ? `, on the encoder ${result.model.encoder.name} (${result.model.encoder.dimension} dimensions)${result.model.crossCheck ? "; a call is accepted only when the n-gram cross-check proposes it too" : ""}` : ""}`,
+        `model written to ${flags.out} (${Math.round(statSync(flags.out).size / 1024)} KB)${result.model.encoder ? `, on the encoder ${result.model.encoder.name} (${result.model.encoder.dimension} dimensions${result.model.encoder.pooling ? `, ${result.model.encoder.pooling} pooling` : ""}${result.model.encoder.input === "task" ? ", the rendered task embedded" : ""})${result.model.crossCheck ? "; a call is accepted only when the n-gram cross-check proposes it too" : ""}` : ""}`,
       ];
       ctx.stdout(lines.join("\n") + "\n");
     });
