@@ -5,7 +5,7 @@ import { InvalidOptionError } from "../../errors/index.js";
 import { loadBfclSuite } from "../../eval/bfcl-suite.js";
 import { evaluateBackend, type BackendEvaluation, type CategoryScore } from "../../eval/evaluate-backend.js";
 import { suiteFormat } from "../../eval/decision-suite.js";
-import { createBackend, evalDecisions } from "./eval-chain.js";
+import { createBackend, evalDecisions, type DecisionEvalFlags } from "./eval-chain.js";
 import type { CliContext } from "../cli-context.js";
 import { EXIT } from "../exit-codes.js";
 
@@ -61,95 +61,75 @@ export function registerEval(program: Command, ctx: CliContext): void {
     .option("--limit <n>", "at most this many cases per file (decisions: in all)", (v) => Number(v))
     .option("--json", "print the results as JSON")
     .option("--records <file>", "BFCL: append one JSON line per case (for deputy calibrate)")
-    .action(
-      async (flags: {
-        delegate: string[];
-        suite: string;
-        compare: string[];
-        minConfidence?: number;
-        freeText?: string;
-        freeTextOverlap?: number;
-        node?: string;
-        limit?: number;
-        json?: boolean;
-        records?: string;
-        trust?: boolean;
-        targetPrecision?: number;
-        trustOut?: string;
-      }) => {
-        if (flags.delegate.length === 0)
-          throw new InvalidOptionError("--delegate", "at least one backend spec", undefined);
-        if (flags.limit !== undefined && !(Number.isInteger(flags.limit) && flags.limit > 0)) {
-          throw new InvalidOptionError("--limit", "a positive integer", flags.limit);
-        }
-        if (!existsSync(flags.suite)) {
+    .action(async (flags: DecisionEvalFlags & { records?: string }) => {
+      if (flags.delegate.length === 0)
+        throw new InvalidOptionError("--delegate", "at least one backend spec", undefined);
+      if (flags.limit !== undefined && !(Number.isInteger(flags.limit) && flags.limit > 0)) {
+        throw new InvalidOptionError("--limit", "a positive integer", flags.limit);
+      }
+      if (!existsSync(flags.suite)) {
+        throw new InvalidOptionError(
+          "--suite",
+          "a .jsonl file of decision records or BFCL cases, or a folder of them",
+          flags.suite,
+        );
+      }
+      if (suiteFormat(flags.suite) === "decisions") {
+        if (flags.records)
           throw new InvalidOptionError(
-            "--suite",
-            "a .jsonl file of decision records or BFCL cases, or a folder of them",
-            flags.suite,
+            "--records",
+            "used with a BFCL suite (decision suites: --json)",
+            flags.records,
           );
-        }
-        if (suiteFormat(flags.suite) === "decisions") {
-          if (flags.records)
-            throw new InvalidOptionError(
-              "--records",
-              "used with a BFCL suite (decision suites: --json)",
-              flags.records,
-            );
-          await evalDecisions(flags, ctx);
-          ctx.setExitCode(EXIT.completed);
-          return;
-        }
-        const chainOnly = [
-          ["--compare", flags.compare.length > 0 ? flags.compare : undefined],
-          ["--min-confidence", flags.minConfidence],
-          ["--free-text", flags.freeText],
-          ["--node", flags.node],
-          ["--trust", flags.trust],
-          ["--target-precision", flags.targetPrecision],
-          ["--trust-out", flags.trustOut],
-        ] as const;
-        for (const [flag, value] of chainOnly)
-          if (value !== undefined)
-            throw new InvalidOptionError(
-              flag,
-              "used with a suite of decision records, not BFCL cases",
-              value,
-            );
-        if (flags.delegate.length > 1)
-          throw new InvalidOptionError(
-            "--delegate",
-            "one backend for a BFCL suite (chains run on decision records)",
-            flags.delegate.join(" "),
-          );
-        const suite = loadBfclSuite(flags.suite, flags.limit === undefined ? {} : { limit: flags.limit });
-        const delegate = await createBackend(flags.delegate[0]!);
-        const records = flags.records;
-        const progress = ctx.isTTY && !flags.json;
-        let last: string | undefined;
-        let evaluation: BackendEvaluation;
-        try {
-          evaluation = await evaluateBackend(delegate, suite, {
-            ...(records ? { onRecord: (r) => appendFileSync(records, JSON.stringify(r) + "\n") } : {}),
-            ...(progress
-              ? {
-                  onCase: (file: string, cases: number) => {
-                    if (last !== undefined && last !== file) ctx.stderr("\n");
-                    last = file;
-                    ctx.stderr(`\r${basename(file)}: ${cases} cases`);
-                  },
-                }
-              : {}),
-          });
-          if (last !== undefined) ctx.stderr("\n");
-        } finally {
-          await delegate.close();
-        }
-        if (flags.json) ctx.stdout(JSON.stringify(evaluation, null, 2) + "\n");
-        else ctx.stdout(renderTable(evaluation.delegate, evaluation.results));
+        await evalDecisions(flags, ctx);
         ctx.setExitCode(EXIT.completed);
-      },
-    );
+        return;
+      }
+      const chainOnly = [
+        ["--compare", flags.compare.length > 0 ? flags.compare : undefined],
+        ["--min-confidence", flags.minConfidence],
+        ["--free-text", flags.freeText],
+        ["--node", flags.node],
+        ["--trust", flags.trust],
+        ["--target-precision", flags.targetPrecision],
+        ["--trust-out", flags.trustOut],
+      ] as const;
+      for (const [flag, value] of chainOnly)
+        if (value !== undefined)
+          throw new InvalidOptionError(flag, "used with a suite of decision records, not BFCL cases", value);
+      if (flags.delegate.length > 1)
+        throw new InvalidOptionError(
+          "--delegate",
+          "one backend for a BFCL suite (chains run on decision records)",
+          flags.delegate.join(" "),
+        );
+      const suite = loadBfclSuite(flags.suite, flags.limit === undefined ? {} : { limit: flags.limit });
+      const delegate = await createBackend(flags.delegate[0]!);
+      const records = flags.records;
+      const progress = ctx.isTTY && !flags.json;
+      let last: string | undefined;
+      let evaluation: BackendEvaluation;
+      try {
+        evaluation = await evaluateBackend(delegate, suite, {
+          ...(records ? { onRecord: (r) => appendFileSync(records, JSON.stringify(r) + "\n") } : {}),
+          ...(progress
+            ? {
+                onCase: (file: string, cases: number) => {
+                  if (last !== undefined && last !== file) ctx.stderr("\n");
+                  last = file;
+                  ctx.stderr(`\r${basename(file)}: ${cases} cases`);
+                },
+              }
+            : {}),
+        });
+        if (last !== undefined) ctx.stderr("\n");
+      } finally {
+        await delegate.close();
+      }
+      if (flags.json) ctx.stdout(JSON.stringify(evaluation, null, 2) + "\n");
+      else ctx.stdout(renderTable(evaluation.delegate, evaluation.results));
+      ctx.setExitCode(EXIT.completed);
+    });
 }
 
 function renderTable(name: string, rows: CategoryScore[]): string {

@@ -1,4 +1,5 @@
 import { writeFileSync } from "node:fs";
+import { seededRandom } from "../../distill/random.js";
 import { examplesFromTraces, type TrainingExample } from "../../distill/training-examples.js";
 import type { DelegateTrace } from "../../traces/trace.js";
 
@@ -50,21 +51,9 @@ const TROUBLE = {
 } as const;
 const FILLER = ["", "since 10:02", "per the dashboard", "reported by a customer", "again", "in eu-west"];
 
-/** A seeded generator (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** `n` people's decisions of {@link LEARN_NODE}, as traces (what `deputy run --traces` writes). */
 export function learnTraces(n: number, seed = 1, firstId = 1): DelegateTrace[] {
-  const r = random(seed);
+  const r = seededRandom(seed);
   const pick = <T>(list: readonly T[]) => list[Math.floor(r() * list.length)]!;
   return Array.from({ length: n }, (_, i) => {
     const service = pick(SERVICES);
