@@ -166,7 +166,7 @@ describe("examplesFromTraces", () => {
     time: "t",
   };
 
-  it("keeps accepted calls and teacher declines of one node; drops the rest, duplicates and redacted text", () => {
+  it("keeps accepted calls and teacher declines of one node; drops the rest, duplicates, redacted text and calls naming no tool", () => {
     const { examples, skipped } = examplesFromTraces(
       [
         base,
@@ -176,6 +176,7 @@ describe("examplesFromTraces", () => {
         { ...base, instruction: "nothing fits", verdict: "declined", finalCall: undefined, source: "person" },
         { ...base, instruction: "the model declined", verdict: "declined", finalCall: undefined },
         { ...base, instruction: "token [REDACTED]" },
+        { ...base, instruction: "names no tool", finalCall: { name: "", arguments: {} } },
         { ...base, instruction: "later wins", finalCall: { name: "a", arguments: {} } },
         { ...base, instruction: "later wins", finalCall: { name: "b", arguments: {} }, source: "person" },
       ],
@@ -186,7 +187,7 @@ describe("examplesFromTraces", () => {
       ["nothing fits", null, "person"],
       ["later wins", "b", "person"],
     ]);
-    expect(skipped).toEqual({ otherNode: 1, notLabelled: 2, redacted: 1, duplicate: 1, conflicting: 1 });
+    expect(skipped).toEqual({ otherNode: 1, notLabelled: 3, redacted: 1, duplicate: 1, conflicting: 1 });
   });
 
   it("compares calls exactly, key order aside", () => {

@@ -28,8 +28,8 @@ const REDACTED = "[REDACTED]";
 /**
  * Labelled examples of one node from its traces: accepted final calls (the delegate's that passed the gate, an
  * `escalate_to` agent's, a person's resolution) and declines made by an agent or a person (a backend's own
- * decline is not a label: nobody checked it). Redacted or cut text is left out (the model would learn the
- * markers). Identical inputs are kept once; when the same input got different calls, the later trace wins (a
+ * decline is not a label: nobody checked it); a call whose tool name is empty is no label. Redacted or cut text
+ * is left out (the model would learn the markers). Identical inputs are kept once; when the same input got different calls, the later trace wins (a
  * person correcting a model comes after it) and the earlier ones are counted as conflicting.
  */
 export function examplesFromTraces(traces: Iterable<DelegateTrace>, nodeId: string): ExampleSelection {
@@ -42,7 +42,9 @@ export function examplesFromTraces(traces: Iterable<DelegateTrace>, nodeId: stri
     }
     const source = trace.source ?? "delegate";
     let call: TrainingExample["call"] | undefined;
-    if (trace.verdict === "accepted" && trace.finalCall) call = trace.finalCall;
+    // a call that names no tool labels nothing (no model can propose it)
+    if (trace.verdict === "accepted" && trace.finalCall && trace.finalCall.name !== "")
+      call = trace.finalCall;
     else if (trace.verdict === "declined" && source !== "delegate") call = { name: null, arguments: {} };
     if (!call) {
       skipped.notLabelled++;

@@ -182,7 +182,7 @@ function callOf(
   | { call: { name: string | null; arguments: Record<string, unknown> } }
   | Extract<ParsedLine, { issue: unknown }> {
   if (!isRecord(value)) return issue(field, 'a call {"name", "arguments"}', value);
-  if (!(typeof value.name === "string" || (declineAllowed && value.name === null)))
+  if (!((typeof value.name === "string" && value.name !== "") || (declineAllowed && value.name === null)))
     return issue(`${field}.name`, declineAllowed ? "a tool name or null" : "a tool name", value.name);
   if (value.arguments !== undefined && !isRecord(value.arguments))
     return issue(`${field}.arguments`, "an object", value.arguments);

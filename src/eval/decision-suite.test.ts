@@ -73,6 +73,10 @@ describe("decision suites", () => {
     expect(issueOf(file([DECISIONS[0], { ...DECISIONS[1], tools: "page" }]))).toMatch(/:2 tools`/);
     expect(issueOf(file([{ ...DECISIONS[0], facts: [1] }]))).toMatch(/:1 facts` to be an object/);
     expect(issueOf(file([{ ...DECISIONS[0], finalCall: { name: 3 } }]))).toMatch(/finalCall\.name/);
+    // a call that names no tool (no model could propose it, no model file may hold it)
+    expect(issueOf(file([{ ...DECISIONS[0], finalCall: { name: "", arguments: {} } }]))).toMatch(
+      /finalCall\.name/,
+    );
     expect(issueOf(file([DECISIONS[0], { id: "x", question: [], function: [] }]))).toMatch(/:2`.*BFCL case/);
     const badSchema = [{ name: "t", description: "", parameters: { type: "no-such-type" } }];
     expect(issueOf(file([{ ...DECISIONS[0], tools: badSchema }]))).toMatch(/tools\[0\]\.parameters/);

@@ -1,7 +1,9 @@
 /**
- * One turn of the learning loop on hostile or tiny decision sets — none, one tool only, contradictory labels, all
- * wrong, huge strings — never throws, never promotes a challenger whose Wilson lower bound is below the
- * champion's, and leaves the model files as they were, byte for byte, when it keeps the champion.
+ * One turn of the learning loop on hostile or tiny decision sets — none, a single one, one tool only,
+ * contradictory labels (the same input decided with different calls), calls naming tools not among the candidates,
+ * all wrong, empty facts, huge strings — never throws, never promotes a challenger below the target precision or
+ * whose Wilson lower bound is below the champion's (nor one deciding no more than a champion at the target), and
+ * leaves the model files as they were, byte for byte, when it keeps the champion.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -31,6 +33,11 @@ const text = fc.oneof(
 );
 const call = fc.oneof(
   fc.constant({ name: null, arguments: {} }),
+  // a tool that is not among the candidates
+  fc.record({
+    name: fc.constantFrom("escalate", "delete_everything", ""),
+    arguments: fc.record({ service: text }),
+  }),
   fc.record({ name: fc.constant("page"), arguments: fc.record({ service: text }) }),
   fc.record({
     name: fc.constant("ticket"),
@@ -53,9 +60,23 @@ const allWrong = (n: number, seed: number) =>
         ? { name: "ticket", arguments: { service: e.call.arguments.service, priority: "P3" } }
         : { name: "page", arguments: { service: e.call.arguments.service } },
   }));
+/** Good decisions with some of their inputs decided again, each time with another (hostile) call. */
+const conflicting = fc
+  .tuple(fc.integer({ min: 1, max: 1000 }), fc.array(fc.tuple(fc.nat({ max: 29 }), call), { maxLength: 15 }))
+  .map(([s, again]) => {
+    const good = learnExamples(30, s);
+    return [...good, ...again.map(([i, c]) => ({ ...good[i]!, call: c }))];
+  });
 const decisions = fc.oneof(
   fc.constant([] as TrainingExample[]),
+  hostile.map((d) => [d]),
+  fc.integer({ min: 1, max: 1000 }).map((s) => learnExamples(1, s)),
   fc.array(hostile, { maxLength: 12 }),
+  // one input decided over and over, with conflicting calls
+  fc
+    .tuple(hostile, fc.array(call, { minLength: 1, maxLength: 6 }))
+    .map(([d, calls]) => calls.map((c) => ({ ...d, call: c }))),
+  conflicting,
   fc.tuple(fc.nat({ max: 60 }), fc.integer({ min: 1, max: 1000 })).map(([n, s]) => allWrong(n, s)),
   // contradictory: the same alerts twice, the second time with the other call
   fc.integer({ min: 1, max: 1000 }).map((s) => [...learnExamples(20, s), ...allWrong(20, s)]),
@@ -71,32 +92,44 @@ describe("learnNode on hostile decisions", () => {
     { timeout: 600_000 },
     async () => {
       await fc.assert(
-        fc.asyncProperty(decisions, fc.integer({ min: 1, max: 5 }), async (set, seed) => {
-          const files = nodeFiles(join(dir, `run-${run++}`, "node.model.json"));
-          saveModelFile(files.model, champion);
-          const before = readFileSync(files.model);
-          const result = await learnNode({
-            node: LEARN_NODE,
-            decisions: set,
-            champion: { model: champion },
-            seed,
-            curvePoints: 2,
-          });
-          const entry = applyLearnResult(result, files, new Date("2026-12-03T08:00:00Z"));
-          expect(readLearnHistory(files.history)).toEqual([entry]);
-          if (!result.verdict.promote) {
-            expect(readFileSync(files.model).equals(before)).toBe(true);
-            expect(existsSync(files.previous)).toBe(false);
-            return;
-          }
-          const challenger = result.challenger!.measured;
-          const held = result.champion!.measured;
-          if (held.wilsonLower !== null)
-            expect(challenger.wilsonLower!).toBeGreaterThanOrEqual(held.wilsonLower);
-          expect(challenger.share).toBeGreaterThan(held.share);
-          expect(readFileSync(files.previous).equals(before)).toBe(true);
-        }),
-        { numRuns: 30 },
+        fc.asyncProperty(
+          decisions,
+          fc.integer({ min: 1, max: 5 }),
+          fc.boolean(),
+          async (set, seed, hasChampion) => {
+            const files = nodeFiles(join(dir, `run-${run++}`, "node.model.json"));
+            if (hasChampion) saveModelFile(files.model, champion);
+            const before = hasChampion ? readFileSync(files.model) : undefined;
+            const result = await learnNode({
+              node: LEARN_NODE,
+              decisions: set,
+              ...(hasChampion ? { champion: { model: champion } } : {}),
+              seed,
+              curvePoints: 2,
+            });
+            const entry = applyLearnResult(result, files, new Date("2026-12-03T08:00:00Z"));
+            expect(readLearnHistory(files.history)).toEqual([entry]);
+            expect(result.verdict.reason.length).toBeGreaterThan(0);
+            if (!result.verdict.promote) {
+              if (before) expect(readFileSync(files.model).equals(before)).toBe(true);
+              else expect(existsSync(files.model)).toBe(false);
+              expect(existsSync(files.previous)).toBe(false);
+              return;
+            }
+            const challenger = result.challenger!.measured;
+            expect(challenger.decided).toBeGreaterThan(0);
+            expect(challenger.correct / challenger.decided).toBeGreaterThanOrEqual(result.targetPrecision);
+            if (!before) return;
+            const held = result.champion!.measured;
+            if (held.wilsonLower !== null)
+              expect(challenger.wilsonLower!).toBeGreaterThanOrEqual(held.wilsonLower);
+            // a champion below the target precision decides no share the team can leave to it
+            if (held.precision !== null && held.precision >= result.targetPrecision)
+              expect(challenger.share).toBeGreaterThan(held.share);
+            expect(readFileSync(files.previous).equals(before)).toBe(true);
+          },
+        ),
+        { numRuns: 60 },
       );
     },
   );

@@ -142,7 +142,8 @@ export async function learnNode(options: LearnNodeOptions): Promise<LearnResult>
   }
   const sizes = curveSizes(trainDecisions.length, curvePoints, trainTraces.length >= MIN_TRAIN);
   for (const [p, size] of sizes.entries()) {
-    const examples = [...trainTraces, ...trainDecisions.slice(0, size)];
+    // a call that names no tool teaches nothing (and no model file may hold a tool without a name)
+    const examples = [...trainTraces, ...trainDecisions.slice(0, size)].filter((e) => e.call.name !== "");
     if (examples.length < MIN_TRAIN) continue;
     progress(
       `training ${p + 1}/${sizes.length}: ${size} decisions${trainTraces.length ? ` + ${trainTraces.length} traces` : ""}`,

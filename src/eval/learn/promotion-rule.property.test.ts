@@ -16,7 +16,7 @@ const standing = (records: number) =>
     }));
 
 describe("promotionVerdict", () => {
-  it("promotes only a challenger with a bound at least the champion's, a larger share and the target precision", () => {
+  it("promotes only a challenger with a bound at least the champion's, the target precision, and a larger share than a champion at the target", () => {
     fc.assert(
       fc.property(
         fc.nat({ max: 300 }).chain((n) => fc.tuple(standing(n), fc.option(standing(n)))),
@@ -30,7 +30,9 @@ describe("promotionVerdict", () => {
           if (champion) {
             if (champion.wilsonLower !== null)
               expect(challenger.wilsonLower!).toBeGreaterThanOrEqual(champion.wilsonLower);
-            expect(challenger.decided).toBeGreaterThan(champion.decided);
+            // a champion below the target precision decides no share the team can leave to it
+            if (champion.decided > 0 && champion.correct / champion.decided >= target)
+              expect(challenger.decided).toBeGreaterThan(champion.decided);
           }
         },
       ),
@@ -58,5 +60,15 @@ describe("promotionVerdict", () => {
       reason: expect.stringContaining("below the target"),
     });
     expect(promotionVerdict(s(80, 80), s(50, 50), 0.97).promote).toBe(true);
+    // a confidently wrong champion (more decided, below the target) does not block a more precise challenger…
+    expect(promotionVerdict(s(87, 87), s(96, 85), 0.97)).toMatchObject({
+      promote: true,
+      reason: expect.stringContaining("below the target"),
+    });
+    // …unless its Wilson lower bound is higher
+    expect(promotionVerdict(s(20, 20), s(96, 92), 0.97)).toMatchObject({
+      promote: false,
+      reason: expect.stringContaining("Wilson lower bound"),
+    });
   });
 });
