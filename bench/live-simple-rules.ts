@@ -16,6 +16,7 @@
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { answerConfidenceOfTokens } from "../src/confidence/answer-confidence.js";
 import { fitHalf } from "./quality-cases.js";
 
 const { values } = parseArgs({
@@ -48,6 +49,9 @@ interface RecordRow {
   correct: boolean;
   confidence: number | null;
   declineProbability?: number;
+  tokens?: { piece: string; raw?: number }[];
+  verbatimShare?: number;
+  arguments?: Record<string, unknown>;
 }
 interface Case {
   id: string;
@@ -59,7 +63,17 @@ interface Case {
   answer: number;
   decline: number | undefined;
   selfCheck: number | undefined;
+  /** Every argument value (at least one) is spelled out in the question. */
+  grounded: boolean;
 }
+const leafCount = (v: unknown): number =>
+  typeof v === "string" || typeof v === "number"
+    ? 1
+    : Array.isArray(v)
+      ? v.reduce((n: number, x) => n + leafCount(x), 0)
+      : v !== null && typeof v === "object"
+        ? Object.values(v).reduce((n: number, x) => n + leafCount(x), 0)
+        : 0;
 const records = firstById<RecordRow>(values.records!);
 const scores = firstById<{ id: string; score: number }>(values.relevance!);
 const checks = firstById<{ id: string; selfCheck: number }>(values.selfcheck!);
@@ -75,9 +89,16 @@ const cases: Case[] = [...records.values()].flatMap((r) => {
       score: s.score,
       greedyDeclined: r.name === null || r.name === undefined,
       correct: r.correct,
-      answer: r.confidence ?? 0,
+      // \`--tokens\` runs record the choice confidence; the answer confidence comes from their tokens.
+      answer: r.tokens
+        ? answerConfidenceOfTokens(
+            r.tokens.map((t) => t.piece),
+            r.tokens.map((t) => t.raw ?? 0),
+          )
+        : (r.confidence ?? 0),
       decline: r.declineProbability,
       selfCheck: checks.get(r.id)?.selfCheck,
+      grounded: (r.verbatimShare ?? 0) >= 1 && leafCount(r.arguments ?? {}) > 0,
     },
   ];
 });
@@ -89,6 +110,8 @@ interface Rule {
   P?: number;
   S?: number;
   rescue?: { A?: number; S?: number; P?: number };
+  /** A grounded call is kept by both looks of the step (the model's own P(null) and self-check still apply). */
+  grounded?: boolean;
 }
 function parseRule(spec: string): Rule {
   const rule: Rule = { T: -2 };
@@ -104,7 +127,8 @@ function parseRule(spec: string): Rule {
     } else if (k === "rescue") {
       const [A, S, P] = v.split("/").map((x) => (x === "-" || x === "" ? undefined : Number(x)));
       rule.rescue = { A, S, P };
-    } else if (k !== "none") throw new Error(`unknown option ${k}`);
+    } else if (k === "grounded") rule.grounded = true;
+    else if (k !== "none") throw new Error(`unknown option ${k}`);
   }
   return rule;
 }
@@ -114,6 +138,7 @@ const ruleText = (r: Rule) =>
     r.S !== undefined ? `selfcheck=${r.S}` : "",
     r.T > -2 ? `relevance=encoder:${r.T}${r.T2 !== undefined ? `/${r.T2}@${r.C}` : ""}` : "",
     r.rescue ? `rescue=${[r.rescue.A, r.rescue.S, r.rescue.P].map((x) => x ?? "-").join("/")}` : "",
+    r.grounded ? "grounded" : "",
   ]
     .filter(Boolean)
     .join(",") || "none";
@@ -123,7 +148,9 @@ function declines(r: Rule, c: Case): boolean {
   if (c.greedyDeclined) return true;
   const modelSays =
     (r.P !== undefined && (c.decline ?? 0) >= r.P) || (r.S !== undefined && (c.selfCheck ?? 1) < r.S);
+  const spared = r.grounded === true && c.grounded;
   if (c.score < r.T) {
+    if (spared) return modelSays;
     if (!r.rescue) return true;
     const { A, S, P } = r.rescue;
     const kept =
@@ -132,7 +159,7 @@ function declines(r: Rule, c: Case): boolean {
       (P === undefined || (c.decline ?? 1) < P);
     return !kept || modelSays;
   }
-  if (r.T2 !== undefined && c.score < r.T2 && c.answer < r.C!) return true;
+  if (r.T2 !== undefined && c.score < r.T2 && c.answer < r.C! && !spared) return true;
   return modelSays;
 }
 
@@ -188,20 +215,21 @@ if (values["fit-rescue"] && rules[0]) {
     b === undefined ? [undefined] : xs;
   for (const A of [undefined, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9])
     for (const S of withBase([undefined, 0.5, 0.6, 0.68, 0.75], base.S))
-      for (const P of withBase([undefined, 0.1, 0.15, 0.2], base.P))
+      for (const P of withBase(process.env.NO_RESCUE_P ? [undefined] : [undefined, 0.1, 0.15, 0.2], base.P))
         for (const P2 of withBase([base.P!, 0.2, 0.25, 0.3, 0.5], base.P))
-          for (const S2 of withBase([base.S!, 0.6, 0.5, 0.4], base.S)) {
-            const r: Rule = { ...base, P: P2, S: S2, rescue: { A, S, P } };
-            const l = tally(live, r);
-            const s = tally(shared, r);
-            if (s.declined < floor) continue;
-            if (
-              !best ||
-              l.with > best.live.with ||
-              (l.with === best.live.with && s.declined > best.shared.declined)
-            )
-              best = { r, live: l, shared: s };
-          }
+          for (const S2 of withBase([base.S!, 0.6, 0.5, 0.4], base.S))
+            for (const grounded of [false, true]) {
+              const r: Rule = { ...base, P: P2, S: S2, rescue: { A, S, P }, grounded };
+              const l = tally(live, r);
+              const s = tally(shared, r);
+              if (s.declined < floor) continue;
+              if (
+                !best ||
+                l.with > best.live.with ||
+                (l.with === best.live.with && s.declined > best.shared.declined)
+              )
+                best = { r, live: l, shared: s };
+            }
   if (best) {
     console.log(`\nbest rescue on this half (shared irrelevance declined >= ${floor.toFixed(1)}):`);
     console.log(row("live_simple", live, best.r));

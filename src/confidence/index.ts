@@ -33,6 +33,7 @@ export {
 export {
   proposalContext,
   verbatimShare,
+  groundedCall,
   type ContextRequest,
   type ProposalContext,
 } from "./proposal-context.js";

@@ -24,6 +24,24 @@ export interface ProposalContext {
  */
 export function verbatimShare(input: string, args: Record<string, unknown> | undefined): number {
   const text = input.toLowerCase();
+  const leaves = argumentLeaves(args);
+  return leaves.length === 0 ? 1 : leaves.filter((l) => text.includes(l)).length / leaves.length;
+}
+
+/**
+ * Whether a call is grounded in its input: it has at least one string or number argument value and every one of
+ * them occurs in `input` ({@link verbatimShare} 1). A model that makes up a call to a tool the task is not about
+ * invents its values; a call that copies all of them from the question is about the question (measured on BFCL
+ * in docs/quality.md, "Questions worded unlike BFCL's").
+ */
+export function groundedCall(input: string, args: Record<string, unknown> | undefined): boolean {
+  const text = input.toLowerCase();
+  const leaves = argumentLeaves(args);
+  return leaves.length > 0 && leaves.every((l) => text.includes(l));
+}
+
+/** The arguments' string and number values at any depth, lower-cased, numbers in their JSON form. */
+function argumentLeaves(args: Record<string, unknown> | undefined): string[] {
   const leaves: string[] = [];
   const walk = (v: unknown): void => {
     if (typeof v === "string") leaves.push(v.toLowerCase());
@@ -32,7 +50,7 @@ export function verbatimShare(input: string, args: Record<string, unknown> | und
     else if (v !== null && typeof v === "object") Object.values(v).forEach(walk);
   };
   walk(args ?? {});
-  return leaves.length === 0 ? 1 : leaves.filter((l) => text.includes(l)).length / leaves.length;
+  return leaves;
 }
 
 /** The {@link ProposalContext} of a proposal's arguments for a request. */

@@ -197,6 +197,91 @@ describe("relevance on the real encoder (all-MiniLM-L6-v2)", () => {
     ).toThrow(/weak.minConfidence/);
   });
 
+  it("with sure=, asks below the threshold and keeps a grounded or sure call, declining the rest", async () => {
+    const call = (args: Record<string, unknown>, confidence: number) => ({
+      node: "a",
+      proposal: { name: "get_current_weather", arguments: args, confidence },
+    });
+    const inner = new ScriptedDelegate({
+      entries: [
+        call({ city: "Lima" }, 0.1), // made up, unsure: declined
+        call({ city: "Paris" }, 0.1), // every value in the question: kept
+        call({ city: "Lima" }, 0.9), // sure: kept
+        call({}, 0.1), // no value to ground it, unsure: declined
+      ],
+    });
+    const delegate = new RelevanceDelegate({ inner, encoder, threshold: 1, sure: 0.5 });
+    const ask = () => delegate.propose(request("How is it in paris today?"));
+    const madeUp = await ask();
+    expect(madeUp).toMatchObject({ name: null, arguments: {}, confidence: null });
+    expect(madeUp.relevance!.asked).toEqual({
+      sure: 0.5,
+      grounded: false,
+      confidence: 0.1,
+      declined: "get_current_weather",
+    });
+    const grounded = await ask();
+    expect(grounded).toMatchObject({ name: "get_current_weather", arguments: { city: "Paris" } });
+    expect(grounded.relevance!.asked).toEqual({ sure: 0.5, grounded: true, confidence: 0.1 });
+    expect((await ask()).name).toBe("get_current_weather");
+    expect((await ask()).relevance!.asked?.declined).toBe("get_current_weather");
+    expect(inner.remaining).toBe(0);
+
+    // A grounded call is spared the second look too; an ungrounded unsure one is not.
+    const second = new RelevanceDelegate({
+      inner: new ScriptedDelegate({ entries: [call({ city: "Paris" }, 0.1), call({ city: "Lima" }, 0.1)] }),
+      encoder,
+      threshold: -1,
+      weak: { below: 1, minConfidence: 0.3 },
+      sure: 0.5,
+    });
+    expect((await second.propose(request("Rain in Paris?"))).name).toBe("get_current_weather");
+    expect((await second.propose(request("Rain in Paris?"))).relevance!.weak?.declined).toBe(
+      "get_current_weather",
+    );
+    expect(() => new RelevanceDelegate({ inner, encoder, threshold: 0, sure: 1.5 })).toThrow(/sure/);
+  });
+
+  it("with sure=, any proposal the backend makes is either kept as it is or declined with the reason (generated)", async () => {
+    const leaf = fc.oneof(
+      fc.string({ maxLength: 12 }),
+      fc.integer(),
+      fc.double({ noNaN: true }),
+      fc.boolean(),
+    );
+    const args = fc.dictionary(
+      fc.string({ maxLength: 6 }),
+      fc.oneof(leaf, fc.array(leaf, { maxLength: 3 })),
+      {
+        maxKeys: 4,
+      },
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        args,
+        fc.option(fc.double({ min: 0, max: 1, noNaN: true }), { nil: null }),
+        fc.string({ maxLength: 80 }),
+        async (a, confidence, question) => {
+          const proposal = { name: "get_current_weather", arguments: a, confidence };
+          const d = new RelevanceDelegate({
+            inner: new ScriptedDelegate({ entries: [{ node: "a", proposal }] }),
+            encoder,
+            threshold: 1,
+            sure: 0.5,
+          });
+          const out = await d.propose(request(question));
+          const asked = out.relevance!.asked!;
+          if (out.name === null) expect(asked.declined).toBe("get_current_weather");
+          else {
+            expect(out.arguments).toEqual(a);
+            expect(asked.grounded || (confidence !== null && confidence >= 0.5)).toBe(true);
+          }
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+
   it("is the gate's declined verdict, and the trace says why (score, threshold, nearest tool)", async () => {
     const traces: DelegateTrace[] = [];
     const delegate = new RelevanceDelegate({

@@ -40,12 +40,13 @@ export function registerDistilledSpec(registry: DelegateSpecRegistry): void {
  * relevance=encoder:0.26/0.6@0.3`, `llama-server=URL,relevance=…`, `distilled=…`): a {@link RelevanceDelegate}
  * in front of the backend — decline below T before the call; with `/BELOW@C`, also decline a call on a task
  * scoring below BELOW whose confidence is under C — with the sentence encoder at PATH (default: the
- * all-MiniLM-L6-v2 that `scripts/encoder-model.sh` caches), opened on the first proposal.
+ * all-MiniLM-L6-v2 that `scripts/encoder-model.sh` caches), opened on the first proposal. With `sure=A`, a task
+ * below T is still asked and its call kept when grounded or at least A sure ({@link RelevanceDelegate}'s `sure`).
  */
 export function registerRelevanceSpec(registry: DelegateSpecRegistry): void {
   registry.wrap(
     "relevance",
-    (inner, value, spec) => {
+    (inner, value, spec, options) => {
       // relevance=false: no step (a catalogued model's measured settings bring one; this takes it off).
       if (value === "false") return inner;
       const m = /^encoder:([^:/]+)(?:\/([^:@]+)@([^:]+))?(?::(.+))?$/.exec(value);
@@ -61,6 +62,9 @@ export function registerRelevanceSpec(registry: DelegateSpecRegistry): void {
           "encoder:T[/BELOW@C][:PATH.gguf] with T and BELOW from -1 to 1, C from 0 to 1",
           value,
         );
+      const sure = options.sure === undefined ? undefined : Number(options.sure);
+      if (sure !== undefined && !(sure >= 0 && sure <= 1))
+        throw new InvalidOptionError(`sure in --delegate ${spec}`, "a number from 0 to 1", options.sure!);
       const path = m[4] ?? defaultEncoderModelPath();
       // Checked now, so a wrong path fails before anything runs, not on the first item.
       if (!existsSync(path))
@@ -73,13 +77,15 @@ export function registerRelevanceSpec(registry: DelegateSpecRegistry): void {
         inner,
         threshold,
         ...(weak ? { weak } : {}),
+        ...(sure !== undefined ? { sure } : {}),
         encoder: async () => {
           const { GgufTextEncoder } = await import("./gguf-text-encoder.js");
           return GgufTextEncoder.open(path, { contexts: 1 });
         },
       });
     },
-    "relevance=encoder:T[/BELOW@C][:PATH.gguf]|false",
+    "relevance=encoder:T[/BELOW@C][:PATH.gguf][,sure=A]|false",
+    ["sure"],
   );
 }
 

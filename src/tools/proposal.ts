@@ -23,6 +23,12 @@ export interface ProposalRelevance {
    * `confidence` its confidence in that call.
    */
   weak?: { below: number; minConfidence: number; declined: string; confidence: number };
+  /**
+   * Set when the task scored below `threshold` and the step still asked the backend (`sure`): the call stands
+   * when it is `grounded` (every argument value spelled out in the task) or its `confidence` is at least `sure`;
+   * otherwise it was declined and `declined` is the tool the backend chose.
+   */
+  asked?: { sure: number; grounded: boolean; confidence: number | null; declined?: string };
 }
 
 /** The self-check of a call (LocalDelegate's `selfCheck`), as a proposal records it (and its trace with it). */

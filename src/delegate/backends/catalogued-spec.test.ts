@@ -26,7 +26,7 @@ describe("local= with a catalogued model", () => {
     const { main, options } = parseSpecValue(expandCataloguedLocal(ONE_5B, dir));
     expect(main).toBe(file);
     expect(options).toEqual(parseSpecValue(`x,${measured}`).options);
-    expect(options).toMatchObject({ decline: "0.15", selfcheck: "0.68" });
+    expect(options).toMatchObject({ selfcheck: "0.6", sure: "0.5" });
     expect(options.relevance).toMatch(/^encoder:/);
   });
 
@@ -35,7 +35,7 @@ describe("local= with a catalogued model", () => {
     const { options } = parseSpecValue(
       expandCataloguedLocal(`${ONE_5B},decline=false,threads=1,relevance=false`, dir),
     );
-    expect(options).toMatchObject({ decline: "false", threads: "1", relevance: "false", selfcheck: "0.68" });
+    expect(options).toMatchObject({ decline: "false", threads: "1", relevance: "false", selfcheck: "0.6" });
   });
 
   it("says how to fetch a catalogued model that is not cached, in one error", () => {
@@ -62,6 +62,6 @@ describe("local= with a catalogued model", () => {
   it.skipIf(!real)("knows a catalogued model's file by its digest, wherever it lies (real weights)", () => {
     expect(identify(real!)?.name).toBe("qwen2.5-coder-0.5b-instruct");
     const { options } = parseSpecValue(expandCataloguedLocal(`${real},threads=1`));
-    expect(options).toMatchObject({ threads: "1", relevance: "encoder:0.262/0.6@0.3" });
+    expect(options).toMatchObject({ threads: "1", relevance: "encoder:0.262/0.6@0.3", sure: "0.3" });
   });
 });
