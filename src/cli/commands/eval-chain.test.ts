@@ -326,13 +326,15 @@ describe("deputy eval with a level's trust model", () => {
     expect(none).toMatchObject({ decided: 0, trustGate: { threshold: 0.5, file: doubting } });
     expect(none.verdicts.low_confidence).toBe(calls);
     const text = await cli(["eval", "--suite", suite, "--delegate", `distilled=${route}`]);
+    // The table shows a threshold to three decimals.
+    const floor = String(Math.round(plain.minConfidence * 1000) / 1000);
     const rows = text.stdout.split("\n");
     expect(rows.find((l) => l.startsWith("level "))).toMatch(/^level\s+min_confidence\s+trust p ≥\s+asked/);
     expect(rows.find((l) => l.startsWith("1 "))).toMatch(
-      new RegExp(`^1 \\S+\\s+${plain.minConfidence}\\s+0\\.500\\s+60\\s+${calls}\\s`),
+      new RegExp(`^1 \\S+\\s+${floor.replace(".", "\\.")}\\s+0\\.500\\s+60\\s+${calls}\\s`),
     );
     expect(text.stdout).toContain(
-      `level 1 gated by trust (${beside}): trusted probability ≥ 0.500 and ≥ min_confidence ${plain.minConfidence}`,
+      `level 1 gated by trust (${beside}): trusted probability ≥ 0.500 and ≥ min_confidence ${floor}`,
     );
     rmSync(beside);
   });

@@ -203,6 +203,8 @@ export function decisionEvalJson(
 
 const pct = (x: number | null) => (x === null ? "-" : `${(x * 100).toFixed(1)}%`);
 const interval = (i: [number, number] | null) => (i === null ? "-" : `[${pct(i[0])}, ${pct(i[1])}]`);
+/** A threshold as the table shows it: at most three decimals (`--json` has it whole). */
+const threshold = (x: number | null) => (x === null ? "none" : String(Math.round(x * 1000) / 1000));
 const ms = (x: number | undefined) => (x === undefined ? "-" : x < 10 ? x.toFixed(2) : x.toFixed(0));
 
 function renderDecisionEval(
@@ -235,7 +237,7 @@ function renderDecisionEval(
     const trusted = score.levels.some((l) => l.trustGate);
     const rows = score.levels.map((l, i) => [
       `${i + 1} ${l.delegate}`,
-      l.minConfidence === null ? "none" : String(l.minConfidence),
+      threshold(l.minConfidence),
       ...(trusted ? [l.trustGate ? l.trustGate.threshold.toFixed(3) : "-"] : []),
       String(l.asked),
       String(l.decided),
@@ -252,7 +254,7 @@ function renderDecisionEval(
       ...score.levels.flatMap((l, i) =>
         l.trustGate
           ? [
-              `level ${i + 1} gated by trust${trustFiles[i] ? ` (${trustFiles[i]})` : ""}: trusted probability ≥ ${l.trustGate.threshold.toFixed(3)}${l.minConfidence === null ? "" : ` and ≥ min_confidence ${l.minConfidence}`}`,
+              `level ${i + 1} gated by trust${trustFiles[i] ? ` (${trustFiles[i]})` : ""}: trusted probability ≥ ${l.trustGate.threshold.toFixed(3)}${l.minConfidence === null ? "" : ` and ≥ min_confidence ${threshold(l.minConfidence)}`}`,
             ]
           : [],
       ),
@@ -277,7 +279,7 @@ function renderDecisionEval(
 
 /** One level's trust fit in a line: what it would accept and how that did out of fold, or what it needs. */
 function trustLine(fit: TrustFit, level: number, today: number | null): string {
-  const keeps = `keeps min_confidence ${today ?? "none"}`;
+  const keeps = `keeps min_confidence ${threshold(today)}`;
   if (fit.status !== "fitted") {
     if (fit.status === "too_few") return `trust ${level + 1}: ${fit.reason} — ${keeps}`;
     const more = fit.needed === null ? "no call set beats the target" : `needs about ${fit.needed} decisions`;
