@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { defaultDelegateSpecs } from "../compose/delegate-specs.js";
 import { DistilledModelError } from "../errors/distilled-model-error.js";
@@ -9,9 +10,15 @@ import { LEARN_NODE, learnExamples } from "../eval/learn/learn.fixture.js";
 import { saveModelFile } from "./model-file.js";
 import { trustFileBeside } from "./register-spec.js";
 import { trainDistilled } from "./train-distilled.js";
-import { trustFittedFor } from "./trust-fitted-for.js";
+import { checkTrustFittedFor, trustFittedFor } from "./trust-fitted-for.js";
 import type { TrustModelData } from "./trust-model.js";
-import { loadTrustFile, loadTrustModel, saveTrustFit, saveTrustModel } from "./trust-model-file.js";
+import {
+  loadTrustFile,
+  loadTrustModel,
+  saveTrustFit,
+  saveTrustModel,
+  validateTrustModel,
+} from "./trust-model-file.js";
 
 // A trust file records the model it was fitted for, and a level given another model refuses it.
 
@@ -111,5 +118,51 @@ describe("what a trust file was fitted for", () => {
       writeFileSync(path, JSON.stringify({ ...trust, fittedFor: bad }));
       expect(() => loadTrustModel(path)).toThrow(/fittedFor: expected/);
     }
+  });
+
+  it("hostile records: a file loads with a well-formed record or is one DistilledModelError; the check never crashes", async () => {
+    const record = fc.oneof(
+      fc.jsonValue(),
+      fc.record(
+        {
+          kind: fc.oneof(fc.string(), fc.jsonValue()),
+          spec: fc.oneof(fc.string(), fc.jsonValue()),
+          file: fc.oneof(fc.constant(models.a), fc.string(), fc.jsonValue()),
+          sha256: fc.oneof(fc.constant(sha256(models.a)), fc.stringMatching(/^[0-9a-f]{64}$/), fc.string()),
+        },
+        { requiredKeys: [] },
+      ),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        record,
+        fc.constantFrom(models.a, models.b, dir, "http://127.0.0.1:1"),
+        async (r, main) => {
+          let loaded: TrustModelData;
+          try {
+            loaded = validateTrustModel({ ...trust, fittedFor: r }, "hostile.trust.json");
+          } catch (error) {
+            expect(DistilledModelError.isInstance(error)).toBe(true);
+            expect((error as Error).message).toContain("fittedFor: expected");
+            return;
+          }
+          try {
+            await checkTrustFittedFor("hostile.trust.json", loaded.fittedFor, { kind: "distilled", main });
+          } catch (error) {
+            // Refused only for a recorded sha256 that another existing file does not have.
+            expect(DistilledModelError.isInstance(error) && error.code === "DISTILLED_TRUST_MISMATCH").toBe(
+              true,
+            );
+            expect(loaded.fittedFor?.sha256).toBeDefined();
+            expect([models.a, models.b]).toContain(main);
+            expect(loaded.fittedFor!.sha256).not.toBe(sha256(main));
+            return;
+          }
+          if (loaded.fittedFor?.sha256 !== undefined && (main === models.a || main === models.b))
+            expect(loaded.fittedFor.sha256).toBe(sha256(main));
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 });
