@@ -121,14 +121,10 @@ export async function evalDecisions(flags: DecisionEvalFlags, ctx: CliContext): 
       const levels: BuiltLevel[] = [];
       built.push(levels);
       for (const { spec, minConfidence } of specs) {
+        const target = resolveSpec(spec);
         const delegate = await createBackend(spec);
         const t = thresholdOf(delegate, minConfidence, flags.minConfidence);
-        levels.push({
-          delegate,
-          ...(t === undefined ? {} : { minConfidence: t }),
-          spec,
-          target: resolveSpec(spec),
-        });
+        levels.push({ delegate, ...(t === undefined ? {} : { minConfidence: t }), spec, target });
       }
     }
     for (const [c, levels] of built.entries()) {
