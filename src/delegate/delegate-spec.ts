@@ -6,15 +6,28 @@ import { ScriptedDelegate } from "./scripted-delegate.js";
 export type DelegateSpecFactory = (value: string) => ToolCallDelegate | Promise<ToolCallDelegate>;
 
 /**
- * Wraps the backend a spec built, given the value of its spec option (e.g. `relevance=encoder:0.42`) and the
- * values of the further options it registered (`examples=FILE,k=4`: `{ k: "4" }`).
+ * Wraps the backend a spec built, given the value of its spec option (e.g. `relevance=encoder:0.42`), the
+ * values of the further options it registered (`examples=FILE,k=4`: `{ k: "4" }`) and what the spec names once
+ * its kind expanded it (`target`: `local=CATALOGUE-NAME` → the cached file).
  */
 export type DelegateSpecWrapper = (
   inner: ToolCallDelegate,
   value: string,
   spec: string,
   options: Record<string, string>,
+  target: ResolvedSpec,
 ) => ToolCallDelegate | Promise<ToolCallDelegate>;
+
+/**
+ * A spec as its kind reads it: the kind, the value after the kind's expansion, and that value split into its main
+ * part (a file, a model path, a URL) and its `,key=value` options (the wrappers' included).
+ */
+export interface ResolvedSpec {
+  kind: string;
+  value: string;
+  main: string;
+  options: Record<string, string>;
+}
 
 /**
  * The backend kinds a `--delegate KIND=VALUE` spec may name, and the spec options every kind accepts: a value the
@@ -91,12 +104,15 @@ export class DelegateSpecRegistry {
     return [...this.#wrappers].map(([option, { usage }]) => ({ option, usage }));
   }
 
-  /** Builds a delegate backend from a `--delegate` spec, `KIND=VALUE[,OPTION=…]`, with the registered kinds. */
-  async create(spec: string): Promise<ToolCallDelegate> {
+  /**
+   * What a spec names, without building anything: its kind, and its value expanded by the kind (a catalogued
+   * model's name becomes the cached file; a distilled model's trust file beside it becomes `trust=…`) and split.
+   * An unknown kind is an {@link InvalidOptionError}.
+   */
+  resolve(spec: string): ResolvedSpec {
     const eq = spec.indexOf("=");
     const kind = eq > 0 ? spec.slice(0, eq) : spec;
-    const entry = this.#factories.get(kind);
-    if (!entry || eq <= 0 || eq === spec.length - 1) {
+    if (!this.#factories.has(kind) || eq <= 0 || eq === spec.length - 1) {
       const known = this.kinds()
         .map((k) => k.usage)
         .join(", ");
@@ -104,7 +120,14 @@ export class DelegateSpecRegistry {
     }
     const given = spec.slice(eq + 1);
     const value = this.#expanders.get(kind)?.(given) ?? given;
-    const { main, options } = parseSpecValue(value);
+    return { kind, value, ...parseSpecValue(value) };
+  }
+
+  /** Builds a delegate backend from a `--delegate` spec, `KIND=VALUE[,OPTION=…]`, with the registered kinds. */
+  async create(spec: string): Promise<ToolCallDelegate> {
+    const target = this.resolve(spec);
+    const { kind, value, main, options } = target;
+    const entry = this.#factories.get(kind)!;
     const outer = (k: string) => (this.#wrappers.get(k)!.outermost ? 1 : 0);
     const wrapping = Object.keys(options)
       .filter((k) => this.#wrappers.has(k))
@@ -125,7 +148,7 @@ export class DelegateSpecRegistry {
         const further = Object.fromEntries(
           keys.flatMap((k) => (options[k] === undefined ? [] : [[k, options[k]!]])),
         );
-        delegate = await wrap(delegate, options[option]!, spec, further);
+        delegate = await wrap(delegate, options[option]!, spec, further, target);
       }
     } catch (error) {
       await delegate.close();

@@ -12,6 +12,7 @@ import type { DelegateNode } from "./delegate-node.js";
 import { buildProposalSchema } from "./proposal-schema.js";
 import type { Proposal, ToolCallDelegate, ToolSpec } from "./protocol.js";
 import { judgeProposal, proposeAndJudge } from "./propose-and-judge.js";
+import { hopBefore } from "./proposal-trust.js";
 import type { DelegateTask, RunCoordinates } from "../records/delegate-task.js";
 import type { CallOrDecline, HopSummary, ProposalSource } from "../records/hop.js";
 import type { Spend } from "../records/spend.js";
@@ -75,12 +76,7 @@ export class DelegateUnit {
       },
       traceSink: delegateHost(this.unit.host).traceSink,
     });
-    // What the next hop's trust model compares with: this call, when the gate could read one.
-    const readable =
-      proposal !== undefined && gate.verdict !== "backend_error" && gate.verdict !== "input_too_long";
-    this.#levelBefore = {
-      proposal: readable ? { name: proposal.name, arguments: proposal.arguments ?? {} } : undefined,
-    };
+    this.#levelBefore = hopBefore(proposal, gate.verdict);
     this.#keep("delegate", backend.name, proposal, gate, latencyMs);
     return { gate, proposal };
   }

@@ -70,6 +70,7 @@ export {
   registerScriptedSpec,
   type DelegateSpecFactory,
   type DelegateSpecWrapper,
+  type ResolvedSpec,
 } from "./delegate-spec.js";
 export { createDelegateSpecRegistry, registerBackendSpecs } from "./backends/register-specs.js";
 export {

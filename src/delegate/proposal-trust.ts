@@ -12,7 +12,7 @@ export type { ProposalTrust, TrustSignals } from "./protocol.js";
  * that is missing or malformed is left out, and a trust model that reads it cannot score the proposal.
  */
 export function trustSignals(
-  proposal: Proposal,
+  proposal: Pick<Proposal, "name" | "arguments" | "confidence" | "examples">,
   levelBefore?: { proposal: CallOrDecline | undefined },
 ): TrustSignals {
   const nearest: unknown = Array.isArray(proposal.examples) ? proposal.examples[0] : undefined;
@@ -26,7 +26,20 @@ export function trustSignals(
   };
 }
 
-function sameCall(a: CallOrDecline, b: CallOrDecline): boolean {
+/**
+ * What the next hop's trust model compares with (`levelBefore` of {@link trustSignals}): this hop's call when the
+ * gate could read one — not when the backend failed, answered an unusable shape or was not asked for a too long
+ * input — a decline included.
+ */
+export function hopBefore(
+  proposal: Pick<Proposal, "name" | "arguments"> | undefined,
+  verdict: string,
+): { proposal: CallOrDecline | undefined } {
+  const readable = proposal !== undefined && verdict !== "backend_error" && verdict !== "input_too_long";
+  return { proposal: readable ? { name: proposal.name, arguments: proposal.arguments ?? {} } : undefined };
+}
+
+function sameCall(a: CallOrDecline, b: Pick<Proposal, "name" | "arguments">): boolean {
   return a.name === b.name && canonicalJson(a.arguments ?? {}) === canonicalJson(b.arguments ?? {});
 }
 

@@ -1,10 +1,10 @@
-import { createHash } from "node:crypto";
-import { createReadStream, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { basename } from "node:path";
 import type { LlamaEmbeddingContext, LlamaModel, Token } from "node-llama-cpp";
 import { DelegateBackendError } from "../errors/delegate-backend-error.js";
 import { InvalidOptionError } from "../errors/invalid-option-error.js";
 import { acquireModel, releaseModel } from "../delegate/backends/node-llama-cpp-loader.js";
+import { fileSha256 } from "./file-sha256.js";
 import type { EncoderInfo, EncoderPooling, TextEncoder } from "./text-encoder.js";
 
 /** Options of {@link GgufTextEncoder.open}. */
@@ -22,27 +22,6 @@ export interface GgufTextEncoderOptions {
 
 /** Texts whose vectors an encoder keeps (384 floats each for MiniLM: ~6 MB). */
 const RECENT_TEXTS = 4096;
-
-const checksums = new Map<string, Promise<string>>();
-
-/** sha256 of a file, computed once per (path, size, mtime) in a process. */
-export function fileSha256(path: string): Promise<string> {
-  const st = statSync(path);
-  const key = `${path}\0${st.size}\0${st.mtimeMs}`;
-  let sum = checksums.get(key);
-  if (!sum) {
-    sum = new Promise<string>((resolve, reject) => {
-      const hash = createHash("sha256");
-      createReadStream(path)
-        .on("data", (chunk) => hash.update(chunk))
-        .on("error", reject)
-        .on("end", () => resolve(hash.digest("hex")));
-    });
-    sum.catch(() => checksums.delete(key));
-    checksums.set(key, sum);
-  }
-  return sum;
-}
 
 /**
  * A GGUF sentence encoder (an embedding model such as all-MiniLM-L6-v2, or a small LLM) run on the CPU by

@@ -49,6 +49,7 @@ export {
   TrustModel,
   type FitTrustOptions,
   type TrustFit,
+  type TrustFittedFor,
   type TrustModelData,
   type TrustRow,
   type TrustSignal,
@@ -63,3 +64,4 @@ export {
   validateTrustModel,
   type TrustFile,
 } from "./trust-model-file.js";
+export { checkTrustFittedFor, trustFittedFor, type TrustTarget } from "./trust-fitted-for.js";

@@ -8,6 +8,7 @@ import { readTraces } from "../traces/read-traces.js";
 import { withExamples } from "./in-context-examples.js";
 import { parseEncoderSpec } from "./text-encoder.js";
 import { withTrust } from "../delegate/proposal-trust.js";
+import { checkTrustFittedFor } from "./trust-fitted-for.js";
 import { loadTrustFile } from "./trust-model-file.js";
 import { TrustModel } from "./trust-model.js";
 
@@ -120,17 +121,20 @@ export function registerExamplesOption(registry: DelegateSpecRegistry): void {
  * Registers the `trust=FILE|false` option of every `--delegate` kind: the level's trust model (what `deputy eval
  * --trust-out` writes), so a delegate node's gate judges its proposals by the model's probability and threshold
  * ({@link withTrust}); a file whose fit found too few decisions leaves the gate as it is. The file is read and
- * checked field by field when the backend is built: a bad one is one error before anything runs. A
+ * checked field by field when the backend is built: a bad one is one error before anything runs, and so is one
+ * fitted for another model file than the spec's (`DISTILLED_TRUST_MISMATCH`, {@link checkTrustFittedFor}). A
  * `distilled=M.json` spec without `trust=` takes `M.trust.json` beside the model when there is one;
  * `trust=false` goes without.
  */
 export function registerTrustOption(registry: DelegateSpecRegistry): void {
   registry.wrap(
     "trust",
-    (delegate, value) => {
+    async (delegate, value, _spec, _options, target) => {
       if (value === "false") return delegate;
       const file = loadTrustFile(value);
-      return file.status === "fitted" ? withTrust(delegate, new TrustModel(file.model)) : delegate;
+      if (file.status !== "fitted") return delegate;
+      await checkTrustFittedFor(value, file.model.fittedFor, target);
+      return withTrust(delegate, new TrustModel(file.model));
     },
     "trust=FILE.trust.json|false",
     [],

@@ -1,7 +1,13 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { DistilledModelError } from "../errors/distilled-model-error.js";
-import { TRUST_SIGNALS, type TrustFit, type TrustModelData, type TrustSignal } from "./trust-model.js";
+import {
+  TRUST_SIGNALS,
+  type TrustFit,
+  type TrustFittedFor,
+  type TrustModelData,
+  type TrustSignal,
+} from "./trust-model.js";
 
 /**
  * What a trust file holds: a fitted model, or a fit that found too few decisions (or none that support the
@@ -9,7 +15,13 @@ import { TRUST_SIGNALS, type TrustFit, type TrustModelData, type TrustSignal } f
  */
 export type TrustFile =
   | { status: "fitted"; model: TrustModelData }
-  | { status: "too_few" | "unsupported"; decisions: number; needed: number | null; reason: string };
+  | {
+      status: "too_few" | "unsupported";
+      decisions: number;
+      needed: number | null;
+      reason: string;
+      fittedFor?: TrustFittedFor;
+    };
 
 /**
  * Checks a parsed trust model file field by field (it is read from disk: anything may be in it) and returns it
@@ -59,6 +71,7 @@ export function validateTrustModel(value: unknown, where = "<object>"): TrustMod
   if (!(typeof v.decisions === "number" && Number.isInteger(v.decisions) && v.decisions >= 0))
     problems.push("decisions: expected a whole number");
   if (typeof v.outOfFold !== "object" || v.outOfFold === null) problems.push("outOfFold: expected an object");
+  problems.push(...fittedForProblems(v.fittedFor));
   if (problems.length > 0) throw new DistilledModelError(where, problems);
   // The calibrator's input names are the signals, whatever the file says (the map reads them in that order).
   return {
@@ -70,6 +83,21 @@ export function validateTrustModel(value: unknown, where = "<object>"): TrustMod
 /** Reads and checks a trust model file ({@link validateTrustModel}). */
 export function loadTrustModel(path: string): TrustModelData {
   return validateTrustModel(readJson(path), path);
+}
+
+/** What is wrong with a file's `fittedFor` record (absent is fine: files written before it have none). */
+function fittedForProblems(value: unknown): string[] {
+  if (value === undefined) return [];
+  const f = value as Record<string, unknown>;
+  const ok =
+    typeof value === "object" &&
+    value !== null &&
+    !Array.isArray(value) &&
+    typeof f.kind === "string" &&
+    typeof f.spec === "string" &&
+    (f.file === undefined || typeof f.file === "string") &&
+    (f.sha256 === undefined || (typeof f.sha256 === "string" && /^[0-9a-f]{64}$/.test(f.sha256)));
+  return ok ? [] : ["fittedFor: expected { kind, spec, file?, sha256? } (sha256: 64 hex digits)"];
 }
 
 function readJson(path: string): unknown {
@@ -100,12 +128,14 @@ export function validateTrustFile(value: unknown, where = "<object>"): TrustFile
   if (!whole(v.decisions)) problems.push("decisions: expected a whole number");
   if (v.needed !== null && !whole(v.needed)) problems.push("needed: expected a whole number or null");
   if (typeof v.reason !== "string") problems.push("reason: expected a string");
+  problems.push(...fittedForProblems(v.fittedFor));
   if (problems.length > 0) throw new DistilledModelError(where, problems);
   return {
     status: v.status as "too_few" | "unsupported",
     decisions: v.decisions as number,
     needed: v.needed as number | null,
     reason: v.reason as string,
+    ...(v.fittedFor === undefined ? {} : { fittedFor: v.fittedFor as TrustFittedFor }),
   };
 }
 
@@ -116,13 +146,23 @@ export function loadTrustFile(path: string): TrustFile {
 
 /**
  * Writes what `fitTrustModel` found: the model when it fitted (the format {@link loadTrustModel} reads),
- * else the refusal with the decisions it needs, so a level's gate keeps today's threshold and says why.
+ * else the refusal with the decisions it needs, so a level's gate keeps today's threshold and says why. With
+ * `fittedFor`, the file records the level it was fitted for (see {@link TrustFittedFor}).
  */
-export function saveTrustFit(path: string, fit: TrustFit): void {
-  if (fit.status === "fitted") return saveTrustModel(path, fit.model);
+export function saveTrustFit(path: string, fit: TrustFit, fittedFor?: TrustFittedFor): void {
+  if (fit.status === "fitted")
+    return saveTrustModel(path, fittedFor ? { ...fit.model, fittedFor } : fit.model);
   const { status, decisions, needed, reason } = fit;
   mkdirSync(dirname(path), { recursive: true });
-  const refused = { format: "deputy-trust-model", version: 1, status, decisions, needed, reason };
+  const refused = {
+    format: "deputy-trust-model",
+    version: 1,
+    status,
+    decisions,
+    needed,
+    reason,
+    ...(fittedFor ? { fittedFor } : {}),
+  };
   writeFileSync(path, JSON.stringify(refused, null, 1) + "\n");
 }
 

@@ -14,6 +14,18 @@ export interface TrustRow {
 export const TRUST_SIGNALS = ["confidence", "agreesWithPrevious", "nearestSimilarity"] as const;
 export type TrustSignal = (typeof TRUST_SIGNALS)[number];
 
+/**
+ * What a trust model was fitted for: the level's backend kind, its spec (secrets redacted, without `trust=`) and,
+ * when the spec names a file (a distilled model, a GGUF), that file and its sha256. A level whose file has another
+ * sha256 refuses the trust file (`DISTILLED_TRUST_MISMATCH`). Files written before the record have none.
+ */
+export interface TrustFittedFor {
+  kind: string;
+  spec: string;
+  file?: string;
+  sha256?: string;
+}
+
 /** A fitted trust model: a calibrated probability of "right" from the signals, and the threshold it supports. */
 export interface TrustModelData {
   format: "deputy-trust-model";
@@ -35,6 +47,8 @@ export interface TrustModelData {
     wilsonLower: number;
     auroc: number | null;
   };
+  /** The level it was fitted for (`deputy learn`, `deputy eval --trust-out`); absent in older files. */
+  fittedFor?: TrustFittedFor;
 }
 
 /** What {@link fitTrustModel} found: a model, or why not (today's threshold stays) with the decisions it needs. */

@@ -3,12 +3,14 @@ import { DeputyError, isMarked, markError } from "./deputy-error.js";
 const marker = Symbol.for("deputy.error.DistilledModelError");
 
 /** The codes of {@link DistilledModelError}. */
-export type DistilledModelErrorCode = "DISTILLED_MODEL_INVALID" | "DISTILLED_ENCODER_MISMATCH";
+export type DistilledModelErrorCode =
+  "DISTILLED_MODEL_INVALID" | "DISTILLED_ENCODER_MISMATCH" | "DISTILLED_TRUST_MISMATCH";
 
 /**
- * A distilled delegate's model file is missing, not JSON, of another format or version, or malformed
- * (`DISTILLED_MODEL_INVALID`); or it was trained on another pretrained encoder than the one given, or on one that
- * was not given (`DISTILLED_ENCODER_MISMATCH`).
+ * A distilled delegate's model file (or a trust file) is missing, not JSON, of another format or version, or
+ * malformed (`DISTILLED_MODEL_INVALID`); or it was trained on another pretrained encoder than the one given, or
+ * on one that was not given (`DISTILLED_ENCODER_MISMATCH`); or a trust file was fitted for another model file
+ * than the one its level uses (`DISTILLED_TRUST_MISMATCH`: `path` is the trust file, the problem names both).
  */
 export class DistilledModelError extends DeputyError<DistilledModelErrorCode> {
   /** The file (or `"<object>"` for a model passed in memory). */

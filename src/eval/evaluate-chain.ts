@@ -1,7 +1,9 @@
 import { wilsonInterval } from "../confidence/score-metrics.js";
 import { acceptGate } from "../delegate/accept-gate.js";
-import type { Proposal, ToolCallDelegate } from "../delegate/protocol.js";
+import { hopBefore, trustSignals } from "../delegate/proposal-trust.js";
+import type { Proposal, ToolCallDelegate, TrustSignals } from "../delegate/protocol.js";
 import { DelegateBackendError } from "../errors/delegate-backend-error.js";
+import type { CallOrDecline } from "../records/hop.js";
 import { inputChars } from "../runtime/tool-call-prompt.js";
 import type { Tool } from "../tools/define-tool.js";
 import type { ToolSpec } from "../tools/tool-spec.js";
@@ -9,7 +11,11 @@ import { percentile } from "../traces/trace-stats.js";
 import type { DecisionCase } from "./decision-suite.js";
 import { decisionMatch, type DecisionCall, type FreeTextRule } from "./decision-match.js";
 
-/** One level of a chain: a backend and the gate's threshold for it (`undefined`: no confidence check). */
+/**
+ * One level of a chain: a backend and the gate's threshold for it (`undefined`: no confidence check). A backend
+ * with a trust model (`delegate.trust`: `withTrust`, the `trust=FILE` spec option) is judged by it, as a delegate
+ * node's gate judges it: the trusted probability must reach the model's threshold and `minConfidence` (a floor).
+ */
 export interface ChainLevel {
   delegate: ToolCallDelegate;
   minConfidence?: number;
@@ -19,6 +25,11 @@ export interface ChainLevel {
 export interface LevelScore {
   delegate: string;
   minConfidence: number | null;
+  /**
+   * Present when the level's backend has a trust model: the gate held each proposal's trusted probability to
+   * `threshold` and to `minConfidence` (a floor), not its raw confidence, and every number here is under that gate.
+   */
+  trustGate?: { threshold: number };
   /** Records that reached this level (all of them at the first). */
   asked: number;
   /** Proposals the gate accepted: the level decided them. */
@@ -67,8 +78,17 @@ export interface ChainAnswer {
   confidence: number | null;
   /** The proposal's similarities to the worked examples it was shown, most similar first. */
   examples?: number[];
-  /** What the level before proposed for the record, when it proposed something readable. */
+  /**
+   * What the level before proposed for the record, when it proposed something readable: the last level asked
+   * before this one (a level whose `maxTools` the record's tools exceed is not asked, as in a node's cascade).
+   */
   previous?: DecisionCall;
+  /**
+   * The signals a trust model reads for `proposal`, as the gate reads them (`trustSignals`): its confidence,
+   * whether it agrees with `previous` (absent when no level before was asked), its similarity to the nearest
+   * worked example. Set with `proposal`.
+   */
+  signals?: TrustSignals;
   /** Whether `proposal` is the person's call. */
   correct: boolean;
 }
@@ -88,8 +108,9 @@ export interface EvaluateChainOptions {
 
 /**
  * Runs decision records through a chain of delegate backends as a delegate node's cascade does: the first level
- * is asked every record; the accept gate (the node's candidates, their schemas, the level's `min_confidence`)
- * accepts its call or passes the record on, and each later level is asked only what the one before passed on.
+ * is asked every record; the accept gate (the node's candidates, their schemas, the level's `min_confidence`, its
+ * trust model when it has one) accepts its call or passes the record on, and each later level is asked only what
+ * the one before passed on.
  * Side effects are not judged (every candidate counts as delegate-safe): what is measured is the call. A backend
  * error is a pass-on, counted; any other error is thrown. Records are asked as `item` N (their position) of
  * their node, so a scripted backend can answer them. The backends are not closed.
@@ -110,12 +131,14 @@ export async function evaluateChain(
     latencies: [] as number[],
   }));
   for (const [item, record] of cases.entries()) {
-    let previous: DecisionCall | undefined;
+    // The hop before, as a node's cascade keeps it for the next backend's trust model (none before the first).
+    let levelBefore: { proposal: CallOrDecline | undefined } | undefined;
     for (const [i, level] of levels.entries()) {
       options.signal?.throwIfAborted();
       const tally = tallies[i]!;
       tally.asked++;
-      const answer = await askLevel(level, record, item, now, options.signal);
+      const answer = await askLevel(level, record, item, now, options.signal, levelBefore);
+      const previous = levelBefore?.proposal;
       const { verdict, call, proposal, ms } = answer;
       tally.verdicts[verdict] = (tally.verdicts[verdict] ?? 0) + 1;
       if (ms !== undefined) {
@@ -131,10 +154,12 @@ export async function evaluateChain(
         ...(proposal ? { proposal } : {}),
         confidence: answer.confidence ?? null,
         ...(answer.examples ? { examples: answer.examples } : {}),
-        ...(previous ? { previous } : {}),
+        ...(previous ? { previous: { name: previous.name, arguments: previous.arguments ?? {} } } : {}),
+        ...(answer.signals ? { signals: answer.signals } : {}),
         correct: exact,
       });
-      previous = proposal;
+      // A level the record's tools do not fit was not asked: no hop, as in a node's cascade.
+      if (verdict !== "too_many_tools") levelBefore = hopBefore(proposal, verdict);
       if (call) {
         tally.decided++;
         if (decisionMatch(call, record.call, options.freeText)) tally.correct++;
@@ -146,9 +171,11 @@ export async function evaluateChain(
   const total = cases.length;
   const scores = tallies.map((t, i): LevelScore => {
     const sorted = [...t.latencies].sort((a, b) => a - b);
+    const trust = levels[i]!.delegate.trust;
     return {
       delegate: levels[i]!.delegate.name,
       minConfidence: levels[i]!.minConfidence ?? null,
+      ...(trust ? { trustGate: { threshold: trust.threshold } } : {}),
       asked: t.asked,
       decided: t.decided,
       decidedShare: share(t.decided, total),
@@ -182,12 +209,14 @@ async function askLevel(
   item: number,
   now: () => number,
   signal: AbortSignal | undefined,
+  levelBefore: { proposal: CallOrDecline | undefined } | undefined,
 ): Promise<{
   verdict: string;
   call?: { name: string; arguments: Record<string, unknown> };
   proposal?: DecisionCall;
   confidence?: number | null;
   examples?: number[];
+  signals?: TrustSignals;
   ms?: number;
 }> {
   const { delegate } = level;
@@ -217,6 +246,8 @@ async function askLevel(
     findTool: (name) => toolOf(record.tools.find((t) => t.name === name)),
     allowSideEffects: { node: true, host: true },
     ...(level.minConfidence === undefined ? {} : { minConfidence: level.minConfidence }),
+    // The level's trust model, read exactly as a delegate node's gate reads it.
+    ...(delegate.trust ? { trust: { model: delegate.trust, ...(levelBefore ? { levelBefore } : {}) } } : {}),
   });
   // A proposal the gate could read (not a backend error, not an unusable shape) is scored for exact accuracy.
   const usable = gate.verdict !== "backend_error" && proposal !== undefined ? proposal : undefined;
@@ -228,6 +259,7 @@ async function askLevel(
           proposal: { name: usable.name, arguments: usable.arguments ?? {} },
           confidence: usable.confidence ?? null,
           ...(Array.isArray(usable.examples) ? { examples: usable.examples } : {}),
+          signals: trustSignals(usable, levelBefore),
         }
       : {}),
     ms,

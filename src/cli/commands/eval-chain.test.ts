@@ -3,10 +3,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { loadModelFile } from "../../distill/model-file.js";
-import { TrustModel } from "../../distill/trust-model.js";
-import { loadTrustModel } from "../../distill/trust-model-file.js";
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { loadModelFile, saveModelFile } from "../../distill/model-file.js";
+import { trustFileBeside } from "../../distill/register-spec.js";
+import { trainDistilled } from "../../distill/train-distilled.js";
+import { TrustModel, type TrustModelData } from "../../distill/trust-model.js";
+import { loadTrustModel, saveTrustModel } from "../../distill/trust-model-file.js";
 import { DECISIONS, writeDecisionFixture } from "../../eval/decisions.fixture.js";
+import { LEARN_NODE, learnExamples, learnTraces, writeTraces } from "../../eval/learn/learn.fixture.js";
 import { EXIT } from "../exit-codes.js";
 import { main } from "../main.js";
 
@@ -269,5 +274,107 @@ describe("deputy eval on decision records", () => {
       "scripted=y",
     ]);
     expect(compare.stderr).toMatch(/--compare.*decision records/);
+  });
+});
+
+describe("deputy eval with a level's trust model", () => {
+  // Two distilled models of one node, trained in the test on different decisions, and 60 decisions to measure.
+  const model = (name: string, seed: number) => {
+    const path = join(dir, name);
+    const trained = trainDistilled(learnExamples(150, seed), { node: LEARN_NODE, heldOutShare: 0 });
+    saveModelFile(path, trained.model);
+    return path;
+  };
+  const route = model("route.model.json", 1);
+  const other = model("other.model.json", 2);
+  const suite = join(dir, "route-decisions.jsonl");
+  writeTraces(suite, learnTraces(60, 5, 50_000));
+  /** A trust model whose probability is the same for every call: sigmoid(bias), threshold 0.5. */
+  const constant = (bias: number): TrustModelData => ({
+    format: "deputy-trust-model",
+    version: 1,
+    signals: ["confidence"],
+    calibrator: { method: "logistic", inputs: ["confidence"], mean: [0], scale: [1], weights: [0], bias },
+    threshold: 0.5,
+    targetPrecision: 0.95,
+    decisions: 200,
+    outOfFold: { folds: 5, accepted: 100, coverage: 0.5, precision: 0.99, wilsonLower: 0.95, auroc: null },
+  });
+  const level = async (spec: string) => {
+    const r = await cli(["eval", "--suite", suite, "--delegate", spec, "--json"]);
+    expect(r.stderr).toBe("");
+    return (JSON.parse(r.stdout) as Record<string, any>).chains[0].levels[0];
+  };
+
+  it("a trust file beside a distilled model gates its level: the table and --json say so, the counts are under it", async () => {
+    const plain = await level(`distilled=${route},trust=false`);
+    expect(plain.trustGate).toBeUndefined();
+    const calls = (plain.verdicts.accepted ?? 0) + (plain.verdicts.low_confidence ?? 0);
+    expect(plain.verdicts.low_confidence).toBeGreaterThan(0);
+    // Beside the model (written before the record existed: no fittedFor), a model that trusts every call.
+    const beside = trustFileBeside(route);
+    saveTrustModel(beside, constant(10));
+    const trusted = await level(`distilled=${route}`);
+    expect(trusted.trustGate).toEqual({ threshold: 0.5, file: beside });
+    // Every call that passed the other checks is decided, below the raw min_confidence too (the floor is on p).
+    expect(trusted).toMatchObject({ minConfidence: plain.minConfidence, decided: calls, asked: 60 });
+    expect(trusted.exact).toBe(plain.exact);
+    // One that trusts none decides nothing.
+    const doubting = join(dir, "doubting.trust.json");
+    saveTrustModel(doubting, constant(-10));
+    const none = await level(`distilled=${route},trust=${doubting}`);
+    expect(none).toMatchObject({ decided: 0, trustGate: { threshold: 0.5, file: doubting } });
+    expect(none.verdicts.low_confidence).toBe(calls);
+    const text = await cli(["eval", "--suite", suite, "--delegate", `distilled=${route}`]);
+    // The table shows a threshold to three decimals.
+    const floor = String(Math.round(plain.minConfidence * 1000) / 1000);
+    const rows = text.stdout.split("\n");
+    expect(rows.find((l) => l.startsWith("level "))).toMatch(/^level\s+min_confidence\s+trust p ≥\s+asked/);
+    expect(rows.find((l) => l.startsWith("1 "))).toMatch(
+      new RegExp(`^1 \\S+\\s+${floor.replace(".", "\\.")}\\s+0\\.500\\s+60\\s+${calls}\\s`),
+    );
+    expect(text.stdout).toContain(
+      `level 1 gated by trust (${beside}): trusted probability ≥ 0.500 and ≥ min_confidence ${floor}`,
+    );
+    rmSync(beside);
+  });
+
+  it("--trust-out records the model it was fitted for; another model refuses the file before anything runs", async () => {
+    const out = join(dir, "route-trust");
+    const fit = await cli([
+      "eval",
+      "--suite",
+      suite,
+      "--delegate",
+      `distilled=${route}`,
+      "--trust-out",
+      out,
+      "--target-precision",
+      "0.9",
+    ]);
+    expect(fit.code).toBe(EXIT.completed);
+    const file = join(out, "level-1.trust.json");
+    const sha256 = (path: string) => createHash("sha256").update(readFileSync(path)).digest("hex");
+    expect(loadTrustModel(file).fittedFor).toEqual({
+      kind: "distilled",
+      spec: `distilled=${route}`,
+      file: route,
+      sha256: sha256(route),
+    });
+    expect((await level(`distilled=${route},trust=${file}`)).trustGate.file).toBe(file);
+    const before = readdirSync(dir).sort();
+    for (const args of [
+      ["--delegate", `distilled=${other},trust=${file}`],
+      // The mismatch in a compared chain: the first chain does not run either.
+      ["--delegate", `distilled=${route}`, "--compare", `distilled=${other},trust=${file}`],
+    ]) {
+      const r = await cli(["eval", "--suite", suite, ...args, "--trust-out", join(dir, "never")]);
+      expect(r.code).toBe(EXIT.invalid);
+      expect(r.stdout).toBe("");
+      expect(r.stderr.trim().split("\n")).toHaveLength(1);
+      expect(r.stderr).toContain(`${file} is not valid: it was fitted for ${route} (sha256 `);
+      expect(r.stderr).toContain(`not for ${other} (sha256 `);
+    }
+    expect(readdirSync(dir).sort()).toEqual(before);
   });
 });

@@ -1,4 +1,5 @@
 import { defaultDelegateSpecs } from "../../compose/delegate-specs.js";
+import type { ResolvedSpec } from "../../delegate/delegate-spec.js";
 import type { ToolCallDelegate } from "../../delegate/protocol.js";
 import { DistilledDelegate } from "../../distill/distilled-delegate.js";
 import { InvalidOptionError } from "../../errors/index.js";
@@ -13,6 +14,7 @@ import {
 } from "../../eval/evaluate-chain.js";
 import type { TrustFit } from "../../distill/trust-model.js";
 import { saveTrustModel } from "../../distill/trust-model-file.js";
+import { trustFittedFor } from "../../distill/trust-fitted-for.js";
 import { join } from "node:path";
 import { FreeFormToolCallBaseline } from "../../eval/free-form-baseline.js";
 import type { CliContext } from "../cli-context.js";
@@ -38,6 +40,14 @@ interface ChainResult {
   score: ChainScore;
   /** Per level, when `--trust`. */
   trust?: TrustFit[];
+  /** Per level: the trust file its gate uses, when it is gated by trust. */
+  trustFiles: (string | undefined)[];
+}
+
+/** A level built from its spec: the backend at its threshold, and what the spec names (kind, file, options). */
+interface BuiltLevel extends ChainLevel {
+  spec: string;
+  target: ResolvedSpec;
 }
 
 /** A `--delegate` spec split from its `@T` suffix: the level's `min_confidence`. */
@@ -55,6 +65,13 @@ export async function createBackend(spec: string): Promise<ToolCallDelegate> {
   return spec.startsWith("free-form=")
     ? new FreeFormToolCallBaseline({ baseUrl: spec.slice("free-form=".length) })
     : defaultDelegateSpecs().create(spec);
+}
+
+/** What a spec names once its kind expanded it (a distilled model's trust file beside it included). */
+function resolveSpec(spec: string): ResolvedSpec {
+  if (!spec.startsWith("free-form=")) return defaultDelegateSpecs().resolve(spec);
+  const url = spec.slice("free-form=".length);
+  return { kind: "free-form", value: url, main: url, options: {} };
 }
 
 /**
@@ -97,14 +114,20 @@ export async function evalDecisions(flags: DecisionEvalFlags, ctx: CliContext): 
     throw new InvalidOptionError("--target-precision", "a number between 0 and 1", flags.targetPrecision);
   const trust = flags.trust === true || flags.trustOut !== undefined;
   const chains: ChainResult[] = [];
-  for (const specs of chainsSpecs) {
-    const levels: ChainLevel[] = [];
-    try {
+  // Every level of every chain is built before any runs: a bad spec or trust file is refused before anything runs.
+  const built: BuiltLevel[][] = [];
+  try {
+    for (const specs of chainsSpecs) {
+      const levels: BuiltLevel[] = [];
+      built.push(levels);
       for (const { spec, minConfidence } of specs) {
+        const target = resolveSpec(spec);
         const delegate = await createBackend(spec);
         const t = thresholdOf(delegate, minConfidence, flags.minConfidence);
-        levels.push({ delegate, ...(t === undefined ? {} : { minConfidence: t }) });
+        levels.push({ delegate, ...(t === undefined ? {} : { minConfidence: t }), spec, target });
       }
+    }
+    for (const [c, levels] of built.entries()) {
       const progress = ctx.isTTY && !flags.json;
       const answers: ChainAnswer[] = [];
       const score = await evaluateChain(levels, suite.cases, {
@@ -114,13 +137,14 @@ export async function evalDecisions(flags: DecisionEvalFlags, ctx: CliContext): 
       });
       if (progress) ctx.stderr("\n");
       chains.push({
-        specs: specs.map((s) => s.given),
+        specs: chainsSpecs[c]!.map((s) => s.given),
         score,
         ...(trust ? { trust: fitChainTrust(answers, levels.length, { targetPrecision: target }) } : {}),
+        trustFiles: levels.map((l) => (l.delegate.trust ? l.target.options.trust : undefined)),
       });
-    } finally {
-      for (const level of levels) await level.delegate.close();
     }
+  } finally {
+    for (const level of built.flat()) await level.delegate.close();
   }
   // Written only once everything ran: bad input creates nothing.
   if (flags.trustOut !== undefined) {
@@ -128,7 +152,8 @@ export async function evalDecisions(flags: DecisionEvalFlags, ctx: CliContext): 
       for (const [i, fit] of (chain.trust ?? []).entries()) {
         if (fit.status !== "fitted") continue;
         const file = join(flags.trustOut, `${c === 0 ? "" : "compare-"}level-${i + 1}.trust.json`);
-        saveTrustModel(file, fit.model);
+        const { spec, target } = built[c]![i]!;
+        saveTrustModel(file, { ...fit.model, fittedFor: await trustFittedFor(target, spec) });
         ctx.stderr(`trust model of ${chain.specs[i]} written to ${file}\n`);
       }
     }
@@ -152,9 +177,14 @@ export function decisionEvalJson(
     records: suite.cases.length,
     skipped: suite.skipped,
     freeText: freeText ? { names: freeText.names, minOverlap: freeText.minOverlap ?? 0 } : null,
-    chains: chains.map(({ specs, score, trust }) => ({
+    chains: chains.map(({ specs, score, trust, trustFiles }) => ({
       specs,
-      levels: score.levels.map((l, i) => ({ spec: specs[i]!, ...l, ...(trust ? { trust: trust[i]! } : {}) })),
+      levels: score.levels.map((l, i) => ({
+        spec: specs[i]!,
+        ...l,
+        ...(l.trustGate ? { trustGate: { ...l.trustGate, file: trustFiles[i] ?? null } } : {}),
+        ...(trust ? { trust: trust[i]! } : {}),
+      })),
       chain: {
         decided: score.decided,
         decidedShare: score.decidedShare,
@@ -169,6 +199,8 @@ export function decisionEvalJson(
 
 const pct = (x: number | null) => (x === null ? "-" : `${(x * 100).toFixed(1)}%`);
 const interval = (i: [number, number] | null) => (i === null ? "-" : `[${pct(i[0])}, ${pct(i[1])}]`);
+/** A threshold as the table shows it: at most three decimals (`--json` has it whole). */
+const threshold = (x: number | null) => (x === null ? "none" : String(Math.round(x * 1000) / 1000));
 const ms = (x: number | undefined) => (x === undefined ? "-" : x < 10 ? x.toFixed(2) : x.toFixed(0));
 
 function renderDecisionEval(
@@ -196,10 +228,13 @@ function renderDecisionEval(
     "p50 ms",
     "p90 ms",
   ];
-  for (const [c, { specs, score, trust }] of chains.entries()) {
+  for (const [c, { specs, score, trust, trustFiles }] of chains.entries()) {
+    // A level gated by trust: the trust model's threshold in a column of its own, min_confidence its floor.
+    const trusted = score.levels.some((l) => l.trustGate);
     const rows = score.levels.map((l, i) => [
       `${i + 1} ${l.delegate}`,
-      l.minConfidence === null ? "none" : String(l.minConfidence),
+      threshold(l.minConfidence),
+      ...(trusted ? [l.trustGate ? l.trustGate.threshold.toFixed(3) : "-"] : []),
       String(l.asked),
       String(l.decided),
       pct(l.decidedShare),
@@ -209,7 +244,17 @@ function renderDecisionEval(
       ms(l.latencyMs?.median),
       ms(l.latencyMs?.p90),
     ]);
-    out.push("", `${c === 0 ? "chain" : "compare"}: ${specs.join(" → ")}`, ...table(header, rows));
+    const columns = trusted ? [header[0]!, header[1]!, "trust p ≥", ...header.slice(2)] : header;
+    out.push("", `${c === 0 ? "chain" : "compare"}: ${specs.join(" → ")}`, ...table(columns, rows));
+    out.push(
+      ...score.levels.flatMap((l, i) =>
+        l.trustGate
+          ? [
+              `level ${i + 1} gated by trust${trustFiles[i] ? ` (${trustFiles[i]})` : ""}: trusted probability ≥ ${l.trustGate.threshold.toFixed(3)}${l.minConfidence === null ? "" : ` and ≥ min_confidence ${threshold(l.minConfidence)}`}`,
+            ]
+          : [],
+      ),
+    );
     out.push(
       ...(trust ? trust.map((fit, i) => trustLine(fit, i, score.levels[i]!.minConfidence)) : []),
       `at the gate: ${score.decided} of ${score.records} decided (${pct(score.decidedShare)}), precision ${score.precision === null ? "-" : `${pct(score.precision)} ${interval(score.precisionInterval)}`}; ${score.passedOn} passed on to a person`,
@@ -230,7 +275,7 @@ function renderDecisionEval(
 
 /** One level's trust fit in a line: what it would accept and how that did out of fold, or what it needs. */
 function trustLine(fit: TrustFit, level: number, today: number | null): string {
-  const keeps = `keeps min_confidence ${today ?? "none"}`;
+  const keeps = `keeps min_confidence ${threshold(today)}`;
   if (fit.status !== "fitted") {
     if (fit.status === "too_few") return `trust ${level + 1}: ${fit.reason} — ${keeps}`;
     const more = fit.needed === null ? "no call set beats the target" : `needs about ${fit.needed} decisions`;

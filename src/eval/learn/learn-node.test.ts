@@ -5,6 +5,9 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadModelFile, saveModelFile } from "../../distill/model-file.js";
 import { loadTrustModel } from "../../distill/trust-model-file.js";
+import type { TrustModelData } from "../../distill/trust-model.js";
+import { defaultDelegateSpecs } from "../../compose/delegate-specs.js";
+import { DistilledModelError } from "../../errors/distilled-model-error.js";
 import { trainDistilled } from "../../distill/train-distilled.js";
 import { learnNode } from "./learn-node.js";
 import { LEARN_NODE, learnExamples } from "./learn.fixture.js";
@@ -106,5 +109,53 @@ describe("learnNode", () => {
       promoted: false,
       reason: result.verdict.reason,
     });
+  });
+
+  it("writes the trust file with the model it was fitted for: a level given another model refuses it", async () => {
+    const files = nodeFiles(join(dir, "c", "route.model.json"));
+    const result = await learnNode({ node: LEARN_NODE, decisions: learnExamples(150, 13), curvePoints: 1 });
+    const trust: TrustModelData = {
+      format: "deputy-trust-model",
+      version: 1,
+      signals: ["confidence"],
+      calibrator: {
+        method: "logistic",
+        inputs: ["confidence"],
+        mean: [0],
+        scale: [1],
+        weights: [1],
+        bias: 0,
+      },
+      threshold: 0.9,
+      targetPrecision: 0.97,
+      decisions: 150,
+      outOfFold: { folds: 5, accepted: 80, coverage: 0.5, precision: 0.99, wilsonLower: 0.97, auroc: 0.9 },
+    };
+    // Promoted with a fitted trust model, whatever these few decisions supported.
+    applyLearnResult(
+      {
+        ...result,
+        verdict: { ...result.verdict, promote: true },
+        challenger: { ...result.challenger!, trust: { status: "fitted", model: trust, ignored: 0 } },
+      },
+      files,
+      new Date(now()),
+    );
+    expect(loadTrustModel(files.trust).fittedFor).toEqual({
+      kind: "distilled",
+      spec: `distilled=${files.model}`,
+      file: files.model,
+      sha256: fileSha256(files.model),
+    });
+    const specs = defaultDelegateSpecs();
+    expect((await specs.create(`distilled=${files.model}`)).trust?.threshold).toBe(0.9);
+    // The model replaced by hand (deputy distill --out over it): the trust file beside it no longer fits.
+    saveModelFile(
+      files.model,
+      trainDistilled(learnExamples(30, 14), { node: LEARN_NODE, heldOutShare: 0 }).model,
+    );
+    await expect(specs.create(`distilled=${files.model}`)).rejects.toSatisfy(
+      (e) => DistilledModelError.isInstance(e) && e.code === "DISTILLED_TRUST_MISMATCH",
+    );
   });
 });

@@ -10,6 +10,7 @@ import {
 } from "node:fs";
 import { dirname } from "node:path";
 import { saveModelFile } from "../../distill/model-file.js";
+import type { TrustFittedFor } from "../../distill/trust-model.js";
 import { saveTrustModel } from "../../distill/trust-model-file.js";
 import type { CurvePoint, LearnResult, MeasuredModel } from "./learn-node.js";
 
@@ -98,7 +99,8 @@ function atomicWrite(path: string, write: (tmp: string) => void): void {
 
 /**
  * Applies a learning turn: on a promotion the current model (and trust file) move to `*.prev.json` and the
- * challenger's take their place, each written atomically; a trust model the challenger could not fit leaves no
+ * challenger's take their place, each written atomically, the trust file recording the model file's sha256
+ * (`fittedFor`); a trust model the challenger could not fit leaves no
  * trust file (the old one belonged to the old model). Either way one history line is appended. Without a
  * promotion the model files are not touched.
  */
@@ -125,9 +127,17 @@ export function applyLearnResult(result: LearnResult, files: NodeFiles, at: Date
     if (existsSync(files.model)) atomicWrite(files.previous, (tmp) => copyFileSync(files.model, tmp));
     if (existsSync(files.trust)) atomicWrite(files.previousTrust, (tmp) => copyFileSync(files.trust, tmp));
     atomicWrite(files.model, (tmp) => saveModelFile(tmp, model));
-    if (trust.status === "fitted") atomicWrite(files.trust, (tmp) => saveTrustModel(tmp, trust.model));
-    else if (existsSync(files.trust)) unlinkSync(files.trust); // kept as previousTrust above
     entry.modelSha256 = fileSha256(files.model);
+    // The trust file names the model it was fitted for: a level given another model refuses it.
+    const fittedFor: TrustFittedFor = {
+      kind: "distilled",
+      spec: `distilled=${files.model}`,
+      file: files.model,
+      sha256: entry.modelSha256,
+    };
+    if (trust.status === "fitted")
+      atomicWrite(files.trust, (tmp) => saveTrustModel(tmp, { ...trust.model, fittedFor }));
+    else if (existsSync(files.trust)) unlinkSync(files.trust); // kept as previousTrust above
     entry.trainedOn = result.trainedOn;
   }
   mkdirSync(dirname(files.history), { recursive: true });
