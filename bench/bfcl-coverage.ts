@@ -1,0 +1,132 @@
+/**
+ * Coverage at a target precision on BFCL with no team decisions (issue 39 item 6, the 1.5B; protocol in
+ * bench/results/bfcl-coverage/protocol.md): the calls the model's catalogued settings let through are ranked by
+ * answer confidence × self-check score × relevance score (the three signals a proposal carries); the threshold
+ * is the lowest score whose calls at or above it reach `--precision` on the `--fit-*` records (most coverage),
+ * and the `--report-*` records are scored with it: coverage = calls accepted ÷ all cases (questions no tool fits
+ * included), precision = exact calls ÷ accepted, with its 95 % Wilson interval.
+ *
+ *   node --import tsx bench/bfcl-coverage.ts --fit-records shared.jsonl --fit-relevance enc.jsonl \
+ *     --fit-selfcheck sc.jsonl [--report-records … --report-relevance … --report-selfcheck …] [--precision 0.95]
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { groundedCall } from "../src/confidence/proposal-context.js";
+
+const { values } = parseArgs({
+  options: {
+    "fit-records": { type: "string" },
+    "fit-relevance": { type: "string" },
+    "fit-selfcheck": { type: "string" },
+    "report-records": { type: "string" },
+    "report-relevance": { type: "string" },
+    "report-selfcheck": { type: "string" },
+    "report-suite": { type: "string" },
+    "fit-suite": { type: "string", default: "test/fixtures/bfcl" },
+    precision: { type: "string", default: "0.95" },
+  },
+});
+const target = Number(values.precision);
+const jsonl = <T>(file: string): T[] =>
+  readFileSync(file, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as T);
+
+interface Row {
+  id: string;
+  category: string;
+  outcome: string;
+  name?: string | null;
+  arguments?: Record<string, unknown>;
+  correct: boolean;
+  confidence: number | null;
+}
+interface Scored {
+  accepted: boolean;
+  correct: boolean;
+  score: number;
+}
+
+/** Questions by case id (the last user message), for the grounded check. */
+function questions(suite: string): Map<string, string> {
+  const m = new Map<string, string>();
+  for (const f of readdirSync(suite).filter((f) => f.endsWith(".jsonl")))
+    for (const c of jsonl<{ id: string; question: { role: string; content: string }[][] }>(`${suite}/${f}`))
+      m.set(c.id, [...(c.question[0] ?? [])].reverse().find((x) => x.role === "user")?.content ?? "");
+  return m;
+}
+
+/** The 1.5B's catalogued settings (`selfcheck=0.6,relevance=encoder:0.262/0.6@0.2,sure=0.5`) on one record. */
+function score(records: string, relevance: string, selfcheck: string, suite: string): Scored[] {
+  const rel = new Map(jsonl<{ id: string; score: number }>(relevance).map((r) => [r.id, r.score]));
+  const sc = new Map(jsonl<{ id: string; selfCheck: number }>(selfcheck).map((r) => [r.id, r.selfCheck]));
+  const q = questions(suite);
+  const seen = new Set<string>();
+  return jsonl<Row>(records).flatMap((r) => {
+    if (seen.has(r.id) || !rel.has(r.id)) return [];
+    seen.add(r.id);
+    const e = rel.get(r.id)!;
+    const s = sc.get(r.id);
+    const conf = r.confidence ?? 0;
+    const call = r.outcome === "proposed" && r.name != null;
+    const grounded = call && groundedCall(q.get(r.id) ?? "", r.arguments);
+    let accepted = call && !(s !== undefined && s < 0.6);
+    if (accepted && e < 0.262) accepted = grounded || conf >= 0.5;
+    else if (accepted && e < 0.6 && conf < 0.2 && !grounded) accepted = false;
+    const irrelevant = r.category.includes("irrelevance");
+    return [
+      { accepted, correct: accepted && !irrelevant && r.correct, score: conf * (s ?? 0) * Math.max(0, e) },
+    ];
+  });
+}
+
+function wilson(k: number, n: number): [number, number] {
+  if (n === 0) return [NaN, NaN];
+  const z = 1.96;
+  const p = k / n;
+  const d = 1 + (z * z) / n;
+  const c = (p + (z * z) / (2 * n)) / d;
+  const h = (z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n))) / d;
+  return [c - h, c + h];
+}
+const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
+function at(rows: Scored[], t: number) {
+  const acc = rows.filter((r) => r.accepted && r.score >= t);
+  const k = acc.filter((r) => r.correct).length;
+  const [lo, hi] = wilson(k, acc.length);
+  return { n: rows.length, accepted: acc.length, right: k, lo, hi };
+}
+const line = (label: string, x: ReturnType<typeof at>) =>
+  `| ${label} | ${x.n} | ${x.accepted} | ${pct(x.accepted / x.n)} | ${x.accepted ? pct(x.right / x.accepted) : "–"} | ${x.accepted ? `${pct(x.lo)}–${pct(x.hi)}` : "–"} |`;
+
+const fit = score(
+  values["fit-records"]!,
+  values["fit-relevance"]!,
+  values["fit-selfcheck"]!,
+  values["fit-suite"]!,
+);
+// The lowest threshold whose accepted calls at or above it reach the target: the most coverage.
+const ranked = fit.filter((r) => r.accepted).sort((a, b) => b.score - a.score);
+let threshold = Infinity;
+let right = 0;
+ranked.forEach((r, i) => {
+  right += r.correct ? 1 : 0;
+  if (right / (i + 1) >= target) threshold = r.score;
+});
+console.log(
+  `threshold on the fit records: ${threshold} (answer × self-check × relevance; precision ≥ ${target})`,
+);
+console.log("| set | cases | accepted | coverage | precision | 95 % Wilson |\n|---|---|---|---|---|---|");
+console.log(line("fit (in-sample)", at(fit, threshold)));
+console.log(line("fit, every call the settings let through", at(fit, -Infinity)));
+if (values["report-records"]) {
+  const report = score(
+    values["report-records"],
+    values["report-relevance"]!,
+    values["report-selfcheck"]!,
+    values["report-suite"]!,
+  );
+  console.log(line("report (scored once)", at(report, threshold)));
+  console.log(line("report, every call the settings let through", at(report, -Infinity)));
+}
