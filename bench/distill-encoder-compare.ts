@@ -7,7 +7,7 @@
 // precision at the recommended min_confidence (target 97 %), exact-call accuracy, and the best coverage any
 // threshold reaches at ≥ 97 % on that set (an oracle, for comparing encoders, not a figure a user gets). Vectors
 // are cached on disk (bench/embedding-cache.ts), so a rerun embeds nothing it embedded before. Never reads holdout6.
-// Run: node --import tsx bench/distill-encoder-compare.ts  (ENCODERS=minilm,qwen2.5-coder-0.5b-instruct or
+// Run: npm run bench:distill-encoder  (ENCODERS=minilm,qwen2.5-coder-0.5b-instruct or
 // NAME=PATH,…; ENCODER_INPUT=instruction|task; GENERATED=train[,styled]; VARIANTS=64 (out-of-domain variants from that many training examples,
 // one embedding each; deputy distill uses 256); TARGET=0.97; OUT=bench/results/distill-encoder-compare.json).
 // The defaults keep a decoder's run near half an hour on two busy cores.

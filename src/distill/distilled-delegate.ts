@@ -199,8 +199,11 @@ function describe(e: EncoderInfo): string {
   return `${e.name} (${e.kind}, ${e.dimension} dimensions, sha256 ${e.sha256.slice(0, 12)}…)`;
 }
 
-/** Throws unless the given encoder is the one the model was trained on (or neither has one). */
-function checkEncoder(
+/**
+ * @internal Throws {@link DistilledModelError} (`DISTILLED_ENCODER_MISMATCH`) unless the given encoder is the one
+ * the model was trained on — same sha256 of its file and dimension — or neither has one.
+ */
+export function checkEncoder(
   where: string,
   recorded: EncoderInfo | undefined,
   given: EncoderInfo | undefined,

@@ -1,5 +1,5 @@
 import { commonPrefix, encoderInput, type EncoderRecord } from "./encoder-input.js";
-import type { TextEncoder } from "./text-encoder.js";
+import type { EncoderInfo, TextEncoder } from "./text-encoder.js";
 import { trainDistilled, type TrainDistilledOptions, type TrainDistilledResult } from "./train-distilled.js";
 import { planTraining } from "./training-plan.js";
 import type { TrainingExample } from "./training-examples.js";
@@ -45,17 +45,7 @@ export async function trainDistilledWithEncoder(
   options: TrainWithEncoderOptions,
   encoder: TextEncoder,
 ): Promise<TrainDistilledResult & { times: EncoderTrainingTimes }> {
-  const plan = planTraining(examples, { maxVariantExamples: MAX_VARIANT_EXAMPLES, ...options });
-  const prefix = commonPrefix(plan.train.map((e) => e.instruction));
-  const input = options.encoderInput ?? (encoder.info.pooling === "last" ? "task" : "instruction");
-  const record: EncoderRecord = { ...encoder.info, prefix, ...(input === "task" ? { input } : {}) };
-  const texts = new Set<string>();
-  for (const e of [...plan.train, ...plan.heldOut, ...plan.tuning])
-    texts.add(encoderInput(record, e.instruction, e.facts));
-  plan.variants.forEach((variants, i) => {
-    for (const v of variants) texts.add(encoderInput(record, v, plan.train[i]!.facts));
-  });
-  const list = [...texts];
+  const { plan, record, texts: list } = planEncoderTraining(examples, options, encoder.info);
   const started = performance.now();
   const vectors = await encoder.embed(list);
   const embedSeconds = (performance.now() - started) / 1000;
@@ -87,4 +77,42 @@ export async function trainDistilledWithEncoder(
     ...result,
     times: { embedSeconds, fitSeconds: (performance.now() - fitStarted) / 1000, texts: list.length },
   };
+}
+
+/** What {@link trainDistilledWithEncoder} will embed, and the encoder record its model will carry. */
+export interface EncoderTrainingTexts {
+  record: EncoderRecord;
+  /** Every distinct text training embeds: the inputs of the plan and their out-of-domain variants. */
+  texts: string[];
+}
+
+/**
+ * The texts {@link trainDistilledWithEncoder} embeds for these examples and options (the same seeded plan), so a
+ * caller can count them, estimate the time and embed them first (`embedAhead`) before training starts.
+ */
+export function encoderTrainingTexts(
+  examples: readonly TrainingExample[],
+  options: TrainWithEncoderOptions,
+  encoder: EncoderInfo,
+): EncoderTrainingTexts {
+  const { record, texts } = planEncoderTraining(examples, options, encoder);
+  return { record, texts };
+}
+
+function planEncoderTraining(
+  examples: readonly TrainingExample[],
+  options: TrainWithEncoderOptions,
+  info: EncoderInfo,
+) {
+  const plan = planTraining(examples, { maxVariantExamples: MAX_VARIANT_EXAMPLES, ...options });
+  const prefix = commonPrefix(plan.train.map((e) => e.instruction));
+  const input = options.encoderInput ?? (info.pooling === "last" ? "task" : "instruction");
+  const record: EncoderRecord = { ...info, prefix, ...(input === "task" ? { input } : {}) };
+  const texts = new Set<string>();
+  for (const e of [...plan.train, ...plan.heldOut, ...plan.tuning])
+    texts.add(encoderInput(record, e.instruction, e.facts));
+  plan.variants.forEach((variants, i) => {
+    for (const v of variants) texts.add(encoderInput(record, v, plan.train[i]!.facts));
+  });
+  return { plan, record, texts: [...texts] };
 }

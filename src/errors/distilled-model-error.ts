@@ -25,7 +25,7 @@ export class DistilledModelError extends DeputyError<DistilledModelErrorCode> {
   ) {
     super(
       options?.code ?? "DISTILLED_MODEL_INVALID",
-      `Distilled model ${path} is not valid: ${problems.slice(0, 5).join("; ")}${problems.length > 5 ? `; and ${problems.length - 5} more` : ""}.`,
+      `Distilled model ${path} ${options?.code === "DISTILLED_ENCODER_MISMATCH" ? "and the encoder given do not match" : "is not valid"}: ${problems.slice(0, 5).join("; ")}${problems.length > 5 ? `; and ${problems.length - 5} more` : ""}.`,
       options,
     );
     markError(this, marker);

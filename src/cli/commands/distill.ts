@@ -10,7 +10,11 @@ import { examplesFromTraces, type TrainingExample } from "../../distill/training
 import { GgufTextEncoder } from "../../distill/gguf-text-encoder.js";
 import { measureModel, type Measurement } from "../../distill/measure-model.js";
 import { parseEncoderSpec, type TextEncoder } from "../../distill/text-encoder.js";
-import { trainDistilledWithEncoder } from "../../distill/train-with-encoder.js";
+import { encoderTrainingTexts, trainDistilledWithEncoder } from "../../distill/train-with-encoder.js";
+import { encoderInput } from "../../distill/encoder-input.js";
+import type { EmbeddedAhead } from "../../distill/embed-ahead.js";
+import { sourceDateClock } from "../source-date-clock.js";
+import { embeddingJson, embedWithEstimate, parseMaxMinutes } from "./embedding-estimate.js";
 import { storeTraces, type StoreSummary } from "./distill-store.js";
 import type { DelegateTrace } from "../../traces/trace.js";
 import type { CliContext } from "../cli-context.js";
@@ -29,6 +33,7 @@ interface DistillFlags {
   tools?: string;
   measure?: string[];
   resolved?: string[];
+  maxMinutes?: string;
 }
 
 function fraction(option: string, raw: string, open = false): number {
@@ -80,7 +85,7 @@ const percent = (v: number | null) => (v === null ? "–" : `${(v * 100).toFixed
 
 /**
  * `deputy distill [TRACES…] [--store RUNS.db] [--resolved FILE…] --node ID --out MODEL.json [--encoder gguf=PATH|local=NAME]
- * [--target-precision 0.98] [--confidence-floor 0.8] [--holdout FILE…] [--measure FILE…]`.
+ * [--target-precision 0.98] [--confidence-floor 0.8] [--holdout FILE…] [--measure FILE…] [--max-minutes M]`.
  */
 export function registerDistill(program: Command, ctx: CliContext): void {
   program
@@ -123,6 +128,10 @@ export function registerDistill(program: Command, ctx: CliContext): void {
       "--measure <files...>",
       "trace files only measured (never trained or tuned on), at the recommended threshold",
     )
+    .option(
+      "--max-minutes <m>",
+      "with --encoder: refuse to start when embedding the texts is estimated (the first batch timed) to take longer",
+    )
     .option("--json", "print the measurements as JSON")
     .action(async (files: string[], flags: DistillFlags) => {
       const targetPrecision = fraction("--target-precision", flags.targetPrecision);
@@ -131,6 +140,8 @@ export function registerDistill(program: Command, ctx: CliContext): void {
       const seed = Number(flags.seed);
       if (!Number.isInteger(seed)) throw new InvalidOptionError("--seed", "an integer", flags.seed);
       const encoderSpec = flags.encoder === undefined ? undefined : parseEncoderSpec(flags.encoder);
+      const maxMinutes = parseMaxMinutes(flags.maxMinutes);
+      const now = sourceDateClock();
       const resolvedFiles = flags.resolved ?? [];
       if (files.length === 0 && !flags.store && resolvedFiles.length === 0)
         throw new InvalidOptionError(
@@ -165,17 +176,31 @@ export function registerDistill(program: Command, ctx: CliContext): void {
         seed,
         ...(heldOut ? { heldOut } : {}),
         ...(validation.size ? { validation } : {}),
+        ...(now ? { _internal: { now } } : {}),
       };
       const started = performance.now();
       let encoder: TextEncoder | undefined;
       let result: TrainDistilledResult;
       let measured: Measurement | undefined;
+      let ahead: EmbeddedAhead | undefined;
       try {
-        if (encoderSpec) encoder = await GgufTextEncoder.open(encoderSpec.path);
-        result = encoder
-          ? await trainDistilledWithEncoder(selection.examples, options, encoder)
+        if (encoderSpec) {
+          encoder = await GgufTextEncoder.open(encoderSpec.path);
+          // Every text training and --measure embed, embedded first: the time is stated (and bounded) up front.
+          const planned = encoderTrainingTexts(selection.examples, options, encoder.info);
+          const measureTexts = (measureSet ?? []).map((e) =>
+            encoderInput(planned.record, e.instruction, e.facts),
+          );
+          ahead = await embedWithEstimate(ctx, encoder, [...planned.texts, ...measureTexts], {
+            maxMinutes,
+            json: flags.json === true,
+          });
+          if (!ahead) return; // over --max-minutes: said, exit 2, nothing written
+        }
+        result = ahead
+          ? await trainDistilledWithEncoder(selection.examples, options, ahead.encoder)
           : trainDistilled(selection.examples, options);
-        if (measureSet) measured = await measureModel(result.model, measureSet, encoder);
+        if (measureSet) measured = await measureModel(result.model, measureSet, ahead?.encoder);
       } finally {
         await encoder?.close();
       }
@@ -201,6 +226,7 @@ export function registerDistill(program: Command, ctx: CliContext): void {
               },
             }
           : {}),
+        ...(ahead ? { embedding: embeddingJson(ahead) } : {}),
         skipped: { ...selection.skipped, invalidLines: selection.invalidLines },
         trainingExamples: result.trainingExamples,
         heldOutExamples: result.heldOutExamples,
@@ -242,7 +268,7 @@ export function registerDistill(program: Command, ctx: CliContext): void {
             ]
           : []),
         `node "${flags.node}": ${selection.examples.length} labelled example(s) (${sources})${left ? `; left out: ${left}` : ""}`,
-        `trained on ${result.trainingExamples}${result.tuningExamples ? `, tuned on ${result.tuningExamples} held out` : ""}${result.validationExamples ? `, threshold chosen on ${result.validationExamples} people's decisions (out of fold)` : ""}, measured on ${result.heldOutExamples} held out${flags.holdout ? ` (${flags.holdout.join(", ")})` : ""}, in ${seconds.toFixed(2)} s`,
+        `trained on ${result.trainingExamples}${result.tuningExamples ? `, tuned on ${result.tuningExamples} held out` : ""}${result.validationExamples ? `, threshold chosen on ${result.validationExamples} people's decisions (out of fold)` : ""}, measured on ${result.heldOutExamples} held out${flags.holdout ? ` (${flags.holdout.join(", ")})` : ""}, in ${seconds.toFixed(2)} s${ahead ? ` (embedding ${ahead.estimate.texts} text(s): ${ahead.seconds.toFixed(1)} s)` : ""}`,
         `held-out exact-match accuracy: ${percent(result.heldOutAccuracy)}`,
         "",
         "min_confidence  coverage  precision   (held out)",

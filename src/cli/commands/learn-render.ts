@@ -51,6 +51,11 @@ export function renderLearn(
   const c = result.counts;
   const lines = [
     `node "${result.node}": ${c.decisions} decision(s) of the team — ${c.train} trained on, ${c.heldOut} held out${c.championSaw ? ` (${c.championSaw} more held out the champion trained on: left out)` : ""}${c.traces ? `; plus ${c.traces} trace(s) trained on` : ""}; seed ${result.seed}, ${seconds.toFixed(1)} s`,
+    ...(result.encoder
+      ? [
+          `encoder ${result.encoder.name} (${result.encoder.dimension} dimensions, sha256 ${result.encoder.sha256.slice(0, 12)}…)`,
+        ]
+      : []),
   ];
   if (result.champion && !result.champion.trainedOnKnown)
     lines.push(
@@ -105,6 +110,7 @@ export function learnJson(
     node: result.node,
     targetPrecision: result.targetPrecision,
     seed: result.seed,
+    encoder: result.encoder ?? null,
     seconds: Number(seconds.toFixed(3)),
     counts: result.counts,
     champion: result.champion

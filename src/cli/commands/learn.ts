@@ -2,6 +2,8 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { Command } from "commander";
 import { DEFAULT_CONFIDENCE_FLOOR } from "../../distill/confidence-floor.js";
+import { checkEncoder } from "../../distill/distilled-delegate.js";
+import type { EmbeddedAhead } from "../../distill/embed-ahead.js";
 import { GgufTextEncoder } from "../../distill/gguf-text-encoder.js";
 import { loadModelFile } from "../../distill/model-file.js";
 import { parseEncoderSpec, type TextEncoder } from "../../distill/text-encoder.js";
@@ -10,12 +12,14 @@ import { loadTrustModel } from "../../distill/trust-model-file.js";
 import { InvalidOptionError } from "../../errors/invalid-option-error.js";
 import { readDecisionSuite } from "../../eval/decision-suite.js";
 import { decisionHash } from "../../eval/learn/decision-split.js";
-import { learnNode, type Champion } from "../../eval/learn/learn-node.js";
+import { learnEncoderTexts, learnNode, type Champion } from "../../eval/learn/learn-node.js";
 import { applyLearnResult, championTrainedOn, nodeFiles } from "../../eval/learn/node-files.js";
 import { systemClock } from "../../runtime/clock.js";
 import { readTraces } from "../../traces/read-traces.js";
 import type { CliContext } from "../cli-context.js";
+import { sourceDateClock } from "../source-date-clock.js";
 import { storeTraces } from "./distill-store.js";
+import { embeddingJson, embedWithEstimate, parseMaxMinutes } from "./embedding-estimate.js";
 import { learnJson, renderLearn } from "./learn-render.js";
 import { learnCurveSvg } from "./learn-svg.js";
 
@@ -34,6 +38,7 @@ interface LearnFlags {
   encoder?: string;
   dryRun?: boolean;
   curveSvg?: string;
+  maxMinutes?: string;
   json?: boolean;
 }
 
@@ -101,7 +106,14 @@ export function registerLearn(program: Command, ctx: CliContext): void {
       "models trained on growing shares of the decisions for the curve (1–10)",
       "3",
     )
-    .option("--encoder <spec>", "train with a pretrained encoder, as deputy distill: gguf=PATH")
+    .option(
+      "--encoder <spec>",
+      "train with a pretrained encoder, as deputy distill: gguf=PATH, or local=NAME (a catalogued model's own hidden states)",
+    )
+    .option(
+      "--max-minutes <m>",
+      "with --encoder: refuse to start when embedding the texts is estimated (the first batch timed) to take longer",
+    )
     .option("--curve-svg <file>", "also draw the curve as an SVG picture in FILE")
     .option("--dry-run", "measure and print, write no model file or history")
     .option("--json", "print the result as JSON")
@@ -132,6 +144,8 @@ export function registerLearn(program: Command, ctx: CliContext): void {
         "an integer from 1 to 10",
       );
       const encoderSpec = flags.encoder === undefined ? undefined : parseEncoderSpec(flags.encoder);
+      const maxMinutes = parseMaxMinutes(flags.maxMinutes);
+      const now = sourceDateClock();
       if (flags.decisions.length === 0 && !flags.store)
         throw new InvalidOptionError(
           "--decisions or --store",
@@ -170,10 +184,10 @@ export function registerLearn(program: Command, ctx: CliContext): void {
       const progress = ctx.isTTY && !flags.json;
       const started = performance.now();
       let encoder: TextEncoder | undefined;
+      let ahead: EmbeddedAhead | undefined;
       let result;
       try {
-        if (encoderSpec) encoder = await GgufTextEncoder.open(encoderSpec.path);
-        result = await learnNode({
+        const learnOptions = {
           node: flags.node,
           traces,
           decisions,
@@ -183,7 +197,21 @@ export function registerLearn(program: Command, ctx: CliContext): void {
           heldOutShare,
           seed,
           curvePoints,
-          ...(encoder ? { encoder } : {}),
+          ...(now ? { _internal: { now } } : {}),
+        };
+        if (encoderSpec) {
+          encoder = await GgufTextEncoder.open(encoderSpec.path);
+          // The champion is measured with this encoder: another file (another sha256) cannot run it.
+          if (champion) checkEncoder(files.model, champion.model.encoder, encoder.info);
+          ahead = await embedWithEstimate(ctx, encoder, learnEncoderTexts(learnOptions, encoder.info), {
+            maxMinutes,
+            json: flags.json === true,
+          });
+          if (!ahead) return; // over --max-minutes: said, exit 2, nothing written
+        }
+        result = await learnNode({
+          ...learnOptions,
+          ...(ahead ? { encoder: ahead.encoder } : {}),
           ...(progress
             ? {
                 onProgress: (step: string) =>
@@ -204,7 +232,17 @@ export function registerLearn(program: Command, ctx: CliContext): void {
         mkdirSync(dirname(resolve(flags.curveSvg)), { recursive: true });
         writeFileSync(flags.curveSvg, learnCurveSvg(result.curve, result.champion?.measured, title));
       }
-      if (flags.json) ctx.stdout(JSON.stringify(learnJson(result, files, entry, seconds), null, 2) + "\n");
+      if (flags.json)
+        ctx.stdout(
+          JSON.stringify(
+            {
+              ...learnJson(result, files, entry, seconds),
+              ...(ahead ? { embedding: embeddingJson(ahead) } : {}),
+            },
+            null,
+            2,
+          ) + "\n",
+        );
       else ctx.stdout(renderLearn(result, files, entry, seconds));
     });
 }

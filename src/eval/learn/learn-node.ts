@@ -1,8 +1,9 @@
 import { DistilledDelegate } from "../../distill/distilled-delegate.js";
 import type { DistilledModelData } from "../../distill/model-file.js";
-import type { TextEncoder } from "../../distill/text-encoder.js";
+import { encoderInput, type EncoderRecord } from "../../distill/encoder-input.js";
+import type { EncoderInfo, TextEncoder } from "../../distill/text-encoder.js";
 import { trainDistilled, type TrainDistilledResult } from "../../distill/train-distilled.js";
-import { trainDistilledWithEncoder } from "../../distill/train-with-encoder.js";
+import { encoderTrainingTexts, trainDistilledWithEncoder } from "../../distill/train-with-encoder.js";
 import type { TrainingExample } from "../../distill/training-examples.js";
 import { fitTrustModel, type TrustFit } from "../../distill/trust-model.js";
 import { InvalidOptionError } from "../../errors/invalid-option-error.js";
@@ -84,6 +85,8 @@ export interface LearnResult {
   verdict: PromotionVerdict;
   /** Content keys of every input the challenger trained on (recorded with a promotion). */
   trainedOn: string[];
+  /** The pretrained encoder the models were trained with (`options.encoder`), when one was. */
+  encoder?: Pick<EncoderInfo, "name" | "sha256" | "dimension">;
 }
 
 /** The fewest examples training takes. */
@@ -98,27 +101,7 @@ const MIN_TRAIN = 2;
  * ({@link promotionVerdict}). Never throws on its decisions: too few to train or to measure is a verdict.
  */
 export async function learnNode(options: LearnNodeOptions): Promise<LearnResult> {
-  const target = options.targetPrecision ?? 0.97;
-  if (!(target > 0 && target < 1)) throw new RangeError(`targetPrecision must be in (0, 1), got ${target}`);
-  const seed = options.seed ?? 1;
-  const heldOutShare = options.heldOutShare ?? 0.3;
-  if (!(heldOutShare > 0 && heldOutShare < 1))
-    throw new RangeError(`heldOutShare must be in (0, 1), got ${heldOutShare}`);
-  const curvePoints = Math.max(1, Math.floor(options.curvePoints ?? 3));
-  const traces = options.traces ?? [];
-  const split = splitDecisions(options.decisions, { seed, heldOutShare });
-  // The training part must not hold an input of the held-out part (the same alert decided twice).
-  const heldOutKeys = new Set(split.heldOut.map((d) => decisionHash(d.instruction, d.facts)));
-  const trainDecisions = split.train;
-  const trainTraces = traces.filter((t) => !heldOutKeys.has(decisionHash(t.instruction, t.facts)));
-  const saw = options.champion?.trainedOn;
-  const heldOut = saw
-    ? split.heldOut.filter((d) => !saw.has(decisionHash(d.instruction, d.facts)))
-    : split.heldOut;
-  const cases = heldOut.map((d, i): DecisionCase => ({
-    ...decisionCase(d, options.node),
-    at: `held-out:${i + 1}`,
-  }));
+  const { target, seed, split, saw, trainTraces, trainDecisions, heldOut, cases, sizes } = planLearn(options);
   const result: LearnResult = {
     node: options.node,
     targetPrecision: target,
@@ -133,6 +116,15 @@ export async function learnNode(options: LearnNodeOptions): Promise<LearnResult>
     curve: [],
     verdict: { promote: false, reason: "" },
     trainedOn: [],
+    ...(options.encoder
+      ? {
+          encoder: {
+            name: options.encoder.info.name,
+            sha256: options.encoder.info.sha256,
+            dimension: options.encoder.info.dimension,
+          },
+        }
+      : {}),
   };
   const progress = options.onProgress ?? (() => undefined);
   if (options.champion) {
@@ -140,7 +132,6 @@ export async function learnNode(options: LearnNodeOptions): Promise<LearnResult>
     const measured = await measure(options.champion.model, cases, options.encoder);
     result.champion = { measured, trainedOnKnown: saw !== undefined };
   }
-  const sizes = curveSizes(trainDecisions.length, curvePoints, trainTraces.length >= MIN_TRAIN);
   for (const [p, size] of sizes.entries()) {
     // a call that names no tool teaches nothing (and no model file may hold a tool without a name)
     const examples = [...trainTraces, ...trainDecisions.slice(0, size)].filter((e) => e.call.name !== "");
@@ -148,7 +139,11 @@ export async function learnNode(options: LearnNodeOptions): Promise<LearnResult>
     progress(
       `training ${p + 1}/${sizes.length}: ${size} decisions${trainTraces.length ? ` + ${trainTraces.length} traces` : ""}`,
     );
-    const trained = await train(examples, new Set(trainDecisions.slice(0, size)), options, target, seed);
+    const trained = await train(
+      examples,
+      trainOptions(options, trainDecisions.slice(0, size), target, seed),
+      options,
+    );
     if (!trained) continue;
     progress(`measuring ${p + 1}/${sizes.length} on ${cases.length} held-out decisions`);
     const measured = await measure(trained.model, cases, options.encoder);
@@ -182,6 +177,65 @@ export async function learnNode(options: LearnNodeOptions): Promise<LearnResult>
   return result;
 }
 
+/** The split, the held-out cases and the curve's sizes of a learning turn: what {@link learnNode} runs. */
+function planLearn(options: Omit<LearnNodeOptions, "encoder">) {
+  const target = options.targetPrecision ?? 0.97;
+  if (!(target > 0 && target < 1)) throw new RangeError(`targetPrecision must be in (0, 1), got ${target}`);
+  const seed = options.seed ?? 1;
+  const heldOutShare = options.heldOutShare ?? 0.3;
+  if (!(heldOutShare > 0 && heldOutShare < 1))
+    throw new RangeError(`heldOutShare must be in (0, 1), got ${heldOutShare}`);
+  const curvePoints = Math.max(1, Math.floor(options.curvePoints ?? 3));
+  const traces = options.traces ?? [];
+  const split = splitDecisions(options.decisions, { seed, heldOutShare });
+  // The training part must not hold an input of the held-out part (the same alert decided twice).
+  const heldOutKeys = new Set(split.heldOut.map((d) => decisionHash(d.instruction, d.facts)));
+  const trainDecisions = split.train;
+  const trainTraces = traces.filter((t) => !heldOutKeys.has(decisionHash(t.instruction, t.facts)));
+  const saw = options.champion?.trainedOn;
+  const heldOut = saw
+    ? split.heldOut.filter((d) => !saw.has(decisionHash(d.instruction, d.facts)))
+    : split.heldOut;
+  const cases = heldOut.map((d, i): DecisionCase => ({
+    ...decisionCase(d, options.node),
+    at: `held-out:${i + 1}`,
+  }));
+  const sizes = curveSizes(trainDecisions.length, curvePoints, trainTraces.length >= MIN_TRAIN);
+  return { target, seed, split, saw, trainTraces, trainDecisions, heldOut, cases, sizes };
+}
+
+/**
+ * Every text {@link learnNode} will embed with this encoder — each curve point's training plan and the held-out
+ * decisions under each model's encoder record, the champion's included — so a caller can state and bound the
+ * time, and embed them once, first (`embedAhead`).
+ */
+export function learnEncoderTexts(
+  options: Omit<LearnNodeOptions, "encoder">,
+  encoder: EncoderInfo,
+): string[] {
+  const { target, seed, trainTraces, trainDecisions, cases, sizes } = planLearn(options);
+  const texts = new Set<string>();
+  const measured = (record: EncoderRecord) => {
+    for (const c of cases) texts.add(encoderInput(record, c.instruction, c.facts));
+  };
+  if (options.champion?.model.encoder) measured(options.champion.model.encoder);
+  for (const size of sizes) {
+    const examples = [...trainTraces, ...trainDecisions.slice(0, size)];
+    if (examples.length < MIN_TRAIN) continue;
+    const trainWith = trainOptions(options, trainDecisions.slice(0, size), target, seed);
+    let planned;
+    try {
+      planned = encoderTrainingTexts(examples, trainWith, encoder);
+    } catch (error) {
+      if (InvalidOptionError.isInstance(error)) continue; // as train(): nothing to learn from
+      throw error;
+    }
+    for (const t of planned.texts) texts.add(t);
+    measured(planned.record);
+  }
+  return [...texts];
+}
+
 /** A training example as a decision to measure on. */
 export function decisionCase(d: TrainingExample, node: string): DecisionCase {
   return { at: "", nodeId: node, instruction: d.instruction, facts: d.facts, tools: d.tools, call: d.call };
@@ -195,27 +249,34 @@ function curveSizes(total: number, points: number, fromZero: boolean): number[] 
   return [...sizes].sort((a, b) => a - b);
 }
 
-/** The training `deputy distill` runs, or undefined when these examples cannot train a model (one class, say). */
-async function train(
-  examples: TrainingExample[],
-  validation: ReadonlySet<TrainingExample>,
-  options: LearnNodeOptions,
+/** The options of the training `deputy distill` runs, the given decisions choosing the threshold out of fold. */
+function trainOptions(
+  options: Omit<LearnNodeOptions, "encoder">,
+  validation: readonly TrainingExample[],
   targetPrecision: number,
   seed: number,
-): Promise<TrainDistilledResult | undefined> {
-  const trainOptions = {
+) {
+  return {
     node: options.node,
     targetPrecision,
     ...(options.confidenceFloor === undefined ? {} : { confidenceFloor: options.confidenceFloor }),
     heldOutShare: 0,
     seed,
-    ...(validation.size ? { validation } : {}),
+    ...(validation.length ? { validation: new Set(validation) } : {}),
     ...(options._internal ? { _internal: options._internal } : {}),
   };
+}
+
+/** The training `deputy distill` runs, or undefined when these examples cannot train a model (one class, say). */
+async function train(
+  examples: TrainingExample[],
+  trainWith: ReturnType<typeof trainOptions>,
+  options: LearnNodeOptions,
+): Promise<TrainDistilledResult | undefined> {
   try {
     return options.encoder
-      ? await trainDistilledWithEncoder(examples, trainOptions, options.encoder)
-      : trainDistilled(examples, trainOptions);
+      ? await trainDistilledWithEncoder(examples, trainWith, options.encoder)
+      : trainDistilled(examples, trainWith);
   } catch (error) {
     // The trainer refuses what it cannot learn from with an InvalidOptionError; anything else is a fault.
     if (InvalidOptionError.isInstance(error)) return undefined;

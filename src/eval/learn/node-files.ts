@@ -51,6 +51,11 @@ export interface LearnHistoryEntry {
   challenger: Omit<MeasuredModel, "records"> | null;
   champion: Omit<MeasuredModel, "records"> | null;
   curve: CurvePoint[];
+  /**
+   * The pretrained encoder every model of the turn was trained with (`deputy learn --encoder`): its name and the
+   * sha256 of its file, which the model file records too and checks when it is loaded.
+   */
+  encoder?: { name: string; sha256: string };
   /** sha256 of the model file written (promoted only). */
   modelSha256?: string;
   /** Content keys of the inputs the promoted model trained on (promoted only). */
@@ -121,6 +126,7 @@ export function applyLearnResult(result: LearnResult, files: NodeFiles, at: Date
     challenger: strip(result.challenger?.measured),
     champion: strip(result.champion?.measured),
     curve: result.curve,
+    ...(result.encoder ? { encoder: { name: result.encoder.name, sha256: result.encoder.sha256 } } : {}),
   };
   if (result.verdict.promote && result.challenger) {
     const { model, trust } = result.challenger;

@@ -1,0 +1,109 @@
+// `deputy learn --encoder local=NAME`: the tiny random-weight GGUFs of deputy-js/testing stand in for a catalogued
+// real model (never real weights here). Training, the estimate, the bound, the history's record of the encoder,
+// byte-identical files from the same seed, and the refusal of another encoder file.
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { loadModelFile } from "../../distill/model-file.js";
+import { LEARN_NODE, learnTraces, writeTraces } from "../../eval/learn/learn.fixture.js";
+import { readLearnHistory } from "../../eval/learn/node-files.js";
+import { writeTinyModel } from "../../testing/index.js";
+import { EXIT } from "../exit-codes.js";
+import { main } from "../main.js";
+
+const root = mkdtempSync(join(tmpdir(), "deputy-learn-encoder-"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+afterEach(() => {
+  delete process.env.SOURCE_DATE_EPOCH;
+});
+const tiny = join(root, "tiny.gguf");
+writeTinyModel(tiny, { seed: 1 });
+const otherTiny = join(root, "other-tiny.gguf");
+writeTinyModel(otherTiny, { seed: 2 });
+const decisions = join(root, "decisions.jsonl");
+writeTraces(decisions, learnTraces(120));
+
+async function cli(args: string[]) {
+  let stdout = "";
+  let stderr = "";
+  const code = await main(args, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), isTTY: false });
+  return { code, stdout, stderr };
+}
+
+const learn = (model: string, encoder: string, ...more: string[]) => [
+  "learn",
+  "--node",
+  LEARN_NODE,
+  "--model",
+  model,
+  "--decisions",
+  decisions,
+  "--curve-points",
+  "2",
+  "--encoder",
+  encoder,
+  ...more,
+];
+
+describe("deputy learn --encoder with a decoder model", () => {
+  it(
+    "states the texts and the time first, trains on the hidden states and records the encoder in the history",
+    { timeout: 120_000 },
+    async () => {
+      const model = join(mkdtempSync(join(root, "node-")), "route.model.json");
+      const r = await cli(learn(model, `local=${tiny}`));
+      expect(r.stderr).toBe("");
+      expect(r.code).toBe(EXIT.completed);
+      expect(r.stdout.split("\n")[0]).toMatch(
+        /^embedding \d+ text\(s\) with .+: about .+ \([\d.]+ s a text, timed on 8 after 2 to warm up\)$/,
+      );
+      const saved = loadModelFile(model).encoder!;
+      expect(saved).toMatchObject({ dimension: 64, pooling: "last", input: "task" });
+      const [entry] = readLearnHistory(model.replace(/\.json$/, ".learn.jsonl"));
+      expect(entry!.promoted).toBe(true);
+      expect(entry!.encoder).toEqual({ name: saved.name, sha256: saved.sha256 });
+      expect(r.stdout).toContain(`sha256 ${saved.sha256.slice(0, 12)}`);
+    },
+  );
+
+  it(
+    "the same decisions and seed write byte-identical model files (SOURCE_DATE_EPOCH pins createdAt)",
+    { timeout: 120_000 },
+    async () => {
+      process.env.SOURCE_DATE_EPOCH = "1798761600";
+      const files = [1, 2].map(() => join(mkdtempSync(join(root, "seed-")), "route.model.json"));
+      for (const model of files) expect((await cli(learn(model, `local=${tiny}`))).code).toBe(EXIT.completed);
+      expect(readFileSync(files[0]!).equals(readFileSync(files[1]!))).toBe(true);
+    },
+  );
+
+  it(
+    "refuses another encoder file than the champion's, and an estimate over --max-minutes: one line, exit 2, nothing written",
+    { timeout: 120_000 },
+    async () => {
+      const dir = mkdtempSync(join(root, "refuse-"));
+      const model = join(dir, "route.model.json");
+      expect((await cli(learn(model, `local=${tiny}`))).code).toBe(EXIT.completed);
+      const before = Object.fromEntries(readdirSync(dir).map((f) => [f, readFileSync(join(dir, f))]));
+      const other = await cli(learn(model, `local=${otherTiny}`));
+      expect(other.code).toBe(EXIT.invalid);
+      expect(other.stdout).toBe("");
+      expect(other.stderr.trim().split("\n")).toHaveLength(1);
+      expect(other.stderr).toMatch(/route\.model\.json and the encoder given do not match/);
+      expect(other.stderr).toContain(loadModelFile(model).encoder!.sha256.slice(0, 12));
+      const slow = await cli(learn(model, `local=${tiny}`, "--max-minutes", "0.000001"));
+      expect(slow.code).toBe(EXIT.invalid);
+      expect(slow.stderr.trim().split("\n")).toHaveLength(1);
+      expect(slow.stderr).toMatch(
+        /would take longer than --max-minutes 0\.000001: about .+; nothing was written/,
+      );
+      const after = Object.fromEntries(readdirSync(dir).map((f) => [f, readFileSync(join(dir, f))]));
+      expect(after).toEqual(before);
+      // A first turn over the bound writes no model and no history either.
+      const fresh = join(mkdtempSync(join(root, "fresh-")), "route.model.json");
+      expect((await cli(learn(fresh, `local=${tiny}`, "--max-minutes", "0.000001"))).code).toBe(EXIT.invalid);
+      expect(existsSync(fresh)).toBe(false);
+    },
+  );
+});
