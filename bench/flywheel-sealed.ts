@@ -83,22 +83,32 @@ if (encoderFlag !== undefined && !/^gguf=.+/.test(encoderFlag))
 const encoderPath = encoderFlag ? encoderFlag.slice("gguf=".length) : encoderModelPath();
 if (!existsSync(encoderPath)) fail(`the encoder file ${encoderPath} does not exist`);
 const out = resolve(flags.out);
-mkdirSync(`${out}/support`, { recursive: true });
 
 const started = performance.now();
 const progress = (line: string) =>
   process.stderr.write(`[${((performance.now() - started) / 1000).toFixed(0)} s] ${line}\n`);
-const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+const sha256 = (text: string | Buffer) => createHash("sha256").update(text).digest("hex");
 const writeJsonl = (file: string, rows: readonly unknown[]) =>
   writeFileSync(file, rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
 
-// The suites, rendered once by the examples' renderers.
+// The suites, rendered once by the examples' renderers, before anything is written: a line the renderer refuses
+// (a label or tool the policy does not know) stops the run with its message, before any model sees the set.
 const alertText = readFileSync(alertTsv, "utf8");
 const supportText = readFileSync(supportTsv, "utf8");
+const rendered = <T>(file: string, render: () => T): T => {
+  try {
+    return render();
+  } catch (error) {
+    return fail(`${relative(process.cwd(), file)}: ${(error as Error).message}`);
+  }
+};
+const alertRecords = rendered(alertTsv, () => renderAlertTsv(alertText, basename(alertTsv, ".tsv")));
+const supportRecords = rendered(supportTsv, () =>
+  renderSupportTsv(supportText, basename(supportTsv, ".tsv")),
+);
+mkdirSync(`${out}/support`, { recursive: true });
 const alertSuite = `${out}/alert-suite.jsonl`;
 const supportSuite = `${out}/support-suite.jsonl`;
-const alertRecords = renderAlertTsv(alertText, basename(alertTsv, ".tsv"));
-const supportRecords = renderSupportTsv(supportText, basename(supportTsv, ".tsv"));
 writeJsonl(alertSuite, alertRecords);
 writeJsonl(supportSuite, supportRecords);
 progress(`rendered ${alertRecords.length} alerts and ${supportRecords.length} tickets`);
@@ -196,7 +206,11 @@ const summary = {
     supportSteps: SUPPORT_STEPS,
   },
   seconds: Math.round((performance.now() - started) / 1000),
-  conditions: summaries,
+  // The model files (not committed: tens of MB) by checksum: the recipe and seeds rebuild them.
+  conditions: summaries.map((c) => ({
+    ...c,
+    modelSha256: c.modelFile ? sha256(readFileSync(resolve(root, c.modelFile))) : null,
+  })),
 };
 writeFileSync(`${out}/summary.json`, JSON.stringify(summary, null, 2) + "\n");
 writeJsonl(`${out}/cases.jsonl`, caseRows);
