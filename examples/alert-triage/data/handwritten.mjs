@@ -10,7 +10,11 @@
 //   node examples/alert-triage/data/handwritten.mjs holdout3     # holdout3.tsv → holdout3.jsonl
 //   node examples/alert-triage/data/handwritten.mjs holdout4     # holdout4.tsv → holdout4.jsonl
 //   node examples/alert-triage/data/handwritten.mjs holdout5     # holdout5.tsv → holdout5.jsonl
+//
+// `renderAlertTsv(text, name)` is the same rendering for code (bench/flywheel-sealed.ts renders a sealed set with
+// it, in memory, only once its protocol is committed): a set not in FIRST_ID gets ids from ALR-1001.
 import { readFileSync, writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { tools } from "../tools.mjs";
 
 const here = new URL(".", import.meta.url);
@@ -37,8 +41,8 @@ function call(label, id, severity, text) {
   return { name: "ignore_alert", arguments: { alert_id: id, reason: REASONS[label] } };
 }
 
-const name = process.argv[2] ?? "handwritten";
-const FIRST_ID = {
+/** The first alert id of each set (`ALR-<id>`, one more per line). */
+export const FIRST_ID = {
   handwritten: 7001,
   escalations: 8001,
   development: 9001,
@@ -46,30 +50,37 @@ const FIRST_ID = {
   holdout3: 5001,
   holdout4: 4001,
   holdout5: 3001,
+  holdout6: 2001,
 };
-const firstId = FIRST_ID[name];
-if (!firstId) throw new Error(`unknown set ${name}`);
-const lines = readFileSync(new URL(`${name}.tsv`, here), "utf8")
-  .split("\n")
-  .filter((l) => l.trim() && !l.startsWith("#"));
-const traces = lines.map((line, item) => {
-  const [severity, label, text] = line.split("\t");
-  const id = `ALR-${firstId + item}`;
-  return {
-    runId: name,
-    nodeId: "triage_items",
-    item,
-    instruction: `Analyze this alert and select the most appropriate action: ${text}`,
-    facts: { alert_id: id, severity, environment: "production" },
-    tools: specs,
-    proposal: null,
-    verdict: "accepted",
-    finalCall: call(label, id, severity, text),
-    backend: "person",
-    latencyMs: 0,
-    time: "2026-11-30T00:00:00.000Z",
-    source: "person",
-  };
-});
-writeFileSync(new URL(`${name}.jsonl`, here), traces.map((t) => JSON.stringify(t)).join("\n") + "\n");
-console.error(`${name}.jsonl: ${traces.length} traces`);
+
+/** The `triage_items` traces of a TSV's text (`severity<TAB>label<TAB>text` a line; `#` lines are comments). */
+export function renderAlertTsv(text, name, firstId = FIRST_ID[name] ?? 1001) {
+  const lines = text.split("\n").filter((l) => l.trim() && !l.startsWith("#"));
+  return lines.map((line, item) => {
+    const [severity, label, alert] = line.split("\t");
+    const id = `ALR-${firstId + item}`;
+    return {
+      runId: name,
+      nodeId: "triage_items",
+      item,
+      instruction: `Analyze this alert and select the most appropriate action: ${alert}`,
+      facts: { alert_id: id, severity, environment: "production" },
+      tools: specs,
+      proposal: null,
+      verdict: "accepted",
+      finalCall: call(label, id, severity, alert),
+      backend: "person",
+      latencyMs: 0,
+      time: "2026-11-30T00:00:00.000Z",
+      source: "person",
+    };
+  });
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const name = process.argv[2] ?? "handwritten";
+  if (!FIRST_ID[name]) throw new Error(`unknown set ${name}`);
+  const traces = renderAlertTsv(readFileSync(new URL(`${name}.tsv`, here), "utf8"), name);
+  writeFileSync(new URL(`${name}.jsonl`, here), traces.map((t) => JSON.stringify(t)).join("\n") + "\n");
+  console.error(`${name}.jsonl: ${traces.length} traces`);
+}
