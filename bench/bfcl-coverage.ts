@@ -12,6 +12,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { groundedCall } from "../src/confidence/proposal-context.js";
+import { wilsonInterval } from "../src/confidence/score-metrics.js";
 
 const { values } = parseArgs({
   options: {
@@ -81,20 +82,11 @@ function score(records: string, relevance: string, selfcheck: string, suite: str
   });
 }
 
-function wilson(k: number, n: number): [number, number] {
-  if (n === 0) return [NaN, NaN];
-  const z = 1.96;
-  const p = k / n;
-  const d = 1 + (z * z) / n;
-  const c = (p + (z * z) / (2 * n)) / d;
-  const h = (z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n))) / d;
-  return [c - h, c + h];
-}
 const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
 function at(rows: Scored[], t: number) {
   const acc = rows.filter((r) => r.accepted && r.score >= t);
   const k = acc.filter((r) => r.correct).length;
-  const [lo, hi] = wilson(k, acc.length);
+  const [lo, hi] = wilsonInterval(k, acc.length);
   return { n: rows.length, accepted: acc.length, right: k, lo, hi };
 }
 const line = (label: string, x: ReturnType<typeof at>) =>

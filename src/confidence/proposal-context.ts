@@ -58,9 +58,17 @@ export function proposalContext(
   request: ContextRequest,
   args: Record<string, unknown> | undefined,
 ): ProposalContext {
-  const facts = request.facts && Object.keys(request.facts).length > 0 ? JSON.stringify(request.facts) : "";
-  return {
-    tools: request.tools.length,
-    verbatimShare: verbatimShare(facts ? `${request.instruction}\n${facts}` : request.instruction, args),
-  };
+  return { tools: request.tools.length, verbatimShare: verbatimShare(taskText(request), args) };
+}
+
+/** The task a call's values may come from: the instruction, then the facts as JSON when there are any. */
+export function taskText(request: Pick<DelegateTask, "instruction" | "facts">): string {
+  let facts = "";
+  try {
+    facts =
+      request.facts && Object.keys(request.facts).length > 0 ? (JSON.stringify(request.facts) ?? "") : "";
+  } catch {
+    // Facts are plain JSON in a plan; anything else (a cycle from library code) is left out, not fatal.
+  }
+  return facts ? `${request.instruction}\n${facts}` : request.instruction;
 }

@@ -11,7 +11,7 @@ import type { Proposal, ProposeRequest, ToolCallDelegate, ToolSpec } from "./pro
 import type { ProposalRelevance } from "../tools/proposal.js";
 import { DelegateBackendError } from "../errors/delegate-backend-error.js";
 import type { JsonSchema } from "../schema/json-schema.js";
-import { groundedCall } from "../confidence/proposal-context.js";
+import { groundedCall, taskText } from "../confidence/proposal-context.js";
 
 /** What the relevance step needs of a sentence encoder (the distill encoder, `GgufTextEncoder`, is one). */
 export interface RelevanceEncoder {
@@ -201,7 +201,7 @@ export class RelevanceDelegate implements ToolCallDelegate {
     // and the second look is measured on the call's (docs/quality.md, "The self-check").
     const callConfidence = proposal.selfCheck ? proposal.selfCheck.callConfidence : proposal.confidence;
     const sure = this.#sure;
-    const grounded = sure !== undefined && groundedCall(fullTaskText(request), proposal.arguments);
+    const grounded = sure !== undefined && groundedCall(taskText(request), proposal.arguments);
     const decline = (why: Partial<ProposalRelevance>): Proposal => ({
       ...proposal,
       name: null,
@@ -246,11 +246,6 @@ export class RelevanceDelegate implements ToolCallDelegate {
     }
     return this.#encoder;
   }
-}
-
-/** The whole task, uncut: a grounded call's values may come from anywhere in it. */
-function fullTaskText({ instruction, facts }: Pick<ProposeRequest, "instruction" | "facts">): string {
-  return Object.keys(facts).length > 0 ? `${instruction}\n${safeJson(facts)}` : instruction;
 }
 
 function safeJson(value: unknown): string {
