@@ -51,6 +51,8 @@ export interface AlertTraining {
   trustFile: string | null;
   trust: TrustFit;
   minConfidence: number;
+  /** What `deputy distill` reads for this condition: the trace files (generated, then copies) and `--resolved`. */
+  inputs: { traces: string[]; resolved: string[] };
   counts: { decisions: number; counterfactual: number; generated: number; examples: number; choseOn: number };
 }
 
@@ -115,6 +117,7 @@ export async function trainAlertCondition(
     trustFile,
     trust,
     minConfidence: result.recommendedMinConfidence,
+    inputs: { traces: files, resolved: peopleFiles },
     counts: {
       decisions: people.length,
       counterfactual: copies.length,
@@ -122,6 +125,108 @@ export async function trainAlertCondition(
       examples: selection.examples.length,
       choseOn: result.validationExamples,
     },
+  };
+}
+
+/**
+ * The chain's second level: the n-gram model `deputy distill` trains from the same inputs without `--encoder`
+ * (the command itself, run as a user runs it). Writes `PREFIX.ngram.json`; returns its path.
+ */
+export function trainNgramModel(training: AlertTraining, prefix: string): string {
+  const r = ALERT_RECIPE;
+  const modelFile = `${prefix}.ngram.json`;
+  execFileSync(
+    process.execPath,
+    [
+      deputy,
+      "distill",
+      ...training.inputs.traces,
+      "--resolved",
+      ...training.inputs.resolved,
+      "--holdout",
+      `${alertData}/${r.tuning}.jsonl`,
+      "--node",
+      r.node,
+      "--target-precision",
+      String(r.targetPrecision),
+      "--confidence-floor",
+      String(r.confidenceFloor),
+      "--seed",
+      String(r.seed),
+      "--out",
+      modelFile,
+    ],
+    { encoding: "utf8", stdio: ["ignore", "ignore", "inherit"] },
+  );
+  return modelFile;
+}
+
+/**
+ * A chain of model files on a suite, as a delegate node's cascade runs it (`deputy eval --delegate A --delegate B
+ * --json`, each level at its model's min_confidence): the chain's figures as the level, and per case whether any
+ * level decided it and whether the deciding call (else the last level's) is the person's. The in-process chain
+ * must agree with deputy eval's counts. Ranking measures do not apply to a chain's mixed confidences: the rows of
+ * its levels alone carry them.
+ */
+export async function measureChainOnSuite(
+  modelFiles: readonly string[],
+  suiteFile: string,
+  encoder: TextEncoder,
+): Promise<Measured> {
+  const args = ["eval", "--suite", suiteFile, "--json"];
+  for (const f of modelFiles) args.push("--delegate", `distilled=${f}`);
+  const report = JSON.parse(execFileSync(process.execPath, [deputy, ...args], { encoding: "utf8" })) as {
+    chains: { levels: Measured["level"][]; chain: Measured["level"] }[];
+  };
+  const chain = report.chains[0]!;
+  const suite = readDecisionSuite(suiteFile);
+  const delegates = modelFiles.map((f) => {
+    const model = loadModelFile(f);
+    return {
+      delegate: new DistilledDelegate({ model, ...(model.encoder ? { encoder } : {}) }),
+      minConfidence: model.recommendedMinConfidence,
+    };
+  });
+  const answers: ChainAnswer[] = [];
+  let score;
+  try {
+    score = await evaluateChain(delegates, suite.cases, { onProposal: (a) => answers.push(a) });
+  } finally {
+    for (const d of delegates) await d.delegate.close();
+  }
+  const disagreement =
+    score.decided === chain.chain.decided && score.correct === chain.chain.correct
+      ? ""
+      : `in process ${score.decided} decided, ${score.correct} right; deputy eval ${chain.chain.decided}, ${chain.chain.correct}`;
+  const cases = suite.cases.map((c, i) => {
+    const mine = answers.filter((x) => x.item === i);
+    const decidedBy = mine.find((a) => a.verdict === "accepted");
+    const last = decidedBy ?? mine[mine.length - 1];
+    return {
+      eligible: false,
+      confidence: 0,
+      exact: last?.correct ?? false,
+      decided: decidedBy !== undefined,
+      record: {
+        item: i,
+        at: c.at,
+        facts: c.facts,
+        person: c.call,
+        decidedBy: decidedBy ? decidedBy.level : null,
+        levels: mine.map((a) => ({
+          level: a.level,
+          proposal: a.proposal ?? null,
+          confidence: a.confidence,
+          verdict: a.verdict,
+          exact: a.correct,
+        })),
+      },
+    };
+  });
+  return {
+    level: { ...chain.chain, exact: 0, exactAccuracy: null, levels: chain.levels },
+    cases,
+    disagreement,
   };
 }
 

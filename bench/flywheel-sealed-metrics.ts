@@ -89,7 +89,7 @@ export interface Target {
 export interface TargetVerdict {
   met: boolean;
   /** The first part that falls short: the calls, the confidence's ranking, or the threshold chosen. */
-  shortOf: "calls" | "confidence" | "threshold" | null;
+  shortOf: "calls" | "confidence" | "threshold" | "levels" | null;
   line: string;
 }
 
@@ -128,4 +128,24 @@ export function judgeTarget(
     why = `the threshold chosen out of fold (${chosen}): confidence ≥ ${oracle.threshold?.toFixed(3)}, picked after the fact, would decide ${pct(oracle.share)}`;
   }
   return { met, shortOf, line: `not met: ${head}; target ${goal}; short: ${why}` };
+}
+
+/**
+ * Judges a chain's row against `target`. A chain has no one confidence to rank, so when it falls short the line
+ * says which half (the share decided, or the precision) and the diagnosis is read from its levels' own rows.
+ */
+export function judgeChainTarget(row: GateRow, target: Target): TargetVerdict {
+  const met = row.share >= target.share && row.precision !== null && row.precision >= target.precision;
+  const head = `${pct(row.share)} decided at ${pct(row.precision)} (Wilson lower ${pct(row.wilson?.[0] ?? null)})`;
+  const goal = `≥ ${pct(target.share)} at ≥ ${pct(target.precision)}`;
+  if (met) return { met, shortOf: null, line: `met: ${head}; target ${goal}` };
+  const parts = [
+    ...(row.share < target.share ? ["the share decided"] : []),
+    ...(row.precision === null || row.precision < target.precision ? ["the precision"] : []),
+  ];
+  return {
+    met,
+    shortOf: "levels",
+    line: `not met: ${head}; target ${goal}; short: ${parts.join(" and ")} (each level's own row says which signal)`,
+  };
 }

@@ -5,6 +5,7 @@ import {
   confidenceAuroc,
   exactCeiling,
   gateRow,
+  judgeChainTarget,
   judgeTarget,
   oracleShare,
   type GateRow,
@@ -23,6 +24,8 @@ export interface ConditionSummary {
   condition: string;
   label: string;
   kind: string;
+  /** A chain of levels (its ranking columns are its levels' rows). */
+  chain: boolean;
   /** The team's decisions it was trained on. */
   decisions: number;
   modelFile: string | null;
@@ -63,7 +66,9 @@ export function summarize(input: {
   trust?: TrustFit;
   target?: Target;
   training?: Record<string, number>;
+  chain?: boolean;
 }): ConditionSummary {
+  const chain = input.chain === true;
   const m = input.measured;
   const cases = m?.cases ?? [];
   const records = m ? cases.length : (input.records ?? 0);
@@ -91,19 +96,22 @@ export function summarize(input: {
     condition: input.condition,
     label: input.label,
     kind: input.kind,
+    chain,
     decisions: input.decisions,
     modelFile: input.modelFile,
     minConfidence: input.minConfidence,
     gate,
     exactAccuracy: (m?.level.exactAccuracy as number | null | undefined) ?? null,
-    auroc: m ? confidenceAuroc(cases) : null,
-    afterTheFact: m ? oracleShare(cases, AT) : { share: 0, threshold: null },
-    exactCeiling: m ? exactCeiling(cases, AT) : 0,
+    auroc: m && !chain ? confidenceAuroc(cases) : null,
+    afterTheFact: m && !chain ? oracleShare(cases, AT) : { share: 0, threshold: null },
+    exactCeiling: m && !chain ? exactCeiling(cases, AT) : 0,
     trust: !fit ? null : trustSummary(fit, cases, input.target),
     target: input.target
       ? {
           ...input.target,
-          ...judgeTarget(gate, cases, input.target, `min_confidence ${input.minConfidence ?? "none"}`),
+          ...(chain
+            ? judgeChainTarget(gate, input.target)
+            : judgeTarget(gate, cases, input.target, `min_confidence ${input.minConfidence ?? "none"}`)),
         }
       : null,
     ...(input.training ? { training: input.training } : {}),
@@ -161,10 +169,11 @@ export function renderSummaryTable(
     out.push(
       `| ${s.domain} | ${s.label} | ${s.modelFile ? s.kind : "none"} | ${s.decisions} | ${s.minConfidence?.toFixed(3) ?? "–"} | ` +
         `${decided(s.gate)} | ${precision(s.gate)} | ${pct(s.exactAccuracy)} | ${s.auroc?.toFixed(3) ?? "–"} | ` +
-        `${s.modelFile ? pct(s.afterTheFact.share) : "–"} | ${s.modelFile ? pct(s.exactCeiling) : "–"} | ${trustCell(s)} |`,
+        `${s.modelFile && !s.chain ? pct(s.afterTheFact.share) : "–"} | ${s.modelFile && !s.chain ? pct(s.exactCeiling) : "–"} | ${trustCell(s)} |`,
     );
   const targets = summaries.filter((s) => s.target);
-  if (targets.length) out.push("", "Targets (the level at its min_confidence, as deputy eval gates it):", "");
+  if (targets.length)
+    out.push("", "Targets (the chain, each level at its min_confidence, as deputy eval gates it):", "");
   for (const s of targets) {
     out.push(`- ${s.domain} ${s.label}: ${s.target!.line}`);
     if (s.trust?.target)

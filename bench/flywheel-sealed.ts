@@ -8,7 +8,9 @@
 //   development set. Each trains the distilled model as docs/distill.md's learning curve did (generated sets,
 //   non-production copies of half the decisions' pages and tickets, the decisions as --resolved, heldout.jsonl,
 //   the MiniLM encoder with the n-gram cross-check, seed 1) with min_confidence chosen out of fold on the
-//   decisions for precision 0.97, and fits the trust model from the same out-of-fold scores;
+//   decisions for precision 0.97, fits the trust model from the same out-of-fold scores, and trains the n-gram
+//   model from the same inputs (`deputy distill` without --encoder); measured as the chain encoder → n-gram (the
+//   target row) and each level alone;
 // - support-routing: the curve from 0 decisions (examples/support-routing/curve.mjs's training: the first 0, 30,
 //   90, 150, 240 and 340 development decisions, n-grams and encoder);
 // each model measured with `deputy eval --suite … --json` at its min_confidence, and with the trust model where one
@@ -25,8 +27,10 @@ import { parseArgs } from "node:util";
 import { encoderModelPath, memoized, root } from "./alert-data.js";
 import {
   ALERT_RECIPE,
+  measureChainOnSuite,
   measureOnSuite,
   trainAlertCondition,
+  trainNgramModel,
   type Measured,
 } from "./flywheel-sealed-measure.js";
 import { renderSummaryTable, summarize, type ConditionSummary } from "./flywheel-sealed-report.js";
@@ -128,20 +132,54 @@ try {
     progress(`alert-triage (${c.id}): min_confidence ${trained.minConfidence}; measuring`);
     const trust = trained.trust.status === "fitted" ? new TrustModel(trained.trust.model) : undefined;
     const m = await measureOnSuite(trained.modelFile, alertSuite, encoder, trust ? { trust } : {});
-    keep("alert-triage", c.id, m);
+    keep("alert-triage", `${c.id}-encoder`, m);
+    const base = {
+      domain: "alert-triage",
+      decisions: trained.counts.decisions,
+      training: trained.counts,
+    };
     summaries.push(
       summarize({
-        domain: "alert-triage",
-        condition: c.id,
+        ...base,
+        condition: `${c.id}-encoder`,
         label: `(${c.id}) ${c.label}`,
         kind: "encoder",
-        decisions: trained.counts.decisions,
         modelFile: relative(root, trained.modelFile),
         minConfidence: trained.minConfidence,
         measured: m,
         trust: trained.trust,
+      }),
+    );
+    progress(`alert-triage (${c.id}): the n-gram level (deputy distill without --encoder)`);
+    const ngramFile = trainNgramModel(trained, `${out}/alert-${c.id}`);
+    const ngram = await measureOnSuite(ngramFile, alertSuite, encoder);
+    keep("alert-triage", `${c.id}-ngram`, ngram);
+    const ngramMin = ngram.level.minConfidence as number;
+    summaries.push(
+      summarize({
+        ...base,
+        condition: `${c.id}-ngram`,
+        label: `(${c.id}) ${c.label}`,
+        kind: "n-gram",
+        modelFile: relative(root, ngramFile),
+        minConfidence: ngramMin,
+        measured: ngram,
+      }),
+    );
+    progress(`alert-triage (${c.id}): the chain encoder → n-gram`);
+    const chained = await measureChainOnSuite([trained.modelFile, ngramFile], alertSuite, encoder);
+    keep("alert-triage", `${c.id}-chain`, chained);
+    summaries.push(
+      summarize({
+        ...base,
+        condition: `${c.id}-chain`,
+        label: `(${c.id}) ${c.label}`,
+        kind: `chain: encoder @ ${trained.minConfidence.toFixed(3)} → n-gram @ ${ngramMin.toFixed(3)}`,
+        modelFile: relative(root, trained.modelFile),
+        minConfidence: null,
+        measured: chained,
         target: c.target,
-        training: trained.counts,
+        chain: true,
       }),
     );
   }
@@ -209,7 +247,7 @@ const summary = {
   // The model files (not committed: tens of MB) by checksum: the recipe and seeds rebuild them.
   conditions: summaries.map((c) => ({
     ...c,
-    modelSha256: c.modelFile ? sha256(readFileSync(resolve(root, c.modelFile))) : null,
+    modelSha256: c.modelFile && !c.chain ? sha256(readFileSync(resolve(root, c.modelFile))) : null,
   })),
 };
 writeFileSync(`${out}/summary.json`, JSON.stringify(summary, null, 2) + "\n");

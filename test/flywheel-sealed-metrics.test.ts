@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import {
   exactCeiling,
   gateRow,
+  judgeChainTarget,
   judgeTarget,
   oracleShare,
   type ScoredCase,
@@ -119,5 +120,22 @@ describe("flywheel-sealed metrics", () => {
     );
     expect(met).toMatchObject({ met: true, shortOf: null });
     expect(met.line).toMatch(/^met: 80\.0 % decided at 100\.0 %/);
+  });
+
+  it("a chain's row is met on both halves, and a miss names the share, the precision or both", () => {
+    const target = { share: 0.5, precision: 0.97 };
+    const row = (decided: number, correct: number, records = 100) =>
+      gateRow(
+        Array.from({ length: records }, (_, i) => call(0.9, i < correct, i < decided)),
+        (c) => c.decided,
+      );
+    expect(judgeChainTarget(row(60, 60), target)).toMatchObject({ met: true, shortOf: null });
+    // 55 decided, 2 wrong: 96.4 % — the precision half falls short, as on holdout5's one-call miss.
+    const precision = judgeChainTarget(row(55, 53), target);
+    expect(precision).toMatchObject({ met: false, shortOf: "levels" });
+    expect(precision.line).toMatch(/short: the precision \(/);
+    expect(judgeChainTarget(row(40, 40), target).line).toMatch(/short: the share decided \(/);
+    expect(judgeChainTarget(row(40, 30), target).line).toMatch(/short: the share decided and the precision/);
+    expect(judgeChainTarget(row(0, 0), target).line).toMatch(/the share decided and the precision/);
   });
 });
