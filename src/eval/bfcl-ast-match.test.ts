@@ -42,6 +42,18 @@ describe("bfclAstMatch (BFCL's AST rules)", () => {
     expect(call({ city: "N.Y.C.", miles: 2.0, unit: "KM", tags: ["A", "b"] }).ok).toBe(true);
   });
 
+  it('takes "" given for an optional string parameter, as BFCL\'s string check does, but not for a number', () => {
+    // BFCL v4 simple_python_280: `make` is optional (`[""]`) and the model wrote `"make": ""`.
+    expect(call({ city: "NYC", miles: 2, unit: "", tags: ["a", "b"] })).toEqual({ ok: true });
+    const optionalMiles: BfclAnswer = {
+      id: "y",
+      ground_truth: [{ "geo.distance": { city: ["NYC"], miles: [2.0, ""] } }],
+    };
+    expect(
+      bfclAstMatch({ name: "geo.distance", arguments: { city: "NYC", miles: "" } }, optionalMiles, params).ok,
+    ).toBe(false);
+  });
+
   it("rejects a wrong name, a wrong value, a missing required or listed parameter, and unknown keys", () => {
     expect(call({ city: "NYC", miles: 2, tags: ["a", "b"] }, "geo.other").error).toMatch(
       /wrong function name/,

@@ -15,7 +15,7 @@ export interface AstMatch {
  * does not list; each given value equal to one of the allowed values — strings compared after BFCL's
  * normalisation (lower case, spaces and `,./-_*^` removed, `'` → `"`), an integer accepted for a float, lists
  * element by element in order, objects key by key — and a parameter left out only when `""` is among its
- * allowed values (optional).
+ * allowed values (optional; a string parameter may then also be given as `""`, as BFCL's string check allows).
  */
 export function bfclAstMatch(
   call: ToolCall,
@@ -50,7 +50,11 @@ export function bfclAstMatch(
 
 function matchesAny(value: unknown, allowed: unknown, schema: JsonSchema | undefined): boolean {
   const options = Array.isArray(allowed) ? allowed : [allowed];
-  return options.some((option) => option !== "" && matches(value, option, schema));
+  // `""` marks a parameter optional; BFCL's string check also takes an empty string given for it (its
+  // `string_checker` compares against every string option), while a value of another type must match a real one.
+  return options.some(
+    (option) => (option !== "" || schema?.type === "string") && matches(value, option, schema),
+  );
 }
 
 function matches(value: unknown, expected: unknown, schema: JsonSchema | undefined): boolean {
