@@ -43,6 +43,8 @@ export const ALERT_RECIPE = {
   confidenceFloor: DEFAULT_CONFIDENCE_FLOOR as number,
   heldOutShare: 0.2,
   seed: 1,
+  /** counterfactual.mjs's kinds of copies (its default: non-production only). */
+  counterfactualKinds: ["non-production"] as readonly string[],
 } as const;
 
 /** A trained alert-triage condition: the model file, its trust fit, and what it trained on. */
@@ -67,8 +69,9 @@ export async function trainAlertCondition(
   sets: readonly string[],
   prefix: string,
   encoder: TextEncoder,
+  recipe: Partial<typeof ALERT_RECIPE> = {},
 ): Promise<AlertTraining> {
-  const r = ALERT_RECIPE;
+  const r = { ...ALERT_RECIPE, ...recipe };
   const peopleFiles = sets.map((s) => `${alertData}/${s}.jsonl`);
   const raw = peopleFiles.flatMap((f) =>
     readFileSync(f, "utf8")
@@ -76,7 +79,7 @@ export async function trainAlertCondition(
       .filter((l) => l.trim())
       .map((l) => JSON.parse(l) as unknown),
   );
-  const copies = counterfactuals(raw) as unknown[];
+  const copies = counterfactuals(raw, { kinds: r.counterfactualKinds }) as unknown[];
   const copiesFile = `${prefix}.counterfactual.jsonl`;
   writeFileSync(copiesFile, copies.map((c) => JSON.stringify(c)).join("\n") + "\n");
   // deputy distill's order: the trace files, then the --resolved files last (a person's label wins).
@@ -132,8 +135,12 @@ export async function trainAlertCondition(
  * The chain's second level: the n-gram model `deputy distill` trains from the same inputs without `--encoder`
  * (the command itself, run as a user runs it). Writes `PREFIX.ngram.json`; returns its path.
  */
-export function trainNgramModel(training: AlertTraining, prefix: string): string {
-  const r = ALERT_RECIPE;
+export function trainNgramModel(
+  training: AlertTraining,
+  prefix: string,
+  recipe: Partial<typeof ALERT_RECIPE> = {},
+): string {
+  const r = { ...ALERT_RECIPE, ...recipe };
   const modelFile = `${prefix}.ngram.json`;
   execFileSync(
     process.execPath,
