@@ -10,9 +10,11 @@
 //   node examples/alert-triage/data/handwritten.mjs holdout3     # holdout3.tsv → holdout3.jsonl
 //   node examples/alert-triage/data/handwritten.mjs holdout4     # holdout4.tsv → holdout4.jsonl
 //   node examples/alert-triage/data/handwritten.mjs holdout5     # holdout5.tsv → holdout5.jsonl
+//   node examples/alert-triage/data/handwritten.mjs holdout6     # holdout6.tsv → holdout6.jsonl (measured once)
 //
 // `renderAlertTsv(text, name)` is the same rendering for code (bench/flywheel-sealed.ts renders a sealed set with
-// it, in memory, only once its protocol is committed): a set not in FIRST_ID gets ids from ALR-1001.
+// it, in memory, only once its protocol is committed; holdout7.tsv is sealed): a set not in FIRST_ID gets ids from
+// ALR-1001.
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { tools } from "../tools.mjs";
@@ -51,6 +53,7 @@ export const FIRST_ID = {
   holdout4: 4001,
   holdout5: 3001,
   holdout6: 2001,
+  holdout7: 1001,
 };
 
 /** The `triage_items` traces of a TSV's text (`severity<TAB>label<TAB>text` a line; `#` lines are comments). */

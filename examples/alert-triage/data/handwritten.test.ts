@@ -1,7 +1,7 @@
 /**
  * The alert sets as deputy reads them: each committed `NAME.jsonl` is exactly `renderAlertTsv` of its `NAME.tsv`, so
  * a set rendered in code (bench/flywheel-sealed.ts) gets the traces the command line writes. The sealed set
- * (holdout6.tsv) is not read here: nothing renders it before its protocol is committed.
+ * (holdout7.tsv) is not read here: nothing renders it before its protocol is committed.
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { FIRST_ID, renderAlertTsv } from "./handwritten.mjs";
 
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
-const SETS = ["handwritten", "escalations", "development", "holdout2", "holdout3", "holdout4", "holdout5"];
+const SETS = ["handwritten", "escalations", "development", "holdout2", "holdout3", "holdout4", "holdout5", "holdout6"];
 
 describe("examples/alert-triage/data/handwritten.mjs", () => {
   it.each(SETS)("%s.jsonl is renderAlertTsv of %s.tsv", (name) => {
