@@ -9,7 +9,16 @@ import { describe, expect, it } from "vitest";
 import { FIRST_ID, renderAlertTsv } from "./handwritten.mjs";
 
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
-const SETS = ["handwritten", "escalations", "development", "holdout2", "holdout3", "holdout4", "holdout5", "holdout6"];
+const SETS = [
+  "handwritten",
+  "escalations",
+  "development",
+  "holdout2",
+  "holdout3",
+  "holdout4",
+  "holdout5",
+  "holdout6",
+];
 
 describe("examples/alert-triage/data/handwritten.mjs", () => {
   it.each(SETS)("%s.jsonl is renderAlertTsv of %s.tsv", (name) => {
