@@ -1,7 +1,7 @@
 // `deputy learn --encoder local=NAME`: the tiny random-weight GGUFs of deputy-js/testing stand in for a catalogued
 // real model (never real weights here). Training, the estimate, the bound, the history's record of the encoder,
 // byte-identical files from the same seed, and the refusal of another encoder file.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
@@ -104,6 +104,33 @@ describe("deputy learn --encoder with a decoder model", () => {
       const fresh = join(mkdtempSync(join(root, "fresh-")), "route.model.json");
       expect((await cli(learn(fresh, `local=${tiny}`, "--max-minutes", "0.000001"))).code).toBe(EXIT.invalid);
       expect(existsSync(fresh)).toBe(false);
+    },
+  );
+
+  it(
+    "without --encoder, a champion trained with one uses the encoder file it recorded; moved away, one line, exit 2",
+    { timeout: 120_000 },
+    async () => {
+      const dir = mkdtempSync(join(root, "recorded-"));
+      const own = join(dir, "encoder.gguf");
+      writeTinyModel(own, { seed: 1 });
+      const model = join(dir, "route.model.json");
+      expect((await cli(learn(model, `local=${own}`))).code).toBe(EXIT.completed);
+      const again = learn(model, "x").slice(0, -2); // the same command without --encoder
+      const r = await cli(again);
+      expect(r.stderr).toBe("");
+      expect(r.code).toBe(EXIT.completed);
+      const history = readLearnHistory(model.replace(/\.json$/, ".learn.jsonl"));
+      expect(history).toHaveLength(2);
+      expect(history[1]!.encoder).toEqual(history[0]!.encoder);
+      renameSync(own, join(dir, "moved.gguf"));
+      const before = Object.fromEntries(readdirSync(dir).map((f) => [f, readFileSync(join(dir, f))]));
+      const gone = await cli(again);
+      expect(gone.code).toBe(EXIT.invalid);
+      expect(gone.stderr.trim().split("\n")).toHaveLength(1);
+      expect(gone.stderr).toContain(`no longer at ${own}`);
+      const after = Object.fromEntries(readdirSync(dir).map((f) => [f, readFileSync(join(dir, f))]));
+      expect(after).toEqual(before);
     },
   );
 });

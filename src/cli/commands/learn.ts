@@ -108,7 +108,7 @@ export function registerLearn(program: Command, ctx: CliContext): void {
     )
     .option(
       "--encoder <spec>",
-      "train with a pretrained encoder, as deputy distill: gguf=PATH, or local=NAME (a catalogued model's own hidden states)",
+      "train with a pretrained encoder, as deputy distill: gguf=PATH, or local=NAME (a catalogued model's own hidden states); default: the encoder file the current model recorded",
     )
     .option(
       "--max-minutes <m>",
@@ -143,7 +143,7 @@ export function registerLearn(program: Command, ctx: CliContext): void {
         (n) => Number.isInteger(n) && n >= 1 && n <= 10,
         "an integer from 1 to 10",
       );
-      const encoderSpec = flags.encoder === undefined ? undefined : parseEncoderSpec(flags.encoder);
+      let encoderSpec = flags.encoder === undefined ? undefined : parseEncoderSpec(flags.encoder);
       const maxMinutes = parseMaxMinutes(flags.maxMinutes);
       const now = sourceDateClock();
       if (flags.decisions.length === 0 && !flags.store)
@@ -164,12 +164,17 @@ export function registerLearn(program: Command, ctx: CliContext): void {
             `a model of node "${flags.node}"`,
             `a model of "${model.node}"`,
           );
-        if (model.encoder && !encoderSpec)
-          throw new InvalidOptionError(
-            "--encoder",
-            `given: the model was trained with ${model.encoder.name}`,
-            "none",
-          );
+        // Without --encoder, the champion's own encoder file where it was trained (its sha256 is checked below).
+        if (model.encoder && !encoderSpec) {
+          const recorded = model.encoder.path;
+          if (recorded === undefined || !existsSync(recorded))
+            throw new InvalidOptionError(
+              "--encoder",
+              `given: the model was trained with ${model.encoder.name}${recorded ? `, no longer at ${recorded}` : ""}`,
+              "none",
+            );
+          encoderSpec = { kind: "gguf", path: recorded };
+        }
         const trainedOn = championTrainedOn(files);
         champion = { model, ...(trainedOn ? { trainedOn } : {}) };
       }
