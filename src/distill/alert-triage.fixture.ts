@@ -16,7 +16,23 @@ export const ALERT_TRIAGE_DATA = {
   holdout3: fileURLToPath(new URL("../../examples/alert-triage/data/holdout3.jsonl", import.meta.url)),
   holdout4: fileURLToPath(new URL("../../examples/alert-triage/data/holdout4.jsonl", import.meta.url)),
   holdout5: fileURLToPath(new URL("../../examples/alert-triage/data/holdout5.jsonl", import.meta.url)),
+  holdout6: fileURLToPath(new URL("../../examples/alert-triage/data/holdout6.jsonl", import.meta.url)),
 };
+
+/**
+ * @internal The sets people typed by hand and that are rendered to JSONL (the sealed set, holdout7.tsv, is not:
+ * nothing reads it before its protocol is committed), in the order they were written.
+ */
+export const HAND_WRITTEN_SETS = [
+  "handwritten",
+  "escalations",
+  "development",
+  "holdout2",
+  "holdout3",
+  "holdout4",
+  "holdout5",
+  "holdout6",
+] as const;
 
 /** @internal The node the example's traces belong to. */
 export const ALERT_TRIAGE_NODE = "triage_items";

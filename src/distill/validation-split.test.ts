@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ALERT_TRIAGE_NODE, alertTriageExamples } from "./alert-triage.fixture.js";
+import { ALERT_TRIAGE_NODE, alertTriageExamples, HAND_WRITTEN_SETS } from "./alert-triage.fixture.js";
 import { MIN_VALIDATION, trainDistilled } from "./train-distilled.js";
 import { planTraining } from "./training-plan.js";
 
@@ -34,15 +34,7 @@ describe("the example's generated styled alerts", () => {
 
 describe("the example's hand-written sets", () => {
   it("share no alert: a measured set is never also trained on through another set", () => {
-    const sets = [
-      "handwritten",
-      "escalations",
-      "development",
-      "holdout2",
-      "holdout3",
-      "holdout4",
-      "holdout5",
-    ] as const;
+    const sets = HAND_WRITTEN_SETS;
     const seen = new Map<string, string>();
     for (const set of sets)
       for (const e of alertTriageExamples(set)) {

@@ -7,18 +7,10 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { FIRST_ID, renderAlertTsv } from "./handwritten.mjs";
+import { HAND_WRITTEN_SETS } from "../../../src/distill/alert-triage.fixture.js";
 
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
-const SETS = [
-  "handwritten",
-  "escalations",
-  "development",
-  "holdout2",
-  "holdout3",
-  "holdout4",
-  "holdout5",
-  "holdout6",
-];
+const SETS = HAND_WRITTEN_SETS;
 
 describe("examples/alert-triage/data/handwritten.mjs", () => {
   it.each(SETS)("%s.jsonl is renderAlertTsv of %s.tsv", (name) => {
