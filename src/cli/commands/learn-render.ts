@@ -31,7 +31,10 @@ export function curvePlot(curve: readonly CurvePoint[], champion?: MeasuredModel
 function row(name: string, m: MeasuredModel): string {
   return [
     name.padEnd(12),
-    m.minConfidence.toFixed(3).padEnd(16),
+    (m.trustThreshold === undefined
+      ? m.minConfidence.toFixed(3)
+      : `trust p≥${m.trustThreshold.toFixed(3)}`
+    ).padEnd(16),
     String(m.records).padEnd(10),
     String(m.decided).padEnd(9),
     pct(m.share).padEnd(7),

@@ -13,7 +13,7 @@ import { InvalidOptionError } from "../../errors/invalid-option-error.js";
 import { readDecisionSuite } from "../../eval/decision-suite.js";
 import { decisionHash } from "../../eval/learn/decision-split.js";
 import { learnEncoderTexts, learnNode, type Champion } from "../../eval/learn/learn-node.js";
-import { applyLearnResult, championTrainedOn, nodeFiles } from "../../eval/learn/node-files.js";
+import { applyLearnResult, championTrainedOn, fileSha256, nodeFiles } from "../../eval/learn/node-files.js";
 import { systemClock } from "../../runtime/clock.js";
 import { readTraces } from "../../traces/read-traces.js";
 import type { CliContext } from "../cli-context.js";
@@ -178,7 +178,14 @@ export function registerLearn(program: Command, ctx: CliContext): void {
         const trainedOn = championTrainedOn(files);
         champion = { model, ...(trainedOn ? { trainedOn } : {}) };
       }
-      if (existsSync(files.trust)) loadTrustModel(files.trust); // a broken trust file is bad input, before any work
+      if (existsSync(files.trust)) {
+        const trust = loadTrustModel(files.trust); // a broken trust file is bad input, before any work
+        // The gate judges the champion by it when it was fitted for this very file (or records nothing, as
+        // files written before the record): then the champion is measured through it too.
+        const fittedFor = trust.fittedFor?.sha256;
+        if (champion && (fittedFor === undefined || fittedFor === fileSha256(files.model)))
+          champion = { ...champion, trust };
+      }
       const decisions = await readDecisions(flags);
       const traces = examplesFromTraces(
         traceFiles.flatMap((f) => readTraces(f).traces),

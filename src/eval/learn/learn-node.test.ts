@@ -51,8 +51,10 @@ describe("learnNode", () => {
     const entry = applyLearnResult(result, files, new Date(now()));
     expect(readFileSync(files.previous).equals(before)).toBe(true);
     expect(loadModelFile(files.model).training.examples).toBe(result.counts.train);
-    if (result.challenger!.trust.status === "fitted")
-      expect(loadTrustModel(files.trust).threshold).toBeGreaterThan(0);
+    const fit = result.challenger!.trust;
+    // The challenger is judged as it will serve: through the trust model fitted with it, when there is one.
+    expect(challenger.trustThreshold).toBe(fit.status === "fitted" ? fit.model.threshold : undefined);
+    if (fit.status === "fitted") expect(loadTrustModel(files.trust).threshold).toBeGreaterThan(0);
     expect(entry).toMatchObject({
       at: "2026-12-03T08:00:00.000Z",
       promoted: true,
@@ -157,5 +159,45 @@ describe("learnNode", () => {
     await expect(specs.create(`distilled=${files.model}`)).rejects.toSatisfy(
       (e) => DistilledModelError.isInstance(e) && e.code === "DISTILLED_TRUST_MISMATCH",
     );
+  });
+
+  it("measures a champion through its trust model, as a delegate node's gate judges it", async () => {
+    const champion = trainDistilled(learnExamples(200, 7, 10_000), {
+      node: LEARN_NODE,
+      heldOutShare: 0,
+    }).model;
+    // p is the confidence itself (its logit, weight 1); the threshold holds almost every call back.
+    const strict: TrustModelData = {
+      format: "deputy-trust-model",
+      version: 1,
+      signals: ["confidence"],
+      calibrator: {
+        method: "logistic",
+        inputs: ["confidence"],
+        mean: [0],
+        scale: [1],
+        weights: [1],
+        bias: 0,
+      },
+      threshold: 0.999999,
+      targetPrecision: 0.97,
+      decisions: 200,
+      outOfFold: { folds: 5, accepted: 1, coverage: 0.01, precision: 1, wilsonLower: 0.97, auroc: 0.9 },
+    };
+    const turn = (trust?: TrustModelData) =>
+      learnNode({
+        node: LEARN_NODE,
+        decisions: learnExamples(120, 13),
+        champion: { model: champion, ...(trust ? { trust } : {}) },
+        curvePoints: 1,
+        _internal: { now },
+      });
+    const raw = (await turn()).champion!.measured;
+    const gated = (await turn(strict)).champion!.measured;
+    expect(raw.trustThreshold).toBeUndefined();
+    expect(raw.decided).toBeGreaterThan(0);
+    expect(gated.trustThreshold).toBe(0.999999);
+    expect(gated.minConfidence).toBe(raw.minConfidence);
+    expect(gated.decided).toBeLessThan(raw.decided);
   });
 });

@@ -5,7 +5,8 @@ import type { EncoderInfo, TextEncoder } from "../../distill/text-encoder.js";
 import { trainDistilled, type TrainDistilledResult } from "../../distill/train-distilled.js";
 import { encoderTrainingTexts, trainDistilledWithEncoder } from "../../distill/train-with-encoder.js";
 import type { TrainingExample } from "../../distill/training-examples.js";
-import { fitTrustModel, type TrustFit } from "../../distill/trust-model.js";
+import { fitTrustModel, TrustModel, type TrustFit, type TrustModelData } from "../../distill/trust-model.js";
+import { withTrust } from "../../delegate/proposal-trust.js";
 import { InvalidOptionError } from "../../errors/invalid-option-error.js";
 import type { Clock } from "../../runtime/clock.js";
 import type { DecisionCase } from "../decision-suite.js";
@@ -18,6 +19,11 @@ export interface Champion {
   model: DistilledModelData;
   /** Content keys ({@link decisionHash}) of every input it trained on; undefined when unknown. */
   trainedOn?: ReadonlySet<string>;
+  /**
+   * The node's trust model, fitted for this model: a delegate node's gate judges the model by it, so it is
+   * measured by it too.
+   */
+  trust?: TrustModelData;
 }
 
 /** Options of {@link learnNode}. */
@@ -49,6 +55,11 @@ export interface LearnNodeOptions {
 /** One model measured on the held-out decisions at its gate threshold. */
 export interface MeasuredModel extends HeldOutStanding {
   minConfidence: number;
+  /**
+   * Present when the model was measured through its trust model, as the gate will judge it: the trusted
+   * probability held to this threshold, `minConfidence` staying the floor.
+   */
+  trustThreshold?: number;
   share: number;
   precision: number | null;
   wilsonUpper: number | null;
@@ -129,7 +140,7 @@ export async function learnNode(options: LearnNodeOptions): Promise<LearnResult>
   const progress = options.onProgress ?? (() => undefined);
   if (options.champion) {
     progress("measuring the champion");
-    const measured = await measure(options.champion.model, cases, options.encoder);
+    const measured = await measure(options.champion.model, cases, options.encoder, options.champion.trust);
     result.champion = { measured, trainedOnKnown: saw !== undefined };
   }
   for (const [p, size] of sizes.entries()) {
@@ -162,7 +173,13 @@ export async function learnNode(options: LearnNodeOptions): Promise<LearnResult>
         })),
         { targetPrecision: target },
       );
-      result.challenger = { model: trained.model, trust, measured };
+      // Judged as it would serve: through the trust model fitted with it, when one could be (the curve's point
+      // above stays at the raw threshold, as every other point).
+      const served =
+        trust.status === "fitted"
+          ? await measure(trained.model, cases, options.encoder, trust.model)
+          : measured;
+      result.challenger = { model: trained.model, trust, measured: served };
       result.trainedOn = [...new Set(examples.map((e) => decisionHash(e.instruction, e.facts)))].sort();
     }
   }
@@ -284,13 +301,18 @@ async function train(
   }
 }
 
-/** A model at its recommended threshold, as a one-level chain on the held-out decisions. */
+/**
+ * A model at its recommended threshold, as a one-level chain on the held-out decisions; with `trust`, judged by
+ * the trust model as a delegate node's gate judges it (the threshold a floor).
+ */
 async function measure(
   model: DistilledModelData,
   cases: readonly DecisionCase[],
   encoder: TextEncoder | undefined,
+  trust?: TrustModelData,
 ): Promise<MeasuredModel> {
-  const delegate = new DistilledDelegate({ model, ...(model.encoder && encoder ? { encoder } : {}) });
+  const raw = new DistilledDelegate({ model, ...(model.encoder && encoder ? { encoder } : {}) });
+  const delegate = trust ? withTrust(raw, new TrustModel(trust)) : raw;
   const minConfidence = model.recommendedMinConfidence;
   let score: ChainScore;
   try {
@@ -309,6 +331,7 @@ async function measure(
     wilsonLower: score.precisionInterval?.[0] ?? null,
     wilsonUpper: score.precisionInterval?.[1] ?? null,
     exactAccuracy: level.exactAccuracy,
+    ...(trust ? { trustThreshold: trust.threshold } : {}),
   };
 }
 
