@@ -22,6 +22,17 @@ import {
 const dir = mkdtempSync(join(tmpdir(), "deputy-learn-node-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const now = () => Date.parse("2026-12-03T08:00:00Z");
+/** A trust model whose probability is the confidence itself (its logit, weight 1), at `threshold`. */
+const confidenceTrust = (threshold: number, decisions: number): TrustModelData => ({
+  format: "deputy-trust-model",
+  version: 1,
+  signals: ["confidence"],
+  calibrator: { method: "logistic", inputs: ["confidence"], mean: [0], scale: [1], weights: [1], bias: 0 },
+  threshold,
+  targetPrecision: 0.97,
+  decisions,
+  outOfFold: { folds: 5, accepted: 80, coverage: 0.5, precision: 0.99, wilsonLower: 0.97, auroc: 0.9 },
+});
 
 describe("learnNode", () => {
   it("promotes a challenger trained on more decisions, keeps the previous model and records the turn", async () => {
@@ -116,23 +127,7 @@ describe("learnNode", () => {
   it("writes the trust file with the model it was fitted for: a level given another model refuses it", async () => {
     const files = nodeFiles(join(dir, "c", "route.model.json"));
     const result = await learnNode({ node: LEARN_NODE, decisions: learnExamples(150, 13), curvePoints: 1 });
-    const trust: TrustModelData = {
-      format: "deputy-trust-model",
-      version: 1,
-      signals: ["confidence"],
-      calibrator: {
-        method: "logistic",
-        inputs: ["confidence"],
-        mean: [0],
-        scale: [1],
-        weights: [1],
-        bias: 0,
-      },
-      threshold: 0.9,
-      targetPrecision: 0.97,
-      decisions: 150,
-      outOfFold: { folds: 5, accepted: 80, coverage: 0.5, precision: 0.99, wilsonLower: 0.97, auroc: 0.9 },
-    };
+    const trust = confidenceTrust(0.9, 150);
     // Promoted with a fitted trust model, whatever these few decisions supported.
     applyLearnResult(
       {
@@ -166,24 +161,8 @@ describe("learnNode", () => {
       node: LEARN_NODE,
       heldOutShare: 0,
     }).model;
-    // p is the confidence itself (its logit, weight 1); the threshold holds almost every call back.
-    const strict: TrustModelData = {
-      format: "deputy-trust-model",
-      version: 1,
-      signals: ["confidence"],
-      calibrator: {
-        method: "logistic",
-        inputs: ["confidence"],
-        mean: [0],
-        scale: [1],
-        weights: [1],
-        bias: 0,
-      },
-      threshold: 0.999999,
-      targetPrecision: 0.97,
-      decisions: 200,
-      outOfFold: { folds: 5, accepted: 1, coverage: 0.01, precision: 1, wilsonLower: 0.97, auroc: 0.9 },
-    };
+    // The threshold holds almost every call back.
+    const strict = confidenceTrust(0.999999, 200);
     const turn = (trust?: TrustModelData) =>
       learnNode({
         node: LEARN_NODE,
