@@ -13,13 +13,13 @@
  * `--rematch` judges each recorded call again with today's `bfclAstMatch` instead of the `correct` the run wrote
  * (a matcher fixed after a run: the figures it prints are then "after the fact").
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { groundedCall } from "../src/confidence/proposal-context.js";
-import { bfclAstMatch } from "../src/eval/bfcl-ast-match.js";
-import { bfclCases, loadBfclSuite } from "../src/eval/bfcl-suite.js";
-import { bfclToToolSpec } from "../src/eval/bfcl.js";
 import { wilsonInterval } from "../src/confidence/score-metrics.js";
+import { bfclQuestion } from "../src/eval/bfcl.js";
+import { bfclCases, loadBfclSuite, type BfclCase } from "../src/eval/bfcl-suite.js";
+import { judgeBfclProposal, type EvalRecord } from "../src/eval/evaluate-case.js";
 
 const { values } = parseArgs({
   options: {
@@ -42,39 +42,25 @@ const jsonl = <T>(file: string): T[] =>
     .filter(Boolean)
     .map((l) => JSON.parse(l) as T);
 
-interface Row {
-  id: string;
-  category: string;
-  outcome: string;
-  name?: string | null;
-  arguments?: Record<string, unknown>;
-  correct: boolean;
-  confidence: number | null;
-}
 interface Scored {
   accepted: boolean;
   correct: boolean;
   score: number;
 }
 
-/** Questions by case id (the last user message), for the grounded check. */
-function questions(suite: string): Map<string, string> {
-  const m = new Map<string, string>();
-  for (const f of readdirSync(suite).filter((f) => f.endsWith(".jsonl")))
-    for (const c of jsonl<{ id: string; question: { role: string; content: string }[][] }>(`${suite}/${f}`))
-      m.set(c.id, [...(c.question[0] ?? [])].reverse().find((x) => x.role === "user")?.content ?? "");
-  return m;
-}
-
-/** Whether a recorded call is right by today's matcher (`--rematch`); the run's own `correct` otherwise. */
-function rematcher(suite: string): (r: Row) => boolean {
+/**
+ * Whether a recorded call is right: the run's own `correct`, or with `--rematch` judged again as a run judges it
+ * today (`judgeBfclProposal`).
+ */
+function rightBy(cases: Map<string, BfclCase>): (r: EvalRecord) => boolean {
   if (!values.rematch) return (r) => r.correct;
-  const cases = new Map(bfclCases(loadBfclSuite(suite, { limit: 100000 })).map((c) => [c.sample.id, c]));
   return (r) => {
     const c = cases.get(r.id);
-    if (!c?.answer || r.outcome !== "proposed" || r.name == null) return false;
-    const params = c.sample.function.map(bfclToToolSpec).find((t) => t.name === r.name)?.parameters;
-    return bfclAstMatch({ name: r.name, arguments: r.arguments ?? {} }, c.answer, params).ok;
+    return (
+      c !== undefined &&
+      r.name != null &&
+      judgeBfclProposal(c, { name: r.name, arguments: r.arguments ?? {} }).correct
+    );
   };
 }
 
@@ -82,17 +68,18 @@ function rematcher(suite: string): (r: Row) => boolean {
 function score(records: string, relevance: string, selfcheck: string, suite: string): Scored[] {
   const rel = new Map(jsonl<{ id: string; score: number }>(relevance).map((r) => [r.id, r.score]));
   const sc = new Map(jsonl<{ id: string; selfCheck: number }>(selfcheck).map((r) => [r.id, r.selfCheck]));
-  const q = questions(suite);
-  const right = rematcher(suite);
+  const cases = new Map(bfclCases(loadBfclSuite(suite, { limit: 100000 })).map((c) => [c.sample.id, c]));
+  const right = rightBy(cases);
   const seen = new Set<string>();
-  return jsonl<Row>(records).flatMap((r) => {
+  return jsonl<EvalRecord>(records).flatMap((r) => {
     if (seen.has(r.id) || !rel.has(r.id)) return [];
     seen.add(r.id);
     const e = rel.get(r.id)!;
     const s = sc.get(r.id);
     const conf = r.confidence ?? 0;
     const call = r.outcome === "proposed" && r.name != null;
-    const grounded = call && groundedCall(q.get(r.id) ?? "", r.arguments);
+    const sample = cases.get(r.id)?.sample;
+    const grounded = call && groundedCall(sample ? bfclQuestion(sample) : "", r.arguments);
     let accepted = call && !(s !== undefined && s < 0.6);
     if (accepted && e < 0.262) accepted = grounded || conf >= 0.5;
     else if (accepted && e < 0.6 && conf < 0.2 && !grounded) accepted = false;

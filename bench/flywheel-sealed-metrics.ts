@@ -95,6 +95,15 @@ export interface TargetVerdict {
 
 const pct = (x: number | null) => (x === null ? "–" : `${(x * 100).toFixed(1)} %`);
 
+/** Whether a row meets a target, and the two halves of the line that says so. */
+function headline(row: GateRow, target: Target) {
+  return {
+    met: row.share >= target.share && row.precision !== null && row.precision >= target.precision,
+    head: `${pct(row.share)} decided at ${pct(row.precision)} (Wilson lower ${pct(row.wilson?.[0] ?? null)})`,
+    goal: `≥ ${pct(target.share)} at ≥ ${pct(target.precision)}`,
+  };
+}
+
 /**
  * Judges `row` against `target`, and names what falls short: the level's **calls** when even a perfect ranking of
  * its exact calls could not decide the share; else its **confidence** when no threshold, even one picked after the
@@ -107,9 +116,7 @@ export function judgeTarget(
   target: Target,
   chosen: string,
 ): TargetVerdict {
-  const met = row.share >= target.share && row.precision !== null && row.precision >= target.precision;
-  const head = `${pct(row.share)} decided at ${pct(row.precision)} (Wilson lower ${pct(row.wilson?.[0] ?? null)})`;
-  const goal = `≥ ${pct(target.share)} at ≥ ${pct(target.precision)}`;
+  const { met, head, goal } = headline(row, target);
   if (met) return { met, shortOf: null, line: `met: ${head}; target ${goal}` };
   const ceiling = exactCeiling(cases, target.precision);
   const oracle = oracleShare(cases, target.precision);
@@ -135,9 +142,7 @@ export function judgeTarget(
  * says which half (the share decided, or the precision) and the diagnosis is read from its levels' own rows.
  */
 export function judgeChainTarget(row: GateRow, target: Target): TargetVerdict {
-  const met = row.share >= target.share && row.precision !== null && row.precision >= target.precision;
-  const head = `${pct(row.share)} decided at ${pct(row.precision)} (Wilson lower ${pct(row.wilson?.[0] ?? null)})`;
-  const goal = `≥ ${pct(target.share)} at ≥ ${pct(target.precision)}`;
+  const { met, head, goal } = headline(row, target);
   if (met) return { met, shortOf: null, line: `met: ${head}; target ${goal}` };
   const parts = [
     ...(row.share < target.share ? ["the share decided"] : []),

@@ -17,6 +17,8 @@
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { answerConfidenceOfTokens } from "../src/confidence/answer-confidence.js";
+import { argumentLeaves } from "../src/confidence/proposal-context.js";
+import type { EvalRecord } from "../src/eval/evaluate-case.js";
 import { fitHalf } from "./quality-cases.js";
 
 const { values } = parseArgs({
@@ -41,18 +43,8 @@ const firstById = <T extends { id: string }>(files: string[]): Map<string, T> =>
   return m;
 };
 
-interface RecordRow {
-  id: string;
-  category: string;
-  outcome: string;
-  name?: string | null;
-  correct: boolean;
-  confidence: number | null;
-  declineProbability?: number;
-  tokens?: { piece: string; raw?: number }[];
-  verbatimShare?: number;
-  arguments?: Record<string, unknown>;
-}
+/** A record of `quality-run.ts` (a case's `EvalRecord`, with P(null) and the tokens when the run recorded them). */
+type RecordRow = EvalRecord & { declineProbability?: number; tokens?: { piece: string; raw?: number }[] };
 interface Case {
   id: string;
   set: "live" | "shared";
@@ -66,14 +58,6 @@ interface Case {
   /** Every argument value (at least one) is spelled out in the question. */
   grounded: boolean;
 }
-const leafCount = (v: unknown): number =>
-  typeof v === "string" || typeof v === "number"
-    ? 1
-    : Array.isArray(v)
-      ? v.reduce((n: number, x) => n + leafCount(x), 0)
-      : v !== null && typeof v === "object"
-        ? Object.values(v).reduce((n: number, x) => n + leafCount(x), 0)
-        : 0;
 const records = firstById<RecordRow>(values.records!);
 const scores = firstById<{ id: string; score: number }>(values.relevance!);
 const checks = firstById<{ id: string; selfCheck: number }>(values.selfcheck!);
@@ -98,7 +82,8 @@ const cases: Case[] = [...records.values()].flatMap((r) => {
         : (r.confidence ?? 0),
       decline: r.declineProbability,
       selfCheck: checks.get(r.id)?.selfCheck,
-      grounded: (r.verbatimShare ?? 0) >= 1 && leafCount(r.arguments ?? {}) > 0,
+      // groundedCall's rule, from the share the run recorded (the records carry no question).
+      grounded: (r.verbatimShare ?? 0) >= 1 && argumentLeaves(r.arguments).length > 0,
     },
   ];
 });

@@ -41,7 +41,7 @@ export function groundedCall(input: string, args: Record<string, unknown> | unde
 }
 
 /** The arguments' string and number values at any depth, lower-cased, numbers in their JSON form. */
-function argumentLeaves(args: Record<string, unknown> | undefined): string[] {
+export function argumentLeaves(args: Record<string, unknown> | undefined): string[] {
   const leaves: string[] = [];
   const walk = (v: unknown): void => {
     if (typeof v === "string") leaves.push(v.toLowerCase());

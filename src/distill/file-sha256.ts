@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { createReadStream, statSync } from "node:fs";
+import { createReadStream, readFileSync, statSync } from "node:fs";
 
 const checksums = new Map<string, Promise<string>>();
 
@@ -23,4 +23,9 @@ export function fileSha256(path: string): Promise<string> {
     checksums.set(key, sum);
   }
   return sum;
+}
+
+/** sha256 of a small file (hex), read whole, at once: a model or trust file that code writes and checks in step. */
+export function fileSha256Sync(path: string): string {
+  return createHash("sha256").update(readFileSync(path)).digest("hex");
 }

@@ -1,6 +1,6 @@
 import { inputChars } from "../runtime/tool-call-prompt.js";
 import { verbatimShare } from "../confidence/proposal-context.js";
-import type { Proposal, ToolCallDelegate } from "../delegate/protocol.js";
+import type { Proposal, ToolCallDelegate, ToolSpec } from "../delegate/protocol.js";
 import type { CallOrDecline } from "../records/hop.js";
 import { DelegateBackendError } from "../errors/delegate-backend-error.js";
 import { bfclAstMatch } from "./bfcl-ast-match.js";
@@ -39,7 +39,7 @@ export async function evaluateCase(
   testCase: BfclCase,
   signal?: AbortSignal,
 ): Promise<EvalRecord> {
-  const { category, sample, answer } = testCase;
+  const { category, sample } = testCase;
   const tools = sample.function.map(bfclToToolSpec);
   const instruction = bfclQuestion(sample);
   const base = { id: sample.id, category, backend: delegate.name, tools: tools.length };
@@ -62,16 +62,9 @@ export async function evaluateCase(
     if (proposal.meanTokenProbability !== undefined) {
       record.meanTokenProbability = proposal.meanTokenProbability;
     }
-    if (isDeclineCategory(category)) {
-      record.correct = proposal.name === null;
-    } else if (proposal.name === null) {
-      record.error = "declined";
-    } else if (answer) {
-      const params = tools.find((t) => t.name === proposal.name)?.parameters;
-      const match = bfclAstMatch({ name: proposal.name, arguments: proposal.arguments }, answer, params);
-      record.correct = match.ok;
-      if (match.error) record.error = match.error;
-    }
+    const judged = judgeBfclProposal(testCase, proposal, tools);
+    record.correct = judged.correct;
+    if (judged.error) record.error = judged.error;
     return record;
   } catch (error) {
     if (!DelegateBackendError.isInstance(error)) throw error;
@@ -84,4 +77,21 @@ export async function evaluateCase(
       latencyMs: performance.now() - started,
     };
   }
+}
+
+/**
+ * Whether a proposal is right for a BFCL case: a decline in the irrelevance categories; otherwise a call matching
+ * the ground truth by BFCL's AST rules (`bfclAstMatch`), with why not. Judges a recorded call again, too.
+ */
+export function judgeBfclProposal(
+  testCase: BfclCase,
+  proposal: CallOrDecline,
+  tools: readonly ToolSpec[] = testCase.sample.function.map(bfclToToolSpec),
+): { correct: boolean; error?: string } {
+  if (isDeclineCategory(testCase.category)) return { correct: proposal.name === null };
+  if (proposal.name === null) return { correct: false, error: "declined" };
+  if (!testCase.answer) return { correct: false };
+  const params = tools.find((t) => t.name === proposal.name)?.parameters;
+  const match = bfclAstMatch({ name: proposal.name, arguments: proposal.arguments }, testCase.answer, params);
+  return match.error ? { correct: match.ok, error: match.error } : { correct: match.ok };
 }

@@ -4,20 +4,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium, type Browser } from "playwright-core";
-import { main } from "../../src/cli/main.js";
+import { cli } from "../cli-harness.js";
 import { SqliteRunStore } from "../../src/store/sqlite-run-store.js";
 import { serveConsole, type RunningConsole } from "../../src/ui/server/serve-console.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const example = (file: string) => join(root, "examples/alert-triage", file);
 
-/** Runs the `deputy` CLI in-process. */
-export async function cli(args: string[]) {
-  let stdout = "";
-  let stderr = "";
-  const code = await main(args, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), isTTY: false });
-  return { code, stdout, stderr };
-}
+/** Runs the `deputy` CLI in-process (test/cli-harness.ts). */
+export { cli };
 
 /** A console over a fresh store holding one run of the alert-triage example, and what the run wrote. */
 export interface Fixture {

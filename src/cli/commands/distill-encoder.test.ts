@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { loadModelFile } from "../../distill/model-file.js";
 import { writeTinyModel } from "../../testing/index.js";
 import { EXIT } from "../exit-codes.js";
-import { main } from "../main.js";
+import { cli } from "../../../test/cli-harness.js";
 
 const dir = mkdtempSync(join(tmpdir(), "deputy-distill-encoder-"));
 const tiny = join(dir, "tiny.gguf");
@@ -26,19 +26,6 @@ writeFileSync(
     .filter((line, i) => line && i % 4 === 0)
     .join("\n") + "\n",
 );
-
-async function cli(args: string[], isTTY = false) {
-  let stdout = "";
-  let stderr = "";
-  let raw = "";
-  const code = await main(args, {
-    stdout: (t) => (stdout += t),
-    stderr: (t) => (stderr += t),
-    rawStderr: (t) => (raw += t),
-    isTTY,
-  });
-  return { code, stdout, stderr, raw };
-}
 
 const distill = (out: string, encoder: string, ...more: string[]) => [
   "distill",

@@ -10,7 +10,7 @@ import { LEARN_NODE, learnTraces, writeTraces } from "../../eval/learn/learn.fix
 import { readLearnHistory } from "../../eval/learn/node-files.js";
 import { writeTinyModel } from "../../testing/index.js";
 import { EXIT } from "../exit-codes.js";
-import { main } from "../main.js";
+import { cli } from "../../../test/cli-harness.js";
 
 const root = mkdtempSync(join(tmpdir(), "deputy-learn-encoder-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -23,13 +23,6 @@ const otherTiny = join(root, "other-tiny.gguf");
 writeTinyModel(otherTiny, { seed: 2 });
 const decisions = join(root, "decisions.jsonl");
 writeTraces(decisions, learnTraces(120));
-
-async function cli(args: string[]) {
-  let stdout = "";
-  let stderr = "";
-  const code = await main(args, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), isTTY: false });
-  return { code, stdout, stderr };
-}
 
 const learn = (model: string, encoder: string, ...more: string[]) => [
   "learn",

@@ -8,20 +8,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { LEARN_NODE, learnTraces, writeTraces } from "../../eval/learn/learn.fixture.js";
 import { EXIT } from "../exit-codes.js";
-import { main } from "../main.js";
-
-async function cli(args: string[], isTTY = false) {
-  let stdout = "";
-  let stderr = "";
-  let raw = "";
-  const code = await main(args, {
-    stdout: (t) => (stdout += t),
-    stderr: (t) => (stderr += t),
-    rawStderr: (t) => (raw += t),
-    isTTY,
-  });
-  return { code, stdout, stderr, raw };
-}
+import { cli } from "../../../test/cli-harness.js";
 
 const root = mkdtempSync(join(tmpdir(), "deputy-learn-cli-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

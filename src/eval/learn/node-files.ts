@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import {
   appendFileSync,
   copyFileSync,
@@ -9,6 +8,7 @@ import {
   unlinkSync,
 } from "node:fs";
 import { dirname } from "node:path";
+import { fileSha256Sync } from "../../distill/file-sha256.js";
 import { saveModelFile } from "../../distill/model-file.js";
 import type { TrustFittedFor } from "../../distill/trust-model.js";
 import { saveTrustModel } from "../../distill/trust-model-file.js";
@@ -62,7 +62,8 @@ export interface LearnHistoryEntry {
   trainedOn?: string[];
 }
 
-export const fileSha256 = (path: string) => createHash("sha256").update(readFileSync(path)).digest("hex");
+/** sha256 of a node's file (the model written, the one a trust file was fitted for). */
+export const fileSha256 = fileSha256Sync;
 
 /** The history's lines that parse as entries, oldest first; a broken line is skipped (the file is only a record). */
 export function readLearnHistory(path: string): LearnHistoryEntry[] {
