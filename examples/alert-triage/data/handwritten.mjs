@@ -54,6 +54,7 @@ export const FIRST_ID = {
   holdout5: 3001,
   holdout6: 2001,
   holdout7: 1001,
+  holdout8: 10001,
 };
 
 /** The `triage_items` traces of a TSV's text (`severity<TAB>label<TAB>text` a line; `#` lines are comments). */
