@@ -168,30 +168,46 @@ export function trainNgramModel(
   return modelFile;
 }
 
+/** One level of a measured chain: its model file, its gate threshold (default: the file's) and stability check. */
+export interface ChainLevel {
+  file: string;
+  minConfidence?: number;
+  /** `stable=` in the spec: the share of copies with words left out that must repeat the call. */
+  stable?: number;
+}
+
 /**
  * A chain of model files on a suite, as a delegate node's cascade runs it (`deputy eval --delegate A --delegate B
- * --json`, each level at its model's min_confidence): the chain's figures as the level, and per case whether any
+ * --json`, each level at its min_confidence — the level's, else its model's — with its stability check): the chain's figures as the level, and per case whether any
  * level decided it and whether the deciding call (else the last level's) is the person's. The in-process chain
  * must agree with deputy eval's counts. Ranking measures do not apply to a chain's mixed confidences: the rows of
  * its levels alone carry them.
  */
 export async function measureChainOnSuite(
-  modelFiles: readonly string[],
+  levels: readonly ChainLevel[],
   suiteFile: string,
   encoder: TextEncoder,
 ): Promise<Measured> {
   const args = ["eval", "--suite", suiteFile, "--json"];
-  for (const f of modelFiles) args.push("--delegate", `distilled=${f}`);
+  for (const l of levels)
+    args.push(
+      "--delegate",
+      `distilled=${l.file}${l.stable === undefined ? "" : `,stable=${l.stable}`}${l.minConfidence === undefined ? "" : `@${l.minConfidence}`}`,
+    );
   const report = JSON.parse(execFileSync(process.execPath, [deputy, ...args], { encoding: "utf8" })) as {
     chains: { levels: Measured["level"][]; chain: Measured["level"] }[];
   };
   const chain = report.chains[0]!;
   const suite = readDecisionSuite(suiteFile);
-  const delegates = modelFiles.map((f) => {
-    const model = loadModelFile(f);
+  const delegates = levels.map((l) => {
+    const model = loadModelFile(l.file);
     return {
-      delegate: new DistilledDelegate({ model, ...(model.encoder ? { encoder } : {}) }),
-      minConfidence: model.recommendedMinConfidence,
+      delegate: new DistilledDelegate({
+        model,
+        ...(model.encoder ? { encoder } : {}),
+        ...(l.stable === undefined ? {} : { stability: { min: l.stable } }),
+      }),
+      minConfidence: l.minConfidence ?? model.recommendedMinConfidence,
     };
   });
   const answers: ChainAnswer[] = [];

@@ -9,8 +9,8 @@
 //   non-production copies of half the decisions' pages and tickets, the decisions as --resolved, heldout.jsonl,
 //   the MiniLM encoder with the n-gram cross-check, seed 1) with min_confidence chosen out of fold on the
 //   decisions for precision 0.97, fits the trust model from the same out-of-fold scores, and trains the n-gram
-//   model from the same inputs (`deputy distill` without --encoder); measured as the chain encoder → n-gram (the
-//   target row) and each level alone;
+//   model from the same inputs (`deputy distill` without --encoder); measured as the chain encoder → n-gram at
+//   ALERT_CHAIN's thresholds and stability checks (the target row) and each level alone at its own min_confidence;
 // - support-routing: the curve from 0 decisions (examples/support-routing/curve.mjs's training: the first 0, 30,
 //   90, 150, 240 and 340 development decisions, n-grams and encoder);
 // each model measured with `deputy eval --suite … --json` at its min_confidence, and with the trust model where one
@@ -50,10 +50,28 @@ export const ALERT_CONDITIONS = [
   {
     id: "b",
     label: "all development decisions",
-    sets: ["escalations", "development", "handwritten", "holdout3", "holdout2", "holdout4", "holdout5"],
+    sets: [
+      "escalations",
+      "development",
+      "handwritten",
+      "holdout3",
+      "holdout2",
+      "holdout4",
+      "holdout5",
+      "holdout6",
+    ],
     target: { share: 0.8, precision: 0.97 },
   },
 ] as const;
+/**
+ * The chain both alert conditions are measured as (protocol.md): the encoder level at min_confidence 0.9 whose
+ * call every copy with words left out repeats (`stable=1`), then the n-gram level at 0.8 whose call 3 in 4 copies
+ * repeat (`stable=0.75`). Fixed on holdout5 and holdout6 (bench/results/flywheel-sealed/result.md, "After").
+ */
+export const ALERT_CHAIN = {
+  encoder: { minConfidence: 0.9, stable: 1 },
+  ngram: { minConfidence: 0.8, stable: 0.75 },
+} as const;
 /** The support-routing curve's points: the first N development decisions, in the order they were made. */
 export const SUPPORT_STEPS = [0, 30, 90, 150, 240, 340];
 
@@ -66,7 +84,7 @@ let flags;
 try {
   flags = parseArgs({
     options: {
-      "alert-suite": { type: "string", default: `${root}examples/alert-triage/data/holdout6.tsv` },
+      "alert-suite": { type: "string", default: `${root}examples/alert-triage/data/holdout7.tsv` },
       "support-suite": { type: "string", default: `${root}examples/support-routing/data/sealed.tsv` },
       out: { type: "string", default: `${root}.deputy/flywheel-sealed` },
       encoder: { type: "string" },
@@ -167,14 +185,21 @@ try {
       }),
     );
     progress(`alert-triage (${c.id}): the chain encoder → n-gram`);
-    const chained = await measureChainOnSuite([trained.modelFile, ngramFile], alertSuite, encoder);
+    const chained = await measureChainOnSuite(
+      [
+        { file: trained.modelFile, ...ALERT_CHAIN.encoder },
+        { file: ngramFile, ...ALERT_CHAIN.ngram },
+      ],
+      alertSuite,
+      encoder,
+    );
     keep("alert-triage", `${c.id}-chain`, chained);
     summaries.push(
       summarize({
         ...base,
         condition: `${c.id}-chain`,
         label: `(${c.id}) ${c.label}`,
-        kind: `chain: encoder @ ${trained.minConfidence.toFixed(3)} → n-gram @ ${ngramMin.toFixed(3)}`,
+        kind: `chain: encoder @ ${ALERT_CHAIN.encoder.minConfidence}, stable=${ALERT_CHAIN.encoder.stable} → n-gram @ ${ALERT_CHAIN.ngram.minConfidence}, stable=${ALERT_CHAIN.ngram.stable}`,
         modelFile: relative(root, trained.modelFile),
         minConfidence: null,
         measured: chained,
@@ -240,6 +265,7 @@ const summary = {
   recipe: {
     alert: ALERT_RECIPE,
     alertConditions: ALERT_CONDITIONS,
+    alertChain: ALERT_CHAIN,
     supportNode: SUPPORT_NODE,
     supportSteps: SUPPORT_STEPS,
   },

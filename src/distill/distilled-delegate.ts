@@ -11,6 +11,7 @@ import { EmbeddingBatcher } from "./embedding-batcher.js";
 import { encoderInput } from "./encoder-input.js";
 import { GgufTextEncoder, type GgufTextEncoderOptions } from "./gguf-text-encoder.js";
 import { parseEncoderSpec, sameEncoder, type EncoderInfo, type TextEncoder } from "./text-encoder.js";
+import { checkStability, decisionKey, perturbedInstructions, type StabilityOptions } from "./stability.js";
 
 /** Options of {@link DistilledDelegate}. */
 export interface DistilledDelegateOptions {
@@ -30,6 +31,11 @@ export interface DistilledDelegateOptions {
   encoder?: TextEncoder | string;
   /** How {@link DistilledDelegate.open} runs an encoder it opens from a spec. */
   encoderOptions?: GgufTextEncoderOptions;
+  /**
+   * The stability check (`stable=MIN` in a spec): the model predicts again on copies of the instruction with
+   * words left out, and a call fewer than `min` of them repeat gets confidence 0 (see {@link StabilityOptions}).
+   */
+  stability?: StabilityOptions;
 }
 
 /**
@@ -56,6 +62,7 @@ export class DistilledDelegate implements ToolCallDelegate {
   readonly #predictor: DistilledPredictor;
   readonly #compatibility = new WeakMap<readonly ToolSpec[], string | null>();
   readonly #batcher: EmbeddingBatcher | undefined;
+  readonly #stability: Required<StabilityOptions> | undefined;
   readonly #ownedEncoder: TextEncoder | undefined;
   #closed = false;
   #identity: string | undefined;
@@ -85,6 +92,11 @@ export class DistilledDelegate implements ToolCallDelegate {
     this.maxTools = positive("maxTools", options.maxTools) ?? Math.max(1, this.model.tools.length);
     this.maxInputChars = positive("maxInputChars", options.maxInputChars) ?? 20_000;
     this.#predictor = new DistilledPredictor(this.model);
+    if (options.stability !== undefined) {
+      const checked = checkStability(options.stability);
+      if (typeof checked === "string") throw new InvalidOptionError("stability", checked, options.stability);
+      this.#stability = checked;
+    }
   }
 
   /**
@@ -92,7 +104,7 @@ export class DistilledDelegate implements ToolCallDelegate {
    * the same request, so `CachedDelegate` may reuse them. Computed once, on first use.
    */
   get cacheIdentity(): string {
-    return (this.#identity ??= identityDigest(["distilled", this.model]));
+    return (this.#identity ??= identityDigest(["distilled", this.model, this.#stability ?? null]));
   }
 
   async propose(request: ProposeRequest): Promise<Proposal> {
@@ -128,12 +140,38 @@ export class DistilledDelegate implements ToolCallDelegate {
         { code: "DISTILLED_INPUT_CHANGED" },
       );
     const offered = new Set(request.tools.map((t) => t.name));
+    const prediction = await this.#predict(request.instruction, request.facts, offered);
+    let confidence = prediction.confidence;
+    if (this.#stability && prediction.name !== null && confidence > 0) {
+      const { min, samples, drop } = this.#stability;
+      const copies = perturbedInstructions(
+        request.instruction,
+        this.model.encoder?.prefix ?? "",
+        samples,
+        drop,
+      );
+      const isClass = (tool: string, argument: string) =>
+        this.#predictor.classValues(tool, argument) !== undefined;
+      const want = decisionKey(prediction, isClass);
+      const again = await Promise.all(copies.map((copy) => this.#predict(copy, request.facts, offered)));
+      const same = again.filter((p) => decisionKey(p, isClass) === want).length;
+      if (same < min * samples) confidence = 0;
+    }
+    return {
+      name: prediction.name,
+      arguments: prediction.arguments,
+      confidence,
+      backend: this.name,
+      latencyMs: performance.now() - started,
+    };
+  }
+
+  /** The model's prediction for one instruction (embedded first when the model has an encoder). */
+  async #predict(instruction: string, facts: Record<string, unknown>, offered: ReadonlySet<string>) {
     let embedding: Float32Array | undefined;
     if (this.#batcher) {
       try {
-        embedding = await this.#batcher.embed(
-          encoderInput(this.model.encoder!, request.instruction, request.facts),
-        );
+        embedding = await this.#batcher.embed(encoderInput(this.model.encoder!, instruction, facts));
       } catch (cause) {
         throw new DelegateBackendError(this.name, `the encoder failed: ${(cause as Error).message}`, {
           code: "DISTILLED_ENCODER_FAILED",
@@ -141,17 +179,7 @@ export class DistilledDelegate implements ToolCallDelegate {
         });
       }
     }
-    const prediction = this.#predictor.predict(
-      this.#predictor.prepare(request.instruction, request.facts, embedding),
-      offered,
-    );
-    return {
-      name: prediction.name,
-      arguments: prediction.arguments,
-      confidence: prediction.confidence,
-      backend: this.name,
-      latencyMs: performance.now() - started,
-    };
+    return this.#predictor.predict(this.#predictor.prepare(instruction, facts, embedding), offered);
   }
 
   async close(): Promise<void> {

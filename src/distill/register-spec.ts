@@ -13,8 +13,10 @@ import { loadTrustFile } from "./trust-model-file.js";
 import { TrustModel } from "./trust-model.js";
 
 /**
- * Registers `--delegate distilled=MODEL.json[,encoder=gguf=PATH,name=NAME,maxTools=N,maxInputChars=N]`
+ * Registers `--delegate distilled=MODEL.json[,encoder=gguf=PATH,stable=MIN,name=NAME,maxTools=N,maxInputChars=N]`
  * ({@link DistilledDelegate}). A model trained with an encoder uses `encoder=…`, else the path its file records.
+ * `stable=MIN` turns the stability check on: a call fewer than MIN (0–1) of the copies with words left out repeat
+ * gets confidence 0.
  */
 export function registerDistilledSpec(registry: DelegateSpecRegistry): void {
   registry.register(
@@ -24,15 +26,19 @@ export function registerDistilledSpec(registry: DelegateSpecRegistry): void {
       const spec = `distilled=${value}`;
       const maxTools = numberOption(options, "maxTools", spec);
       const maxInputChars = numberOption(options, "maxInputChars", spec);
+      const stable = options.stable === undefined ? undefined : Number(options.stable);
+      if (stable !== undefined && !(options.stable !== "" && stable >= 0 && stable <= 1))
+        throw new InvalidOptionError(`stable in --delegate ${spec}`, "a number from 0 to 1", options.stable!);
       return DistilledDelegate.open({
         model: main,
         ...(options.encoder ? { encoder: options.encoder } : {}),
         ...(options.name ? { name: options.name } : {}),
         ...(maxTools ? { maxTools } : {}),
         ...(maxInputChars ? { maxInputChars } : {}),
+        ...(stable !== undefined ? { stability: { min: stable } } : {}),
       });
     },
-    "distilled=MODEL.json[,encoder=gguf=PATH,name=NAME,maxTools=N,maxInputChars=N]",
+    "distilled=MODEL.json[,encoder=gguf=PATH,stable=MIN,name=NAME,maxTools=N,maxInputChars=N]",
   );
 }
 
