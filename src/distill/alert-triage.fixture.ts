@@ -17,10 +17,11 @@ export const ALERT_TRIAGE_DATA = {
   holdout4: fileURLToPath(new URL("../../examples/alert-triage/data/holdout4.jsonl", import.meta.url)),
   holdout5: fileURLToPath(new URL("../../examples/alert-triage/data/holdout5.jsonl", import.meta.url)),
   holdout6: fileURLToPath(new URL("../../examples/alert-triage/data/holdout6.jsonl", import.meta.url)),
+  holdout7: fileURLToPath(new URL("../../examples/alert-triage/data/holdout7.jsonl", import.meta.url)),
 };
 
 /**
- * @internal The sets people typed by hand and that are rendered to JSONL (the sealed set, holdout7.tsv, is not:
+ * @internal The sets people typed by hand and that are rendered to JSONL (the sealed set, holdout8.tsv, is not:
  * nothing reads it before its protocol is committed), in the order they were written.
  */
 export const HAND_WRITTEN_SETS = [
@@ -32,6 +33,7 @@ export const HAND_WRITTEN_SETS = [
   "holdout4",
   "holdout5",
   "holdout6",
+  "holdout7",
 ] as const;
 
 /** @internal The node the example's traces belong to. */

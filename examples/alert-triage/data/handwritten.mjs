@@ -11,9 +11,10 @@
 //   node examples/alert-triage/data/handwritten.mjs holdout4     # holdout4.tsv → holdout4.jsonl
 //   node examples/alert-triage/data/handwritten.mjs holdout5     # holdout5.tsv → holdout5.jsonl
 //   node examples/alert-triage/data/handwritten.mjs holdout6     # holdout6.tsv → holdout6.jsonl (measured once)
+//   node examples/alert-triage/data/handwritten.mjs holdout7     # holdout7.tsv → holdout7.jsonl (measured once)
 //
 // `renderAlertTsv(text, name)` is the same rendering for code (bench/flywheel-sealed.ts renders a sealed set with
-// it, in memory, only once its protocol is committed; holdout7.tsv is sealed): a set not in FIRST_ID gets ids from
+// it, in memory, only once its protocol is committed; holdout8.tsv is sealed): a set not in FIRST_ID gets ids from
 // ALR-1001.
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
