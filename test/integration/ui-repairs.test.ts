@@ -167,8 +167,9 @@ describe("pending repairs in the console (chromium)", () => {
 
     const before = effects();
     await card(good).getByRole("button", { name: "Approve and run" }).click();
+    // The click returns once the browser sent the request; the store has the child run when the server answered.
+    await expect.poll(async () => (await repairOf(good)).childRunId, { timeout: 20_000 }).toBeDefined();
     const { childRunId } = await repairOf(good);
-    expect(childRunId).toBeDefined();
     await expect.poll(() => page.url()).toContain(`#/runs/${childRunId}`);
     await expect.poll(() => page.locator("h1 .badge").textContent(), { timeout: 20_000 }).toBe("completed");
     expect(await page.locator(".lineage-parent").textContent()).toContain(good);
