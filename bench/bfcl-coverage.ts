@@ -11,7 +11,9 @@
  *     [--rematch]
  *
  * `--rematch` judges each recorded call again with today's `bfclAstMatch` instead of the `correct` the run wrote
- * (a matcher fixed after a run: the figures it prints are then "after the fact").
+ * (a matcher fixed after a run: the figures it prints are then "after the fact"). `--rematch-fit` does so for the
+ * fit records only: a report run recorded with today's matcher is then scored once, with the threshold today's
+ * matcher gives (bench/results/bfcl-coverage/protocol-holdout-d.md).
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -33,6 +35,7 @@ const { values } = parseArgs({
     "fit-suite": { type: "string", default: "test/fixtures/bfcl" },
     precision: { type: "string", default: "0.95" },
     rematch: { type: "boolean", default: false },
+    "rematch-fit": { type: "boolean", default: false },
   },
 });
 const target = Number(values.precision);
@@ -52,8 +55,8 @@ interface Scored {
  * Whether a recorded call is right: the run's own `correct`, or with `--rematch` judged again as a run judges it
  * today (`judgeBfclProposal`).
  */
-function rightBy(cases: Map<string, BfclCase>): (r: EvalRecord) => boolean {
-  if (!values.rematch) return (r) => r.correct;
+function rightBy(cases: Map<string, BfclCase>, rematch: boolean): (r: EvalRecord) => boolean {
+  if (!rematch) return (r) => r.correct;
   return (r) => {
     const c = cases.get(r.id);
     return (
@@ -65,11 +68,17 @@ function rightBy(cases: Map<string, BfclCase>): (r: EvalRecord) => boolean {
 }
 
 /** The 1.5B's catalogued settings (`selfcheck=0.6,relevance=encoder:0.262/0.6@0.2,sure=0.5`) on one record. */
-function score(records: string, relevance: string, selfcheck: string, suite: string): Scored[] {
+function score(
+  records: string,
+  relevance: string,
+  selfcheck: string,
+  suite: string,
+  rematch: boolean,
+): Scored[] {
   const rel = new Map(jsonl<{ id: string; score: number }>(relevance).map((r) => [r.id, r.score]));
   const sc = new Map(jsonl<{ id: string; selfCheck: number }>(selfcheck).map((r) => [r.id, r.selfCheck]));
   const cases = new Map(bfclCases(loadBfclSuite(suite, { limit: 100000 })).map((c) => [c.sample.id, c]));
-  const right = rightBy(cases);
+  const right = rightBy(cases, rematch);
   const seen = new Set<string>();
   return jsonl<EvalRecord>(records).flatMap((r) => {
     if (seen.has(r.id) || !rel.has(r.id)) return [];
@@ -105,6 +114,7 @@ const fit = score(
   values["fit-relevance"]!,
   values["fit-selfcheck"]!,
   values["fit-suite"]!,
+  values.rematch || values["rematch-fit"],
 );
 // The lowest threshold whose accepted calls at or above it reach the target: the most coverage.
 const ranked = fit.filter((r) => r.accepted).sort((a, b) => b.score - a.score);
@@ -126,6 +136,7 @@ if (values["report-records"]) {
     values["report-relevance"]!,
     values["report-selfcheck"]!,
     values["report-suite"]!,
+    values.rematch,
   );
   console.log(
     line(
