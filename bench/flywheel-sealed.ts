@@ -1,4 +1,4 @@
-// Issue 39 item 6: the recipe measured once on the sealed sets (protocol: bench/results/flywheel-sealed/protocol.md).
+// Issue 39 item 6: the recipe measured once on the sealed sets (protocols: bench/results/flywheel-sealed*/protocol.md).
 //
 //   npm run bench:flywheel-sealed -- [--alert-suite TSV] [--support-suite TSV] [--out DIR] [--encoder gguf=PATH]
 //
@@ -10,7 +10,7 @@
 //   the MiniLM encoder with the n-gram cross-check, seed 1) with min_confidence chosen out of fold on the
 //   decisions for precision 0.97, fits the trust model from the same out-of-fold scores, and trains the n-gram
 //   model from the same inputs (`deputy distill` without --encoder); measured as the chain encoder → n-gram at
-//   ALERT_CHAIN's thresholds and stability checks (the target row) and each level alone at its own min_confidence;
+//   each condition's chain (thresholds and stability checks) (the target row) and each level alone at its own min_confidence;
 // - support-routing: the curve from 0 decisions (examples/support-routing/curve.mjs's training: the first 0, 30,
 //   90, 150, 240 and 340 development decisions, n-grams and encoder);
 // each model measured with `deputy eval --suite … --json` at its min_confidence, and with the trust model where one
@@ -46,6 +46,10 @@ export const ALERT_CONDITIONS = [
     label: "the team's first 90 decisions",
     sets: ["escalations"],
     target: { share: 0.5, precision: 0.97 },
+    chain: {
+      encoder: { minConfidence: 0.9, stable: 0.85 },
+      ngram: { minConfidence: 0.85, stable: 0.95 },
+    },
   },
   {
     id: "b",
@@ -59,19 +63,22 @@ export const ALERT_CONDITIONS = [
       "holdout4",
       "holdout5",
       "holdout6",
+      "holdout7",
     ],
     target: { share: 0.8, precision: 0.97 },
+    chain: {
+      encoder: { minConfidence: 0.8, stable: 0.85 },
+      ngram: { minConfidence: 0.8, stable: 0.95 },
+    },
   },
 ] as const;
 /**
- * The chain both alert conditions are measured as (protocol.md): the encoder level at min_confidence 0.9 whose
- * call every copy with words left out repeats (`stable=1`), then the n-gram level at 0.8 whose call 3 in 4 copies
- * repeat (`stable=0.75`). Fixed on holdout5 and holdout6 (bench/results/flywheel-sealed/result.md, "After").
+ * Each condition's `chain` is what it is measured as (bench/results/flywheel-sealed-8/protocol.md): the encoder
+ * level at its min_confidence whose call at least `stable` of the copies with words left out repeat, then the
+ * n-gram level on what the first passes on, likewise. Fixed on holdout5, holdout6 and holdout7 (condition (a))
+ * and holdout6 and holdout7 ((b), trained without the set measured): with more decisions the levels are trusted
+ * at lower thresholds.
  */
-export const ALERT_CHAIN = {
-  encoder: { minConfidence: 0.9, stable: 1 },
-  ngram: { minConfidence: 0.8, stable: 0.75 },
-} as const;
 /** The support-routing curve's points: the first N development decisions, in the order they were made. */
 export const SUPPORT_STEPS = [0, 30, 90, 150, 240, 340];
 
@@ -84,7 +91,7 @@ let flags;
 try {
   flags = parseArgs({
     options: {
-      "alert-suite": { type: "string", default: `${root}examples/alert-triage/data/holdout7.tsv` },
+      "alert-suite": { type: "string", default: `${root}examples/alert-triage/data/holdout8.tsv` },
       "support-suite": { type: "string", default: `${root}examples/support-routing/data/sealed.tsv` },
       out: { type: "string", default: `${root}.deputy/flywheel-sealed` },
       encoder: { type: "string" },
@@ -187,8 +194,8 @@ try {
     progress(`alert-triage (${c.id}): the chain encoder → n-gram`);
     const chained = await measureChainOnSuite(
       [
-        { file: trained.modelFile, ...ALERT_CHAIN.encoder },
-        { file: ngramFile, ...ALERT_CHAIN.ngram },
+        { file: trained.modelFile, ...c.chain.encoder },
+        { file: ngramFile, ...c.chain.ngram },
       ],
       alertSuite,
       encoder,
@@ -199,7 +206,7 @@ try {
         ...base,
         condition: `${c.id}-chain`,
         label: `(${c.id}) ${c.label}`,
-        kind: `chain: encoder @ ${ALERT_CHAIN.encoder.minConfidence}, stable=${ALERT_CHAIN.encoder.stable} → n-gram @ ${ALERT_CHAIN.ngram.minConfidence}, stable=${ALERT_CHAIN.ngram.stable}`,
+        kind: `chain: encoder @ ${c.chain.encoder.minConfidence}, stable=${c.chain.encoder.stable} → n-gram @ ${c.chain.ngram.minConfidence}, stable=${c.chain.ngram.stable}`,
         modelFile: relative(root, trained.modelFile),
         minConfidence: null,
         measured: chained,
@@ -265,7 +272,6 @@ const summary = {
   recipe: {
     alert: ALERT_RECIPE,
     alertConditions: ALERT_CONDITIONS,
-    alertChain: ALERT_CHAIN,
     supportNode: SUPPORT_NODE,
     supportSteps: SUPPORT_STEPS,
   },

@@ -9,6 +9,7 @@ export const ALERT_TRIAGE_DATA = {
   train: fileURLToPath(new URL("../../examples/alert-triage/data/train.jsonl", import.meta.url)),
   heldOut: fileURLToPath(new URL("../../examples/alert-triage/data/heldout.jsonl", import.meta.url)),
   styled: fileURLToPath(new URL("../../examples/alert-triage/data/styled.jsonl", import.meta.url)),
+  sources: fileURLToPath(new URL("../../examples/alert-triage/data/sources.jsonl", import.meta.url)),
   escalations: fileURLToPath(new URL("../../examples/alert-triage/data/escalations.jsonl", import.meta.url)),
   handwritten: fileURLToPath(new URL("../../examples/alert-triage/data/handwritten.jsonl", import.meta.url)),
   development: fileURLToPath(new URL("../../examples/alert-triage/data/development.jsonl", import.meta.url)),

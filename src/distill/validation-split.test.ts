@@ -5,31 +5,27 @@ import { planTraining } from "./training-plan.js";
 
 const words = (s: string) => s.toLowerCase().split(/\s+/).filter(Boolean);
 
-describe("the example's generated styled alerts", () => {
-  it("copy no sentence, and no run of ten words (longer than a source's fixed format text), of the hand-written sets", () => {
-    const handWritten = [
-      ...alertTriageExamples("handwritten"),
-      ...alertTriageExamples("escalations"),
-      ...alertTriageExamples("development"),
-      ...alertTriageExamples("holdout2"),
-      ...alertTriageExamples("holdout3"),
-      ...alertTriageExamples("holdout4"),
-      ...alertTriageExamples("holdout5"),
-    ];
-    const runs = new Set<string>();
-    for (const e of handWritten) {
-      const w = words(e.instruction).slice(9); // after the node's template text
-      for (let i = 0; i + 10 <= w.length; i++) runs.add(w.slice(i, i + 10).join(" "));
-    }
-    const exact = new Set(handWritten.map((e) => e.instruction));
-    const styled = alertTriageExamples("styled");
-    expect(styled.length).toBeGreaterThanOrEqual(300);
-    for (const e of styled) {
-      expect(exact.has(e.instruction)).toBe(false);
-      const w = words(e.instruction).slice(9);
-      for (let i = 0; i + 10 <= w.length; i++) expect(runs.has(w.slice(i, i + 10).join(" "))).toBe(false);
-    }
-  });
+describe("the example's generated alerts in sources' styles", () => {
+  it.each(["styled", "sources"] as const)(
+    "%s: copy no sentence, and no run of ten words (longer than a source's fixed format text), of the hand-written sets",
+    (set) => {
+      const handWritten = HAND_WRITTEN_SETS.flatMap((s) => alertTriageExamples(s));
+      const runs = new Set<string>();
+      for (const e of handWritten) {
+        const w = words(e.instruction).slice(9); // after the node's template text
+        for (let i = 0; i + 10 <= w.length; i++) runs.add(w.slice(i, i + 10).join(" "));
+      }
+      const exact = new Set(handWritten.map((e) => e.instruction));
+      const generated = alertTriageExamples(set);
+      expect(generated.length).toBeGreaterThanOrEqual(300);
+      for (const e of generated) {
+        expect(exact.has(e.instruction), e.instruction).toBe(false);
+        const w = words(e.instruction).slice(9);
+        for (let i = 0; i + 10 <= w.length; i++)
+          expect(runs.has(w.slice(i, i + 10).join(" ")), e.instruction).toBe(false);
+      }
+    },
+  );
 });
 
 describe("the example's hand-written sets", () => {

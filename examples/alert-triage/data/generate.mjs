@@ -1,6 +1,7 @@
 // Generates the alert-triage training and held-out sets for `deputy distill`.
 //
-//   node examples/alert-triage/data/generate.mjs [--train 400] [--heldout 150] [--styled 800] [--seed 7] [--out DIR]
+//   node examples/alert-triage/data/generate.mjs [--train 400] [--heldout 150] [--styled 800] [--sources 600]
+//     [--seed 7] [--out DIR]
 //
 // `styled.jsonl` holds alerts in the styles real sources and people write (Alertmanager, Datadog, CloudWatch,
 // Sentry, PagerDuty, chat; terse, verbose, some misspelled: templates in styles.mjs), labelled by the same rules,
@@ -27,6 +28,7 @@ import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { tools } from "../tools.mjs";
+import { SOURCES, sourceSlots } from "./sources.mjs";
 import { STYLED, styleSlots, typo } from "./styles.mjs";
 
 const args = Object.fromEntries(
@@ -36,6 +38,7 @@ const SIZES = {
   train: Number(args.train ?? 400),
   heldout: Number(args.heldout ?? 150),
   styled: Number(args.styled ?? 800),
+  sources: Number(args.sources ?? 600),
 };
 let seed = Number(args.seed ?? 7) >>> 0;
 const random = () => {
@@ -262,8 +265,11 @@ const FAMILIES = {
   },
 };
 slot.Issue = () => cap(fill(pool("nonprodIssue")));
-Object.assign(slot, styleSlots(pick, int));
-for (const [name, family] of Object.entries(FAMILIES)) family.styled = STYLED[name];
+Object.assign(slot, styleSlots(pick, int), sourceSlots(pick, int));
+for (const [name, family] of Object.entries(FAMILIES)) {
+  family.styled = STYLED[name];
+  family.sources = SOURCES[name];
+}
 
 const tool = (name) => tools.find((t) => t.name === name);
 const specs = ["escalate_to_pagerduty", "file_jira_ticket", "ignore_alert"].map((name) => {
@@ -297,7 +303,7 @@ function traces(count, phrasing, firstId) {
     const family = FAMILIES[names[n % names.length]];
     const severity = pick(family.severities);
     let summary = fill(pick(family[phrasing]));
-    if (phrasing === "styled" && random() < 0.2) summary = typo(summary, random);
+    if (phrasing !== "train" && phrasing !== "heldout" && random() < 0.2) summary = typo(summary, random);
     const id = `ALR-${firstId + n}`;
     const finalCall = call(family, id, severity, summary);
     out.push({
@@ -329,6 +335,8 @@ write("train.jsonl", traces(SIZES.train, "train", 20000));
 write("heldout.jsonl", traces(SIZES.heldout, "heldout", 50000));
 seed = (Number(args.seed ?? 7) + 1000) >>> 0;
 if (SIZES.styled > 0) write("styled.jsonl", traces(SIZES.styled, "styled", 30000));
+seed = (Number(args.seed ?? 7) + 2000) >>> 0;
+if (SIZES.sources > 0) write("sources.jsonl", traces(SIZES.sources, "sources", 40000));
 console.log(
-  `wrote ${SIZES.train} training, ${SIZES.heldout} held-out and ${SIZES.styled} styled traces to ${here.pathname}`,
+  `wrote ${SIZES.train} training, ${SIZES.heldout} held-out, ${SIZES.styled} styled and ${SIZES.sources} sources traces to ${here.pathname}`,
 );
