@@ -348,5 +348,12 @@ describe("relevance=encoder:T in a spec", () => {
     await expect(
       createDelegateFromSpec(`scripted=${file},relevance=encoder:0.4:${join(dir, "none.gguf")}`),
     ).rejects.toThrow(/an existing GGUF encoder file/);
+    // sure= is a share: an empty or out-of-range value is refused, not read as 0.
+    for (const bad of ["", " ", "1.5", "-0.1", "most"])
+      await expect(
+        createDelegateFromSpec(
+          `scripted=${file},relevance=encoder:0.4:${encoderModelForTests()},sure=${bad}`,
+        ),
+      ).rejects.toThrow(/^Expected `sure in --delegate .*` to be a number from 0 to 1/);
   });
 });

@@ -26,9 +26,7 @@ export function registerDistilledSpec(registry: DelegateSpecRegistry): void {
       const spec = `distilled=${value}`;
       const maxTools = numberOption(options, "maxTools", spec);
       const maxInputChars = numberOption(options, "maxInputChars", spec);
-      const stable = options.stable === undefined ? undefined : Number(options.stable);
-      if (stable !== undefined && !(options.stable !== "" && stable >= 0 && stable <= 1))
-        throw new InvalidOptionError(`stable in --delegate ${spec}`, "a number from 0 to 1", options.stable!);
+      const stable = shareOption(options, "stable", spec);
       return DistilledDelegate.open({
         model: main,
         ...(options.encoder ? { encoder: options.encoder } : {}),
@@ -69,9 +67,7 @@ export function registerRelevanceSpec(registry: DelegateSpecRegistry): void {
           "encoder:T[/BELOW@C][:PATH.gguf] with T and BELOW from -1 to 1, C from 0 to 1",
           value,
         );
-      const sure = options.sure === undefined ? undefined : Number(options.sure);
-      if (sure !== undefined && !(sure >= 0 && sure <= 1))
-        throw new InvalidOptionError(`sure in --delegate ${spec}`, "a number from 0 to 1", options.sure!);
+      const sure = shareOption(options, "sure", spec);
       const path = m[4] ?? defaultEncoderModelPath();
       // Checked now, so a wrong path fails before anything runs, not on the first item.
       if (!existsSync(path))
@@ -169,4 +165,14 @@ export function registerDistillSpecs(registry: DelegateSpecRegistry): DelegateSp
   registerExamplesOption(registry);
   registerTrustOption(registry);
   return registry;
+}
+
+/** A spec option that is a share (`stable=0.9`, `sure=0.5`): a number from 0 to 1, never empty; absent is undefined. */
+function shareOption(options: Record<string, string>, name: string, spec: string): number | undefined {
+  const raw = options[name];
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (raw.trim() === "" || !(n >= 0 && n <= 1))
+    throw new InvalidOptionError(`${name} in --delegate ${spec}`, "a number from 0 to 1", raw);
+  return n;
 }
