@@ -19,11 +19,12 @@ export const ALERT_TRIAGE_DATA = {
   holdout5: fileURLToPath(new URL("../../examples/alert-triage/data/holdout5.jsonl", import.meta.url)),
   holdout6: fileURLToPath(new URL("../../examples/alert-triage/data/holdout6.jsonl", import.meta.url)),
   holdout7: fileURLToPath(new URL("../../examples/alert-triage/data/holdout7.jsonl", import.meta.url)),
+  holdout8: fileURLToPath(new URL("../../examples/alert-triage/data/holdout8.jsonl", import.meta.url)),
 };
 
 /**
- * @internal The sets people typed by hand and that are rendered to JSONL (the sealed set, holdout8.tsv, is not:
- * nothing reads it before its protocol is committed), in the order they were written.
+ * @internal The sets people typed by hand and that are rendered to JSONL (a sealed set is not: nothing reads it
+ * before its protocol is committed), in the order they were written.
  */
 export const HAND_WRITTEN_SETS = [
   "handwritten",
@@ -35,6 +36,7 @@ export const HAND_WRITTEN_SETS = [
   "holdout5",
   "holdout6",
   "holdout7",
+  "holdout8",
 ] as const;
 
 /** @internal The node the example's traces belong to. */

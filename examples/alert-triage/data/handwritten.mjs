@@ -12,10 +12,10 @@
 //   node examples/alert-triage/data/handwritten.mjs holdout5     # holdout5.tsv → holdout5.jsonl
 //   node examples/alert-triage/data/handwritten.mjs holdout6     # holdout6.tsv → holdout6.jsonl (measured once)
 //   node examples/alert-triage/data/handwritten.mjs holdout7     # holdout7.tsv → holdout7.jsonl (measured once)
+//   node examples/alert-triage/data/handwritten.mjs holdout8     # holdout8.tsv → holdout8.jsonl (measured once)
 //
 // `renderAlertTsv(text, name)` is the same rendering for code (bench/flywheel-sealed.ts renders a sealed set with
-// it, in memory, only once its protocol is committed; holdout8.tsv is sealed): a set not in FIRST_ID gets ids from
-// ALR-1001.
+// it, in memory, only once its protocol is committed): a set not in FIRST_ID gets ids from ALR-1001.
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { tools } from "../tools.mjs";
@@ -56,6 +56,7 @@ export const FIRST_ID = {
   holdout6: 2001,
   holdout7: 1001,
   holdout8: 10001,
+  holdout9: 11001,
 };
 
 /** The `triage_items` traces of a TSV's text (`severity<TAB>label<TAB>text` a line; `#` lines are comments). */
