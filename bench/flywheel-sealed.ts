@@ -64,20 +64,21 @@ export const ALERT_CONDITIONS = [
       "holdout5",
       "holdout6",
       "holdout7",
+      "holdout8",
     ],
     target: { share: 0.8, precision: 0.97 },
     chain: {
-      encoder: { minConfidence: 0.8, stable: 0.85 },
-      ngram: { minConfidence: 0.8, stable: 0.95 },
+      encoder: { minConfidence: 0.5, stable: 0.85 },
+      ngram: { minConfidence: 0.85, stable: 1 },
     },
   },
 ] as const;
 /**
- * Each condition's `chain` is what it is measured as (bench/results/flywheel-sealed-8/protocol.md): the encoder
+ * Each condition's `chain` is what it is measured as (bench/results/flywheel-sealed-9/protocol.md): the encoder
  * level at its min_confidence whose call at least `stable` of the copies with words left out repeat, then the
- * n-gram level on what the first passes on, likewise. Fixed on holdout5, holdout6 and holdout7 (condition (a))
- * and holdout6 and holdout7 ((b), trained without the set measured): with more decisions the levels are trusted
- * at lower thresholds.
+ * n-gram level on what the first passes on, likewise. Fixed on holdout5–8 (condition (a)) and holdout6–8 ((b),
+ * trained without the set measured): with more decisions the first level is trusted at a lower confidence, the
+ * stability check doing the sorting.
  */
 /** The support-routing curve's points: the first N development decisions, in the order they were made. */
 export const SUPPORT_STEPS = [0, 30, 90, 150, 240, 340];
@@ -91,7 +92,7 @@ let flags;
 try {
   flags = parseArgs({
     options: {
-      "alert-suite": { type: "string", default: `${root}examples/alert-triage/data/holdout8.tsv` },
+      "alert-suite": { type: "string", default: `${root}examples/alert-triage/data/holdout9.tsv` },
       "support-suite": { type: "string", default: `${root}examples/support-routing/data/sealed.tsv` },
       out: { type: "string", default: `${root}.deputy/flywheel-sealed` },
       encoder: { type: "string" },
