@@ -20,6 +20,7 @@ export const ALERT_TRIAGE_DATA = {
   holdout6: fileURLToPath(new URL("../../examples/alert-triage/data/holdout6.jsonl", import.meta.url)),
   holdout7: fileURLToPath(new URL("../../examples/alert-triage/data/holdout7.jsonl", import.meta.url)),
   holdout8: fileURLToPath(new URL("../../examples/alert-triage/data/holdout8.jsonl", import.meta.url)),
+  holdout9: fileURLToPath(new URL("../../examples/alert-triage/data/holdout9.jsonl", import.meta.url)),
 };
 
 /**
@@ -37,6 +38,7 @@ export const HAND_WRITTEN_SETS = [
   "holdout6",
   "holdout7",
   "holdout8",
+  "holdout9",
 ] as const;
 
 /** @internal The node the example's traces belong to. */
