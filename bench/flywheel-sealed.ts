@@ -10,7 +10,7 @@
 //   the MiniLM encoder with the n-gram cross-check, seed 1) with min_confidence chosen out of fold on the
 //   decisions for precision 0.97, fits the trust model from the same out-of-fold scores, and trains the n-gram
 //   model from the same inputs (`deputy distill` without --encoder); measured as the chain encoder → n-gram at
-//   each condition's chain (thresholds and stability checks) (the target row) and each level alone at its own min_confidence;
+//   each condition's `chain`, thresholds and stability checks (the target row), and each level alone at its own min_confidence;
 // - support-routing: the curve from 0 decisions (examples/support-routing/curve.mjs's training: the first 0, 30,
 //   90, 150, 240 and 340 development decisions, n-grams and encoder);
 // each model measured with `deputy eval --suite … --json` at its min_confidence, and with the trust model where one
@@ -76,9 +76,9 @@ export const ALERT_CONDITIONS = [
 /**
  * Each condition's `chain` is what it is measured as (bench/results/flywheel-sealed-9/protocol.md): the encoder
  * level at its min_confidence whose call at least `stable` of the copies with words left out repeat, then the
- * n-gram level on what the first passes on, likewise. Fixed on holdout5–8 (condition (a)) and holdout6–8 ((b),
- * trained without the set measured): with more decisions the first level is trusted at a lower confidence, the
- * stability check doing the sorting.
+ * n-gram level on what the first passes on, likewise. (a)'s was fixed on holdout5–7 and kept after holdout8;
+ * (b)'s on holdout6–8, each trained without the set measured: with more decisions the first level is trusted at a
+ * lower confidence, the stability check doing the sorting.
  */
 /** The support-routing curve's points: the first N development decisions, in the order they were made. */
 export const SUPPORT_STEPS = [0, 30, 90, 150, 240, 340];

@@ -4,23 +4,26 @@ import type { ToolSpec } from "../delegate/protocol.js";
 import { trainDistilled, type TrainDistilledResult } from "./train-distilled.js";
 import { examplesFromTraces, type TrainingExample } from "./training-examples.js";
 
+const dataFile = (name: string) =>
+  fileURLToPath(new URL(`../../examples/alert-triage/data/${name}.jsonl`, import.meta.url));
+
 /** @internal The example's data files (tests and the benchmark train on them). */
 export const ALERT_TRIAGE_DATA = {
-  train: fileURLToPath(new URL("../../examples/alert-triage/data/train.jsonl", import.meta.url)),
-  heldOut: fileURLToPath(new URL("../../examples/alert-triage/data/heldout.jsonl", import.meta.url)),
-  styled: fileURLToPath(new URL("../../examples/alert-triage/data/styled.jsonl", import.meta.url)),
-  sources: fileURLToPath(new URL("../../examples/alert-triage/data/sources.jsonl", import.meta.url)),
-  escalations: fileURLToPath(new URL("../../examples/alert-triage/data/escalations.jsonl", import.meta.url)),
-  handwritten: fileURLToPath(new URL("../../examples/alert-triage/data/handwritten.jsonl", import.meta.url)),
-  development: fileURLToPath(new URL("../../examples/alert-triage/data/development.jsonl", import.meta.url)),
-  holdout2: fileURLToPath(new URL("../../examples/alert-triage/data/holdout2.jsonl", import.meta.url)),
-  holdout3: fileURLToPath(new URL("../../examples/alert-triage/data/holdout3.jsonl", import.meta.url)),
-  holdout4: fileURLToPath(new URL("../../examples/alert-triage/data/holdout4.jsonl", import.meta.url)),
-  holdout5: fileURLToPath(new URL("../../examples/alert-triage/data/holdout5.jsonl", import.meta.url)),
-  holdout6: fileURLToPath(new URL("../../examples/alert-triage/data/holdout6.jsonl", import.meta.url)),
-  holdout7: fileURLToPath(new URL("../../examples/alert-triage/data/holdout7.jsonl", import.meta.url)),
-  holdout8: fileURLToPath(new URL("../../examples/alert-triage/data/holdout8.jsonl", import.meta.url)),
-  holdout9: fileURLToPath(new URL("../../examples/alert-triage/data/holdout9.jsonl", import.meta.url)),
+  train: dataFile("train"),
+  heldOut: dataFile("heldout"),
+  styled: dataFile("styled"),
+  sources: dataFile("sources"),
+  escalations: dataFile("escalations"),
+  handwritten: dataFile("handwritten"),
+  development: dataFile("development"),
+  holdout2: dataFile("holdout2"),
+  holdout3: dataFile("holdout3"),
+  holdout4: dataFile("holdout4"),
+  holdout5: dataFile("holdout5"),
+  holdout6: dataFile("holdout6"),
+  holdout7: dataFile("holdout7"),
+  holdout8: dataFile("holdout8"),
+  holdout9: dataFile("holdout9"),
 };
 
 /**

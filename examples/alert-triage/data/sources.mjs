@@ -4,7 +4,7 @@
 // generate.mjs's `sources.jsonl`. Written from how these systems word their notifications; what they add over
 // styles.mjs is mostly the *state words* each source uses ("Monitor is UP … It was down for", "[UP] … is back
 // online", "failover completed", "marked Resolved", capacity forecasts and advisor recommendations), which the
-// development sets showed the models reading as pages (docs/learning.md, "A third sealed set"). No template copies
+// development sets showed the models reading as pages (docs/learning.md, "A third recipe"). No template copies
 // a hand-written set (validation-split.test.ts checks runs of ten words).
 
 const SITES = ["shop", "status", "api", "app", "checkout", "www", "login", "store", "pay", "account"];
