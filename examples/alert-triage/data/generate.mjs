@@ -20,8 +20,11 @@
 //   - outage, failing payments, errors or data at risk for customers → escalate_to_pagerduty
 //     (urgency "high" when severity is critical, "low" when it is high; summary = the alert text)
 //   - real but not urgent (slowness, failing batch jobs, crash rates, delays) → file_jira_ticket
-//     (project "OPS"; priority P2/P3/P4 for severity high/medium/low; title = the alert text)
-//   - informational, non-production, or already resolved → ignore_alert (reason names which)
+//     (project "OPS"; priority P2/P3/P4 for severity high/medium/low; title = the alert text); so is a chore a
+//     person must do by hand, whatever its deadline: renew a certificate, licence or domain that does not renew
+//     itself, rotate an expiring token or key, patch flagged vulnerabilities, delete unused resources, fix drift
+//   - informational (needs no one: done automatically, scheduled maintenance, reports, digests, recommendations
+//     to consider), non-production, or already resolved → ignore_alert (reason names which)
 // Training and held-out alerts come from *different* phrasings (TRAIN vs HELDOUT templates below), so the
 // held-out figures measure wording the model has not seen, not memorised sentences.
 import { writeFileSync } from "node:fs";
