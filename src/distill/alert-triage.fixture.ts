@@ -13,6 +13,7 @@ export const ALERT_TRIAGE_DATA = {
   heldOut: dataFile("heldout"),
   styled: dataFile("styled"),
   sources: dataFile("sources"),
+  notices: dataFile("notices"),
   escalations: dataFile("escalations"),
   handwritten: dataFile("handwritten"),
   development: dataFile("development"),

@@ -6,7 +6,7 @@ import { planTraining } from "./training-plan.js";
 const words = (s: string) => s.toLowerCase().split(/\s+/).filter(Boolean);
 
 describe("the example's generated alerts in sources' styles", () => {
-  it.each(["styled", "sources"] as const)(
+  it.each(["styled", "sources", "notices"] as const)(
     "%s: copy no sentence, and no run of ten words (longer than a source's fixed format text), of the hand-written sets",
     (set) => {
       const handWritten = HAND_WRITTEN_SETS.flatMap((s) => alertTriageExamples(s));

@@ -1,7 +1,7 @@
 // Generates the alert-triage training and held-out sets for `deputy distill`.
 //
 //   node examples/alert-triage/data/generate.mjs [--train 400] [--heldout 150] [--styled 800] [--sources 600]
-//     [--seed 7] [--out DIR]
+//     [--notices 600] [--seed 7] [--out DIR]
 //
 // `styled.jsonl` holds alerts in the styles real sources and people write (Alertmanager, Datadog, CloudWatch,
 // Sentry, PagerDuty, chat; terse, verbose, some misspelled: templates in styles.mjs), labelled by the same rules,
@@ -31,6 +31,7 @@ import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { tools } from "../tools.mjs";
+import { NOTICES, noticeSlots } from "./notices.mjs";
 import { SOURCES, sourceSlots } from "./sources.mjs";
 import { STYLED, styleSlots, typo } from "./styles.mjs";
 
@@ -42,6 +43,7 @@ const SIZES = {
   heldout: Number(args.heldout ?? 150),
   styled: Number(args.styled ?? 800),
   sources: Number(args.sources ?? 600),
+  notices: Number(args.notices ?? 600),
 };
 let seed = Number(args.seed ?? 7) >>> 0;
 const random = () => {
@@ -267,11 +269,15 @@ const FAMILIES = {
     ],
   },
 };
+// Chores a person must do by hand (the policy's chores clause): tickets, mostly low priority. Only notices.mjs
+// writes them, so the earlier sets' phrasings cycle over the same five families as before.
+FAMILIES.chore = { action: "ticket", severities: ["low", "low", "medium"] };
 slot.Issue = () => cap(fill(pool("nonprodIssue")));
-Object.assign(slot, styleSlots(pick, int), sourceSlots(pick, int));
+Object.assign(slot, styleSlots(pick, int), sourceSlots(pick, int), noticeSlots(pick, int));
 for (const [name, family] of Object.entries(FAMILIES)) {
   family.styled = STYLED[name];
   family.sources = SOURCES[name];
+  family.notices = NOTICES[name];
 }
 
 const tool = (name) => tools.find((t) => t.name === name);
@@ -300,7 +306,7 @@ function call(family, id, severity, summary) {
 }
 
 function traces(count, phrasing, firstId) {
-  const names = Object.keys(FAMILIES);
+  const names = Object.keys(FAMILIES).filter((name) => FAMILIES[name][phrasing]);
   const out = [];
   for (let n = 0; n < count; n++) {
     const family = FAMILIES[names[n % names.length]];
@@ -340,6 +346,8 @@ seed = (Number(args.seed ?? 7) + 1000) >>> 0;
 if (SIZES.styled > 0) write("styled.jsonl", traces(SIZES.styled, "styled", 30000));
 seed = (Number(args.seed ?? 7) + 2000) >>> 0;
 if (SIZES.sources > 0) write("sources.jsonl", traces(SIZES.sources, "sources", 40000));
+seed = (Number(args.seed ?? 7) + 3000) >>> 0;
+if (SIZES.notices > 0) write("notices.jsonl", traces(SIZES.notices, "notices", 60000));
 console.log(
-  `wrote ${SIZES.train} training, ${SIZES.heldout} held-out, ${SIZES.styled} styled and ${SIZES.sources} sources traces to ${here.pathname}`,
+  `wrote ${SIZES.train} training, ${SIZES.heldout} held-out, ${SIZES.styled} styled, ${SIZES.sources} sources and ${SIZES.notices} notices traces to ${here.pathname}`,
 );
