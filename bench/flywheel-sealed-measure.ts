@@ -37,7 +37,7 @@ const alertData = `${root}examples/alert-triage/data`;
 /** The alert-triage recipe's constants (docs/distill.md's learning curve, aimed at 97 %): see the protocol. */
 export const ALERT_RECIPE = {
   node: "triage_items",
-  generated: ["train", "styled", "sources"],
+  generated: ["train", "styled", "sources", "notices"],
   tuning: "heldout",
   targetPrecision: 0.97,
   confidenceFloor: DEFAULT_CONFIDENCE_FLOOR as number,

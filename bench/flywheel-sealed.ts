@@ -47,8 +47,8 @@ export const ALERT_CONDITIONS = [
     sets: ["escalations"],
     target: { share: 0.5, precision: 0.97 },
     chain: {
-      encoder: { minConfidence: 0.9, stable: 0.85 },
-      ngram: { minConfidence: 0.85, stable: 0.95 },
+      encoder: { minConfidence: 0.9, stable: 0.7 },
+      ngram: { minConfidence: 0.9, stable: 0.7 },
     },
   },
   {
@@ -65,20 +65,22 @@ export const ALERT_CONDITIONS = [
       "holdout6",
       "holdout7",
       "holdout8",
+      "holdout9",
     ],
     target: { share: 0.8, precision: 0.97 },
     chain: {
-      encoder: { minConfidence: 0.5, stable: 0.85 },
+      encoder: { minConfidence: 0.7, stable: 0.85 },
       ngram: { minConfidence: 0.85, stable: 1 },
     },
   },
 ] as const;
 /**
- * Each condition's `chain` is what it is measured as (bench/results/flywheel-sealed-9/protocol.md): the encoder
+ * Each condition's `chain` is what it is measured as (bench/results/flywheel-sealed-10/protocol.md): the encoder
  * level at its min_confidence whose call at least `stable` of the copies with words left out repeat, then the
- * n-gram level on what the first passes on, likewise. (a)'s was fixed on holdout5–7 and kept after holdout8;
- * (b)'s on holdout6–8, each trained without the set measured: with more decisions the first level is trusted at a
- * lower confidence, the stability check doing the sorting.
+ * n-gram level on what the first passes on, likewise. Both were fixed on holdout5–9 with the fifth recipe's
+ * training (with notices.jsonl), (b)'s models each trained without the set measured: the setting with the highest
+ * pooled precision among those deciding at least 5 points above the target share pooled and the target share on
+ * every set.
  */
 /** The support-routing curve's points: the first N development decisions, in the order they were made. */
 export const SUPPORT_STEPS = [0, 30, 90, 150, 240, 340];
@@ -92,7 +94,7 @@ let flags;
 try {
   flags = parseArgs({
     options: {
-      "alert-suite": { type: "string", default: `${root}examples/alert-triage/data/holdout9.tsv` },
+      "alert-suite": { type: "string", default: `${root}examples/alert-triage/data/holdout10.tsv` },
       "support-suite": { type: "string", default: `${root}examples/support-routing/data/sealed.tsv` },
       out: { type: "string", default: `${root}.deputy/flywheel-sealed` },
       encoder: { type: "string" },
