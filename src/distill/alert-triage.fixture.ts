@@ -25,6 +25,7 @@ export const ALERT_TRIAGE_DATA = {
   holdout7: dataFile("holdout7"),
   holdout8: dataFile("holdout8"),
   holdout9: dataFile("holdout9"),
+  holdout10: dataFile("holdout10"),
 };
 
 /**
@@ -43,6 +44,7 @@ export const HAND_WRITTEN_SETS = [
   "holdout7",
   "holdout8",
   "holdout9",
+  "holdout10",
 ] as const;
 
 /** @internal The node the example's traces belong to. */
