@@ -66,20 +66,21 @@ export const ALERT_CONDITIONS = [
       "holdout7",
       "holdout8",
       "holdout9",
+      "holdout10",
     ],
     target: { share: 0.8, precision: 0.97 },
     chain: {
-      encoder: { minConfidence: 0.7, stable: 0.85 },
-      ngram: { minConfidence: 0.85, stable: 1 },
+      encoder: { minConfidence: 0.8, stable: 0.8 },
+      ngram: { minConfidence: 0.85, stable: 0.85 },
     },
   },
 ] as const;
 /**
- * Each condition's `chain` is what it is measured as (bench/results/flywheel-sealed-10/protocol.md): the encoder
+ * Each condition's `chain` is what it is measured as (bench/results/flywheel-sealed-11/protocol.md): the encoder
  * level at its min_confidence whose call at least `stable` of the copies with words left out repeat, then the
- * n-gram level on what the first passes on, likewise. Both were fixed on holdout5–9 with the fifth recipe's
+ * n-gram level on what the first passes on, likewise. Both were fixed on holdout5–10 with the fifth recipe's
  * training (with notices.jsonl), (b)'s models each trained without the set measured: the setting with the highest
- * pooled precision among those deciding at least 5 points above the target share pooled and the target share on
+ * pooled precision among those deciding at least 3 points above the target share pooled and the target share on
  * every set.
  */
 /** The support-routing curve's points: the first N development decisions, in the order they were made. */
@@ -94,7 +95,7 @@ let flags;
 try {
   flags = parseArgs({
     options: {
-      "alert-suite": { type: "string", default: `${root}examples/alert-triage/data/holdout10.tsv` },
+      "alert-suite": { type: "string", default: `${root}examples/alert-triage/data/holdout11.tsv` },
       "support-suite": { type: "string", default: `${root}examples/support-routing/data/sealed.tsv` },
       out: { type: "string", default: `${root}.deputy/flywheel-sealed` },
       encoder: { type: "string" },
