@@ -26,6 +26,7 @@ export const ALERT_TRIAGE_DATA = {
   holdout8: dataFile("holdout8"),
   holdout9: dataFile("holdout9"),
   holdout10: dataFile("holdout10"),
+  holdout11: dataFile("holdout11"),
 };
 
 /**
@@ -45,6 +46,7 @@ export const HAND_WRITTEN_SETS = [
   "holdout8",
   "holdout9",
   "holdout10",
+  "holdout11",
 ] as const;
 
 /** @internal The node the example's traces belong to. */
