@@ -11,6 +11,7 @@ import type { LeaseOptions } from "../store/run-lease.js";
 import type { RunStartFacts } from "../store/run-options-record.js";
 import type { RunStore } from "../store/run-store.js";
 import { InvalidOptionError } from "../errors/invalid-option-error.js";
+import { oneLine } from "./error-text.js";
 import { servedPlanTools, type ServedPlanTool } from "./serve-plan-tool.js";
 import { progressOfRun } from "./serve-progress.js";
 import { RUN_STATUS_TOOL, runAnswer, toolError, type DecideHints } from "./serve-run-answer.js";
@@ -256,12 +257,6 @@ function progressTo(request: {
 
 /** Run ids as deputy makes them (`20261201-093407-715807`), or a caller's own: short, no path or shell characters. */
 const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
-
-/** An error's message as one line (a message may quote input across lines). */
-function oneLine(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  return message.replace(/\s*[\r\n]+\s*/g, " ").trim();
-}
 
 const STATUS_INPUT: JsonSchema = {
   type: "object",
