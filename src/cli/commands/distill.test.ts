@@ -172,6 +172,22 @@ describe("deputy distill", () => {
     expect(floor.code).toBe(EXIT.invalid);
     expect(floor.stderr).toMatch(/--confidence-floor/);
     expect(existsSync(join(dir, "y.json"))).toBe(false);
+    // An empty value is refused, not read as 0 (Number("") is 0: a floor of 0 would gate nothing).
+    for (const option of ["--confidence-floor", "--held-out-share", "--target-precision"]) {
+      const empty = await cli([
+        "distill",
+        example("data/train.jsonl"),
+        "--node",
+        "triage_items",
+        "--out",
+        join(dir, "z.json"),
+        option,
+        "",
+      ]);
+      expect(empty.code, option).toBe(EXIT.invalid);
+      expect(empty.stderr).toMatch(new RegExp(`${option}.*""`));
+      expect(existsSync(join(dir, "z.json"))).toBe(false);
+    }
   });
 
   it("runs the example's delegate node with the model: confident calls are right and run, the rest escalate", async () => {

@@ -1,3 +1,4 @@
+import { numberOption } from "../number-option.js";
 import { statSync } from "node:fs";
 import type { Command } from "commander";
 import { InvalidOptionError } from "../../errors/invalid-option-error.js";
@@ -37,14 +38,9 @@ interface DistillFlags {
 }
 
 function fraction(option: string, raw: string, open = false): number {
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n < 0 || n > 1 || (!open && n === 0))
-    throw new InvalidOptionError(
-      option,
-      open ? "a number from 0 to 1" : "a number above 0 and at most 1",
-      raw,
-    );
-  return n;
+  return open
+    ? numberOption(option, raw, (n) => n >= 0 && n <= 1, "a number from 0 to 1")
+    : numberOption(option, raw, (n) => n > 0 && n <= 1, "a number above 0 and at most 1");
 }
 
 /** The traces of every file, and how many of their lines were not traces. */

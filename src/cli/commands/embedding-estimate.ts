@@ -1,6 +1,6 @@
+import { numberOption } from "../number-option.js";
 import { embedAhead, type EmbeddedAhead, type EmbeddingEstimate } from "../../distill/embed-ahead.js";
 import type { TextEncoder } from "../../distill/text-encoder.js";
-import { InvalidOptionError } from "../../errors/invalid-option-error.js";
 import type { CliContext } from "../cli-context.js";
 import { EXIT } from "../exit-codes.js";
 import { createProgressBar, formatDuration } from "../progress.js";
@@ -8,10 +8,7 @@ import { createProgressBar, formatDuration } from "../progress.js";
 /** `--max-minutes M`: a positive number of minutes, or undefined when not given. */
 export function parseMaxMinutes(raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
-  const n = Number(raw);
-  if (raw.trim() === "" || !Number.isFinite(n) || n <= 0)
-    throw new InvalidOptionError("--max-minutes", "a positive number of minutes", raw);
-  return n;
+  return numberOption("--max-minutes", raw, (n) => n > 0, "a positive number of minutes");
 }
 
 /** The estimate as one line: how many texts, about how long, and what it was measured on. */

@@ -1,3 +1,4 @@
+import { numberOption } from "../number-option.js";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { Command } from "commander";
@@ -40,12 +41,6 @@ interface LearnFlags {
   curveSvg?: string;
   maxMinutes?: string;
   json?: boolean;
-}
-
-function numberIn(option: string, raw: string, ok: (n: number) => boolean, expected: string): number {
-  const n = Number(raw);
-  if (raw.trim() === "" || !Number.isFinite(n) || !ok(n)) throw new InvalidOptionError(option, expected, raw);
-  return n;
 }
 
 /** The team's decisions: a run store's resolved escalations first, then each file's; a later one of an input wins. */
@@ -118,26 +113,26 @@ export function registerLearn(program: Command, ctx: CliContext): void {
     .option("--dry-run", "measure and print, write no model file or history")
     .option("--json", "print the result as JSON")
     .action(async (traceFiles: string[], flags: LearnFlags) => {
-      const targetPrecision = numberIn(
+      const targetPrecision = numberOption(
         "--target-precision",
         flags.targetPrecision,
         (n) => n > 0 && n < 1,
         "a number between 0 and 1",
       );
-      const confidenceFloor = numberIn(
+      const confidenceFloor = numberOption(
         "--confidence-floor",
         flags.confidenceFloor,
         (n) => n >= 0 && n <= 1,
         "a number from 0 to 1",
       );
-      const heldOutShare = numberIn(
+      const heldOutShare = numberOption(
         "--held-out-share",
         flags.heldOutShare,
         (n) => n > 0 && n < 1,
         "a number between 0 and 1",
       );
-      const seed = numberIn("--seed", flags.seed, Number.isInteger, "an integer");
-      const curvePoints = numberIn(
+      const seed = numberOption("--seed", flags.seed, Number.isInteger, "an integer");
+      const curvePoints = numberOption(
         "--curve-points",
         flags.curvePoints,
         (n) => Number.isInteger(n) && n >= 1 && n <= 10,

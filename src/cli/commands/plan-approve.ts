@@ -1,3 +1,4 @@
+import { numberOption } from "../number-option.js";
 import { approveAuthoredRun } from "../../authoring/authored-approval.js";
 import { checkAuthoredPlan, renderApprovalRequest } from "../../authoring/authored-plan-policy.js";
 import { InvalidOptionError } from "../../errors/invalid-option-error.js";
@@ -27,10 +28,7 @@ export interface ApproveFlags extends RunFlags {
 /** `--confidence-floor`: a number from 0 to 1, or the library's default when not given. */
 export function floorFrom(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
-  const n = Number(text);
-  if (text.trim() === "" || !(n >= 0 && n <= 1))
-    throw new InvalidOptionError("--confidence-floor", "a number from 0 to 1", text);
-  return n;
+  return numberOption("--confidence-floor", text, (n) => n >= 0 && n <= 1, "a number from 0 to 1");
 }
 
 /**
