@@ -265,18 +265,20 @@ export interface Measured {
 const CALL_VERDICTS = new Set(["accepted", "low_confidence", "unscored"]);
 
 /**
- * `deputy eval --suite SUITE --delegate distilled=MODEL --json` (the level gated at the model's min_confidence),
- * and the same one-level chain in process for per-case records; with `trust`, each call the gate could take is
- * judged again by the accept gate with the trust model, as a node whose backend carries it judges it.
+ * `deputy eval --suite SUITE --delegate distilled=MODEL[@T] --json` (the level gated at the model's min_confidence,
+ * or at `minConfidence` T when given), and the same one-level chain in process for per-case records; with `trust`,
+ * each call the gate could take is judged again by the accept gate with the trust model, as a node whose backend
+ * carries it judges it.
  */
 export async function measureOnSuite(
   modelFile: string,
   suiteFile: string,
   encoder: TextEncoder,
-  options: { freeText?: string[]; trust?: TrustModel } = {},
+  options: { freeText?: string[]; trust?: TrustModel; minConfidence?: number } = {},
 ): Promise<Measured> {
   const freeText = options.freeText?.length ? { names: options.freeText } : undefined;
-  const args = ["eval", "--suite", suiteFile, "--delegate", `distilled=${modelFile}`, "--json"];
+  const at = options.minConfidence === undefined ? "" : `@${options.minConfidence}`;
+  const args = ["eval", "--suite", suiteFile, "--delegate", `distilled=${modelFile}${at}`, "--json"];
   if (freeText) args.push("--free-text", freeText.names.join(","));
   const report = JSON.parse(execFileSync(process.execPath, [deputy, ...args], { encoding: "utf8" })) as {
     chains: { levels: Measured["level"][] }[];
@@ -284,7 +286,7 @@ export async function measureOnSuite(
   const level = report.chains[0]!.levels[0]!;
   const suite = readDecisionSuite(suiteFile);
   const model = loadModelFile(modelFile);
-  const minConfidence = model.recommendedMinConfidence;
+  const minConfidence = options.minConfidence ?? model.recommendedMinConfidence;
   const delegate = new DistilledDelegate({ model, ...(model.encoder ? { encoder } : {}) });
   const answers: ChainAnswer[] = [];
   let score;

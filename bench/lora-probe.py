@@ -1,19 +1,36 @@
-"""Probe: LoRA-tune the 0.5B's attention on the team's decisions (8 labels), report a held-out set's accuracy from
-the classification head, merge the adapter and write a GGUF copy deputy can use as `--encoder gguf=PATH`.
+"""Probe: LoRA-tune the 0.5B's attention on the team's decisions (8 labels), report held-out sets' accuracy from
+the classification head, save the adapter, and (with --gguf) merge it and write a GGUF copy deputy can use as
+`--encoder gguf=PATH`.
 
-usage: bench/lora-probe.py BASE.gguf OUT.gguf SEED EPOCHS EVAL.jsonl TRAIN.jsonl...
+usage: bench/lora-probe.py --base BASE.gguf [--train FILE...] [--epochs E] [--seed S] [--save DIR | --load DIR]
+                           [--eval FILE...] [--scores OUT.jsonl] [--gguf OUT.gguf]
+
+--train trains an adapter (and head) on the decision records of the files; --load reads one --save wrote instead.
+Each --eval file is scored by the head and reported on its own; --scores writes one line per scored record
+(file, id, label, predicted, confidence, probabilities).
 """
-import json, math, random, sys, time
+import argparse, json, math, random, sys, time
 from pathlib import Path
 
 import numpy as np
 import torch
 import gguf
 from transformers import AutoModelForSequenceClassification, AutoTokenizer
-from peft import LoraConfig, get_peft_model
+from peft import LoraConfig, PeftModel, get_peft_model
 
-base, out, seed, epochs, evalfile, *trainfiles = sys.argv[1:]
-seed, epochs = int(seed), float(epochs)
+ap = argparse.ArgumentParser()
+ap.add_argument("--base", required=True)
+ap.add_argument("--train", nargs="*", default=[])
+ap.add_argument("--eval", nargs="*", default=[])
+ap.add_argument("--seed", type=int, default=1)
+ap.add_argument("--epochs", type=float, default=1.0)
+ap.add_argument("--save")
+ap.add_argument("--load")
+ap.add_argument("--scores")
+ap.add_argument("--gguf")
+args = ap.parse_args()
+if bool(args.train) == bool(args.load): sys.exit("lora-probe: give --train FILE... or --load DIR, not both")
+base, seed, epochs = args.base, args.seed, args.epochs
 torch.manual_seed(seed); random.seed(seed); np.random.seed(seed)
 torch.set_num_threads(2)
 
@@ -51,21 +68,25 @@ def task_text(r, prefix):
     if prefix and ins.startswith(prefix): ins = ins[len(prefix):]
     return "\n".join([*lines, ins, "Action:"])
 
-train = [r for f in trainfiles for r in records(f) if r.get("finalCall") and label(r["finalCall"]) is not None]
-held = [r for r in records(evalfile) if r.get("finalCall") and label(r["finalCall"]) is not None]
-prefix = common_prefix([r["instruction"] for r in train])
-print(f"{len(train)} training decisions, {len(held)} held out; prefix {prefix!r}", flush=True)
-
+train = [r for f in args.train for r in records(f) if r.get("finalCall") and label(r["finalCall"]) is not None]
 d = str(Path(base).parent); name = Path(base).name
 tok = AutoTokenizer.from_pretrained(d, gguf_file=name)
 tok.padding_side = "right"
 if tok.pad_token is None: tok.pad_token = tok.eos_token
 model = AutoModelForSequenceClassification.from_pretrained(d, gguf_file=name, num_labels=len(LABELS), torch_dtype=torch.float32)
 model.config.pad_token_id = tok.pad_token_id
-with torch.no_grad(): model.score.weight.zero_()  # start from the uniform guess, not a random head
-cfg = LoraConfig(r=8, lora_alpha=16, lora_dropout=0.05, target_modules=["q_proj", "k_proj", "v_proj", "o_proj"], modules_to_save=["score"], task_type="SEQ_CLS")
-model = get_peft_model(model, cfg)
-model.print_trainable_parameters()
+if args.load:
+    meta = json.load(open(Path(args.load) / "deputy-probe.json"))
+    prefix = meta["prefix"]
+    model = PeftModel.from_pretrained(model, args.load)
+    print(f"loaded {args.load} (trained on {meta['trained']} decisions, seed {meta['seed']}); prefix {prefix!r}", flush=True)
+else:
+    prefix = common_prefix([r["instruction"] for r in train])
+    print(f"{len(train)} training decisions; prefix {prefix!r}", flush=True)
+    with torch.no_grad(): model.score.weight.zero_()  # start from the uniform guess, not a random head
+    cfg = LoraConfig(r=8, lora_alpha=16, lora_dropout=0.05, target_modules=["q_proj", "k_proj", "v_proj", "o_proj"], modules_to_save=["score"], task_type="SEQ_CLS")
+    model = get_peft_model(model, cfg)
+    model.print_trainable_parameters()
 
 def batches(items, size):
     for i in range(0, len(items), size): yield items[i : i + size]
@@ -74,43 +95,58 @@ def encode(rs):
     texts = [task_text(r, prefix) for r in rs]
     return tok(texts, padding=True, truncation=True, max_length=256, add_special_tokens=False, return_tensors="pt")
 
-opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=5e-4, weight_decay=0.0)
-B = 8
-steps = math.ceil(len(train) * epochs / B)
-sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / 10) * max(0.0, 1 - s / steps))
-order = []
-while len(order) < steps * B:
-    o = list(range(len(train))); random.shuffle(o); order += o
-model.train(); t0 = time.time(); avg = None
-for step in range(steps):
-    rs = [train[i] for i in order[step * B : (step + 1) * B]]
-    enc = encode(rs)
-    y = torch.tensor([label(r["finalCall"]) for r in rs])
-    loss = torch.nn.functional.cross_entropy(model(**enc).logits, y)
-    loss.backward(); opt.step(); sched.step(); opt.zero_grad()
-    avg = loss.item() if avg is None else 0.9 * avg + 0.1 * loss.item()
-    if step % 10 == 0 or step == steps - 1:
-        el = time.time() - t0
-        print(f"step {step + 1}/{steps} loss {avg:.3f} {el / (step + 1):.1f} s/step, ~{el / (step + 1) * (steps - step - 1) / 60:.0f} min left", flush=True)
+t0 = time.time()
+if not args.load:
+    opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=5e-4, weight_decay=0.0)
+    B = 8
+    steps = math.ceil(len(train) * epochs / B)
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / 10) * max(0.0, 1 - s / steps))
+    order = []
+    while len(order) < steps * B:
+        o = list(range(len(train))); random.shuffle(o); order += o
+    model.train(); t0 = time.time(); avg = None
+    for step in range(steps):
+        rs = [train[i] for i in order[step * B : (step + 1) * B]]
+        enc = encode(rs)
+        y = torch.tensor([label(r["finalCall"]) for r in rs])
+        loss = torch.nn.functional.cross_entropy(model(**enc).logits, y)
+        loss.backward(); opt.step(); sched.step(); opt.zero_grad()
+        avg = loss.item() if avg is None else 0.9 * avg + 0.1 * loss.item()
+        if step % 10 == 0 or step == steps - 1:
+            el = time.time() - t0
+            print(f"step {step + 1}/{steps} loss {avg:.3f} {el / (step + 1):.1f} s/step, ~{el / (step + 1) * (steps - step - 1) / 60:.0f} min left", flush=True)
+    if args.save:
+        model.save_pretrained(args.save)
+        json.dump({"prefix": prefix, "trained": len(train), "seed": seed, "epochs": epochs, "train": args.train, "labels": LABELS}, open(Path(args.save) / "deputy-probe.json", "w"), indent=1)
+        print(f"saved the adapter to {args.save}", flush=True)
 
-model.eval(); probs = []
-with torch.no_grad():
-    for rs in batches(held, 16):
-        probs += torch.softmax(model(**encode(rs)).logits, -1).tolist()
-ys = [label(r["finalCall"]) for r in held]
-pred = [int(np.argmax(p)) for p in probs]; conf = [max(p) for p in probs]
-acc = sum(p == y for p, y in zip(pred, ys)) / len(ys)
-print(f"held-out label accuracy {acc:.3f}")
-for t in (0.5, 0.7, 0.8, 0.9, 0.95, 0.99):
-    sel = [(p == y) for p, y, c in zip(pred, ys, conf) if c >= t]
-    print(f"  >= {t}: {len(sel) / len(ys):.3f} decided at {sum(sel) / max(1, len(sel)):.3f}")
-ranked = sorted(zip(conf, [p == y for p, y in zip(pred, ys)]), key=lambda x: -x[0])
-best = 0; right = 0
-for i, (c, ok) in enumerate(ranked):
-    right += ok
-    if right / (i + 1) >= 0.97: best = i + 1
-print(f"  oracle share at >= 97 %: {best / len(ys):.3f}")
-json.dump({"accuracy": acc, "probs": probs, "labels": ys}, open(out + ".eval.json", "w"))
+model.eval()
+scores = open(args.scores, "w") if args.scores else None
+for evalfile in args.eval:
+    held = [r for r in records(evalfile) if r.get("finalCall") and label(r["finalCall"]) is not None]
+    probs = []
+    with torch.no_grad():
+        for rs in batches(held, 16):
+            probs += torch.softmax(model(**encode(rs)).logits, -1).tolist()
+    ys = [label(r["finalCall"]) for r in held]
+    pred = [int(np.argmax(p)) for p in probs]; conf = [max(p) for p in probs]
+    acc = sum(p == y for p, y in zip(pred, ys)) / len(ys)
+    print(f"{evalfile}: {len(ys)} held out, label accuracy {acc:.3f}")
+    for t in (0.5, 0.7, 0.8, 0.85, 0.9, 0.95, 0.99):
+        sel = [(p == y) for p, y, c in zip(pred, ys, conf) if c >= t]
+        print(f"  >= {t}: {len(sel) / len(ys):.3f} decided at {sum(sel) / max(1, len(sel)):.3f} ({len(sel) - sum(sel)} wrong)")
+    ranked = sorted(zip(conf, [p == y for p, y in zip(pred, ys)]), key=lambda x: -x[0])
+    best = 0; right = 0
+    for i, (c, ok) in enumerate(ranked):
+        right += ok
+        if right / (i + 1) >= 0.97: best = i + 1
+    print(f"  oracle share at >= 97 %: {best / len(ys):.3f}", flush=True)
+    if scores:
+        for r, y, p, c, pr in zip(held, ys, pred, conf, probs):
+            scores.write(json.dumps({"file": evalfile, "id": (r.get("facts") or {}).get("alert_id"), "label": y, "predicted": p, "confidence": c, "probs": pr}) + "\n")
+if scores: scores.close()
+if not args.gguf: sys.exit(0)
+out = args.gguf
 
 # Merge and write the GGUF: the attention weights as F16 with the adapter folded in, everything else copied raw.
 merged = model.merge_and_unload()
