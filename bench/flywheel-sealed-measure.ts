@@ -34,6 +34,27 @@ const inputKey = (instruction: string, facts: Record<string, unknown>) =>
   `${instruction}\0${canonicalJson(facts)}`;
 const alertData = `${root}examples/alert-triage/data`;
 
+/**
+ * Every alert-triage decision set the team made, in the order they were made (holdout11 last: development data
+ * since it was measured). A condition "after all development decisions" trains on these, in this order: when two
+ * sets label the same input, the later one wins.
+ */
+export const DECISION_SETS = [
+  "escalations",
+  "development",
+  "handwritten",
+  "holdout3",
+  "holdout2",
+  "holdout4",
+  "holdout5",
+  "holdout6",
+  "holdout7",
+  "holdout8",
+  "holdout9",
+  "holdout10",
+  "holdout11",
+] as const;
+
 /** The alert-triage recipe's constants (docs/distill.md's learning curve, aimed at 97 %): see the protocol. */
 export const ALERT_RECIPE = {
   node: "triage_items",

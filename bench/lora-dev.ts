@@ -9,7 +9,7 @@
 import { writeFileSync } from "node:fs";
 import { basename } from "node:path";
 import { memoized } from "./alert-data.js";
-import { trainAlertCondition } from "./flywheel-sealed-measure.js";
+import { DECISION_SETS, trainAlertCondition } from "./flywheel-sealed-measure.js";
 import { DistilledDelegate, GgufTextEncoder, loadModelFile } from "../dist/distill/index.js";
 import { evaluateChain, readDecisionSuite, type ChainAnswer } from "../dist/eval/index.js";
 
@@ -18,26 +18,15 @@ if (!gguf || (condition !== "a" && condition !== "b") || !prefix || suites.lengt
   process.stderr.write("usage: bench/lora-dev.ts TUNED.gguf a|b OUTPREFIX SUITE.jsonl...\n");
   process.exit(2);
 }
-const B = [
-  "escalations",
-  "development",
-  "handwritten",
-  "holdout3",
-  "holdout2",
-  "holdout4",
-  "holdout5",
-  "holdout6",
-  "holdout7",
-  "holdout8",
-  "holdout9",
-  "holdout10",
-  "holdout11",
-];
 const started = performance.now();
 const seconds = () => ((performance.now() - started) / 1000).toFixed(0);
 const real = await GgufTextEncoder.open(gguf);
 const encoder = memoized(real);
-const trained = await trainAlertCondition(condition === "a" ? ["escalations"] : B, prefix, encoder);
+const trained = await trainAlertCondition(
+  condition === "a" ? ["escalations"] : DECISION_SETS,
+  prefix,
+  encoder,
+);
 process.stdout.write(`trained in ${seconds()} s; min_confidence ${trained.minConfidence}\n`);
 const model = loadModelFile(trained.modelFile);
 const CALL_VERDICTS = new Set(["accepted", "low_confidence", "unscored"]);

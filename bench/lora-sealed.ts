@@ -25,8 +25,8 @@ import { homedir } from "node:os";
 import { basename, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { memoized, root } from "./alert-data.js";
-import { measureOnSuite, trainAlertCondition } from "./flywheel-sealed-measure.js";
-import { wilsonInterval } from "../dist/confidence/score-metrics.js";
+import { DECISION_SETS, measureOnSuite, trainAlertCondition } from "./flywheel-sealed-measure.js";
+import { gateRow, oracleShare, type ScoredCase } from "./flywheel-sealed-metrics.js";
 import { GgufTextEncoder } from "../dist/distill/index.js";
 import { renderAlertTsv } from "../examples/alert-triage/data/handwritten.mjs";
 
@@ -42,21 +42,7 @@ export const LORA_CONDITIONS = [
   {
     id: "b",
     label: "all 2,066 development decisions",
-    sets: [
-      "escalations",
-      "development",
-      "handwritten",
-      "holdout3",
-      "holdout2",
-      "holdout4",
-      "holdout5",
-      "holdout6",
-      "holdout7",
-      "holdout8",
-      "holdout9",
-      "holdout10",
-      "holdout11",
-    ],
+    sets: DECISION_SETS,
     threshold: { distilled: 0.8, head: 0.85 },
     target: { share: 0.8, precision: 0.97 },
   },
@@ -131,42 +117,31 @@ interface Score {
 const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
 const summaries: ReturnType<typeof row>[] = [];
 const cases: unknown[] = [];
-/** One row: what was decided of `n` alerts, how many right, and where a threshold picked afterwards gets. */
+/** One row: what the gate decided of all the alerts, and where a threshold picked afterwards gets. */
 function row(
   c: (typeof LORA_CONDITIONS)[number],
   kind: string,
   threshold: number,
-  scored: { confidence: number; right: boolean; decided: boolean; candidate: boolean }[],
+  scored: readonly ScoredCase[],
   extra: Record<string, unknown> = {},
 ) {
-  const n = scored.length;
-  const decided = scored.filter((s) => s.decided);
-  const right = decided.filter((s) => s.right).length;
-  const [low, high] = wilsonInterval(right, decided.length);
-  const ranked = scored.filter((s) => s.candidate).sort((x, y) => y.confidence - x.confidence);
-  let oracle = 0;
-  let hits = 0;
-  ranked.forEach((s, i) => {
-    hits += s.right ? 1 : 0;
-    if (hits / (i + 1) >= 0.97) oracle = i + 1;
-  });
-  const share = decided.length / n;
-  const precision = decided.length ? right / decided.length : 0;
+  const g = gateRow(scored, (x) => x.decided);
+  const precision = g.precision ?? 0;
   return {
     condition: c.id,
     label: c.label,
     row: kind,
     threshold,
-    alerts: n,
-    decided: decided.length,
-    right,
-    share,
+    alerts: g.records,
+    decided: g.decided,
+    right: g.correct,
+    share: g.share,
     precision,
-    wilson95: [low, high] as [number, number],
-    accuracy: scored.filter((s) => s.right).length / n,
-    oracleShareAt97: oracle / n,
+    wilson95: g.wilson ?? [0, 0],
+    accuracy: scored.filter((x) => x.exact).length / g.records,
+    oracleShareAt97: oracleShare(scored, 0.97).share,
     target: c.target,
-    met: share >= c.target.share && precision >= c.target.precision,
+    met: g.share >= c.target.share && precision >= c.target.precision,
     ...extra,
   };
 }
@@ -183,16 +158,10 @@ for (const c of LORA_CONDITIONS.filter((x) => conditions.includes(x.id))) {
         minConfidence: c.threshold.distilled,
       });
       if (m.disagreement) process.stderr.write(`warning: (${c.id}) ${m.disagreement}\n`);
-      const scored = m.cases.map((x) => ({
-        confidence: x.confidence,
-        right: x.exact,
-        decided: x.decided,
-        candidate: x.eligible,
-      }));
-      if (scored.filter((s) => s.decided).length !== m.level.decided)
+      if (m.cases.filter((x) => x.decided).length !== m.level.decided)
         fail(`(${c.id}) the in-process chain decided otherwise than deputy eval (${m.level.decided})`);
       summaries.push(
-        row(c, "distilled", c.threshold.distilled, scored, {
+        row(c, "distilled", c.threshold.distilled, m.cases, {
           ownMinConfidence: trained.minConfidence,
           encoderSha256: real.info.sha256,
           counts: trained.counts,
@@ -230,9 +199,9 @@ for (const c of LORA_CONDITIONS.filter((x) => conditions.includes(x.id))) {
       fail(`(${c.id}) scored ${scores.length} of ${records.length} alerts`);
     const scored = scores.map((s) => ({
       confidence: s.confidence,
-      right: s.predicted === s.label,
+      exact: s.predicted === s.label,
       decided: s.confidence >= c.threshold.head,
-      candidate: true,
+      eligible: true,
     }));
     summaries.push(row(c, "head", c.threshold.head, scored));
     for (const s of scores)
