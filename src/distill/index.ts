@@ -37,6 +37,14 @@ export {
   type TrainingSummary,
 } from "./model-file.js";
 export { DistilledPredictor, type Prediction } from "./distilled-predictor.js";
+export {
+  tunePython,
+  tuneReader,
+  type TunedReader,
+  type TuneEstimate,
+  type TuneReaderOptions,
+} from "./tune-reader.js";
+export { callLabel, classArguments, DECLINE_LABEL, tuningSet, type TuningSet } from "./tuning-set.js";
 export { measureModel, type Measurement } from "./measure-model.js";
 export { DEFAULT_CONFIDENCE_FLOOR } from "./confidence-floor.js";
 export { GgufTextEncoder, type GgufTextEncoderOptions } from "./gguf-text-encoder.js";

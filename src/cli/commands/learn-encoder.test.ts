@@ -1,6 +1,6 @@
 // `deputy learn --encoder local=NAME`: the tiny random-weight GGUFs of deputy-js/testing stand in for a catalogued
 // real model (never real weights here). Training, the estimate, the bound, the history's record of the encoder,
-// byte-identical files from the same seed, and the refusal of another encoder file.
+// byte-identical files from the same seed, a champion measured with its own encoder file, and --tune.
 import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -72,19 +72,22 @@ describe("deputy learn --encoder with a decoder model", () => {
   );
 
   it(
-    "refuses another encoder file than the champion's, and an estimate over --max-minutes: one line, exit 2, nothing written",
+    "measures a champion trained with another encoder file with its own; refuses an estimate over --max-minutes: one line, exit 2, nothing written",
     { timeout: 120_000 },
     async () => {
       const dir = mkdtempSync(join(root, "refuse-"));
       const model = join(dir, "route.model.json");
+      const first = await cli(learn(model, `local=${tiny}`, "--dry-run", "--json"));
       expect((await cli(learn(model, `local=${tiny}`))).code).toBe(EXIT.completed);
+      const challenger = (JSON.parse(first.stdout) as { challenger: { share: number } }).challenger;
+      // The champion is the model the first turn trained (same seed); another encoder cannot read it, its own can.
+      const other = await cli(learn(model, `local=${otherTiny}`, "--dry-run", "--json"));
+      expect(other.stderr).toBe("");
+      expect(other.code).toBe(EXIT.completed);
+      const report = JSON.parse(other.stdout) as { champion: { share: number }; encoder: { sha256: string } };
+      expect(report.champion.share).toBe(challenger.share);
+      expect(report.encoder.sha256).not.toBe(loadModelFile(model).encoder!.sha256);
       const before = Object.fromEntries(readdirSync(dir).map((f) => [f, readFileSync(join(dir, f))]));
-      const other = await cli(learn(model, `local=${otherTiny}`));
-      expect(other.code).toBe(EXIT.invalid);
-      expect(other.stdout).toBe("");
-      expect(other.stderr.trim().split("\n")).toHaveLength(1);
-      expect(other.stderr).toMatch(/route\.model\.json and the encoder given do not match/);
-      expect(other.stderr).toContain(loadModelFile(model).encoder!.sha256.slice(0, 12));
       const slow = await cli(learn(model, `local=${tiny}`, "--max-minutes", "0.000001"));
       expect(slow.code).toBe(EXIT.invalid);
       expect(slow.stderr.trim().split("\n")).toHaveLength(1);
@@ -124,6 +127,57 @@ describe("deputy learn --encoder with a decoder model", () => {
       expect(gone.stderr).toContain(`no longer at ${own}`);
       const after = Object.fromEntries(readdirSync(dir).map((f) => [f, readFileSync(join(dir, f))]));
       expect(after).toEqual(before);
+    },
+  );
+
+  it(
+    "--tune: tunes a reader on the training decisions and trains the challenger on it; the champion is measured with its own; a reader not taken is not kept",
+    { timeout: 600_000 },
+    async () => {
+      const dir = mkdtempSync(join(root, "tune-"));
+      const model = join(dir, "route.model.json");
+      const r = await cli(learn(model, `local=${tiny}`, "--tune"));
+      expect(r.stderr).toBe("");
+      expect(r.code).toBe(EXIT.completed);
+      expect(r.stdout.split("\n")[0]).toMatch(
+        /^tuning the reader on \d+ decision\(s\) and trace\(s\), 3 labels, \d+ steps: about .+ \([\d.]+ s a step, timed on the first 2\)$/,
+      );
+      const saved = loadModelFile(model).encoder!;
+      const reader = /route\.model\.reader-([0-9a-f]{12})\.gguf$/.exec(saved.path ?? "");
+      expect(reader).not.toBeNull();
+      expect(saved.sha256.startsWith(reader![1]!)).toBe(true);
+      expect(existsSync(saved.path!)).toBe(true);
+      expect(existsSync(saved.path!.replace(/\.gguf$/, ".json"))).toBe(true);
+      expect(r.stdout).toContain(`reader: ${saved.path}`);
+
+      // Another split tunes another reader; the champion is measured with its own; --dry-run keeps nothing.
+      const before = Object.fromEntries(readdirSync(dir).map((f) => [f, readFileSync(join(dir, f))]));
+      const other = await cli(learn(model, `local=${tiny}`, "--tune", "--seed", "2", "--dry-run", "--json"));
+      expect(other.stderr).toBe("");
+      expect(other.code).toBe(EXIT.completed);
+      const report = JSON.parse(other.stdout) as {
+        champion: unknown;
+        encoder: { sha256: string };
+        tuned: { kept: boolean; path: string | null; sha256: string };
+      };
+      expect(report.champion).not.toBeNull();
+      expect(report.tuned).toMatchObject({ kept: false, path: null });
+      expect(report.encoder.sha256).toBe(report.tuned.sha256);
+      expect(report.tuned.sha256).not.toBe(saved.sha256);
+      const after = Object.fromEntries(readdirSync(dir).map((f) => [f, readFileSync(join(dir, f))]));
+      expect(after).toEqual(before);
+
+      // The first turn's decisions and seed again tune the champion's own bytes: its reader stays, whatever the verdict.
+      const same = await cli(learn(model, `local=${tiny}`, "--tune", "--json"));
+      expect(same.code).toBe(EXIT.completed);
+      expect((JSON.parse(same.stdout) as { tuned: { sha256: string } }).tuned.sha256).toBe(saved.sha256);
+      expect(existsSync(saved.path!)).toBe(true);
+      expect(existsSync(loadModelFile(model).encoder!.path!)).toBe(true);
+
+      const bare = await cli(learn(model, "x", "--tune").slice(0, -3).concat("--tune"));
+      expect(bare.code).toBe(EXIT.invalid);
+      expect(bare.stderr.trim().split("\n")).toHaveLength(1);
+      expect(bare.stderr).toMatch(/--encoder.*the model --tune starts from/);
     },
   );
 });

@@ -1,19 +1,24 @@
 import { numberOption } from "../number-option.js";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { basename, dirname, resolve } from "node:path";
 import type { Command } from "commander";
 import { DEFAULT_CONFIDENCE_FLOOR } from "../../distill/confidence-floor.js";
-import { checkEncoder } from "../../distill/distilled-delegate.js";
 import type { EmbeddedAhead } from "../../distill/embed-ahead.js";
 import { GgufTextEncoder } from "../../distill/gguf-text-encoder.js";
 import { loadModelFile } from "../../distill/model-file.js";
-import { parseEncoderSpec, type TextEncoder } from "../../distill/text-encoder.js";
+import { parseEncoderSpec, sameEncoder, type TextEncoder } from "../../distill/text-encoder.js";
+import type { TunedReader } from "../../distill/tune-reader.js";
 import { examplesFromTraces, type TrainingExample } from "../../distill/training-examples.js";
 import { loadTrustModel } from "../../distill/trust-model-file.js";
 import { InvalidOptionError } from "../../errors/invalid-option-error.js";
 import { readDecisionSuite } from "../../eval/decision-suite.js";
 import { decisionHash } from "../../eval/learn/decision-split.js";
-import { learnEncoderTexts, learnNode, type Champion } from "../../eval/learn/learn-node.js";
+import {
+  learnEncoderTexts,
+  learnNode,
+  learnTrainingExamples,
+  type Champion,
+} from "../../eval/learn/learn-node.js";
 import { applyLearnResult, championTrainedOn, fileSha256, nodeFiles } from "../../eval/learn/node-files.js";
 import { systemClock } from "../../runtime/clock.js";
 import { readTraces } from "../../traces/read-traces.js";
@@ -21,6 +26,7 @@ import type { CliContext } from "../cli-context.js";
 import { sourceDateClock } from "../source-date-clock.js";
 import { storeTraces } from "./distill-store.js";
 import { embeddingJson, embedWithEstimate, parseMaxMinutes } from "./embedding-estimate.js";
+import { tunedJson, tuneWithEstimate } from "./tune-estimate.js";
 import { learnJson, renderLearn } from "./learn-render.js";
 import { learnCurveSvg } from "./learn-svg.js";
 
@@ -40,6 +46,8 @@ interface LearnFlags {
   dryRun?: boolean;
   curveSvg?: string;
   maxMinutes?: string;
+  tune?: boolean;
+  python?: string;
   json?: boolean;
 }
 
@@ -106,8 +114,16 @@ export function registerLearn(program: Command, ctx: CliContext): void {
       "train with a pretrained encoder, as deputy distill: gguf=PATH, or local=NAME (a catalogued model's own hidden states); default: the encoder file the current model recorded",
     )
     .option(
+      "--tune",
+      "first tune the --encoder model into a reader of this node's decisions (LoRA on CPU, Python with torch: scripts/tune-env.sh), written beside MODEL as NODE.reader-SHA.gguf; the challenger is trained on it, the champion measured with its own encoder",
+    )
+    .option(
+      "--python <path>",
+      "with --tune: the Python to tune with (default: DEPUTY_PYTHON, then scripts/tune-env.sh's)",
+    )
+    .option(
       "--max-minutes <m>",
-      "with --encoder: refuse to start when embedding the texts is estimated (the first batch timed) to take longer",
+      "with --encoder: refuse to start tuning or embedding when it is estimated (the first steps timed) to take longer",
     )
     .option("--curve-svg <file>", "also draw the curve as an SVG picture in FILE")
     .option("--dry-run", "measure and print, write no model file or history")
@@ -139,6 +155,12 @@ export function registerLearn(program: Command, ctx: CliContext): void {
         "an integer from 1 to 10",
       );
       let encoderSpec = flags.encoder === undefined ? undefined : parseEncoderSpec(flags.encoder);
+      if (flags.tune && !encoderSpec)
+        throw new InvalidOptionError(
+          "--encoder",
+          "the model --tune starts from (local=NAME of a catalogued model, or gguf=PATH of a decoder)",
+          "none",
+        );
       const maxMinutes = parseMaxMinutes(flags.maxMinutes);
       const now = sourceDateClock();
       if (flags.decisions.length === 0 && !flags.store)
@@ -151,6 +173,7 @@ export function registerLearn(program: Command, ctx: CliContext): void {
         if (!existsSync(file)) throw new InvalidOptionError("TRACES", "existing trace files", file);
       const files = nodeFiles(flags.model, flags.trust);
       let champion: Champion | undefined;
+      let championEncoderPath: string | undefined;
       if (existsSync(files.model)) {
         const model = loadModelFile(files.model);
         if (model.node !== flags.node)
@@ -159,20 +182,28 @@ export function registerLearn(program: Command, ctx: CliContext): void {
             `a model of node "${flags.node}"`,
             `a model of "${model.node}"`,
           );
-        // Without --encoder, the champion's own encoder file where it was trained (its sha256 is checked below).
-        if (model.encoder && !encoderSpec) {
+        // The champion is measured with its own encoder file, where it was trained (its sha256 is checked when
+        // it is opened); without --encoder the challenger is trained with it too.
+        if (model.encoder) {
           const recorded = model.encoder.path;
-          if (recorded === undefined || !existsSync(recorded))
+          if (recorded !== undefined && existsSync(recorded)) championEncoderPath = recorded;
+          if (!encoderSpec && !championEncoderPath)
             throw new InvalidOptionError(
               "--encoder",
               `given: the model was trained with ${model.encoder.name}${recorded ? `, no longer at ${recorded}` : ""}`,
               "none",
             );
-          encoderSpec = { kind: "gguf", path: recorded };
+          encoderSpec ??= { kind: "gguf", path: recorded! };
         }
         const trainedOn = championTrainedOn(files);
         champion = { model, ...(trainedOn ? { trainedOn } : {}) };
       }
+      if (flags.tune && champion?.model.encoder && !championEncoderPath)
+        throw new InvalidOptionError(
+          "--model",
+          `a model whose encoder file is where it was trained (${champion.model.encoder.name}), to measure it against the tuned one`,
+          files.model,
+        );
       if (existsSync(files.trust)) {
         const trust = loadTrustModel(files.trust); // a broken trust file is bad input, before any work
         // The gate judges the champion by it when it was fitted for this very file (or records nothing, as
@@ -191,8 +222,11 @@ export function registerLearn(program: Command, ctx: CliContext): void {
       const progress = ctx.isTTY && !flags.json;
       const started = performance.now();
       let encoder: TextEncoder | undefined;
+      let championEncoder: TextEncoder | undefined;
       let ahead: EmbeddedAhead | undefined;
+      let tuned: TunedReader | undefined;
       let result;
+      let keepTuned = false;
       try {
         const learnOptions = {
           node: flags.node,
@@ -206,19 +240,53 @@ export function registerLearn(program: Command, ctx: CliContext): void {
           curvePoints,
           ...(now ? { _internal: { now } } : {}),
         };
-        if (encoderSpec) {
-          encoder = await GgufTextEncoder.open(encoderSpec.path);
-          // The champion is measured with this encoder: another file (another sha256) cannot run it.
-          if (champion) checkEncoder(files.model, champion.model.encoder, encoder.info);
-          ahead = await embedWithEstimate(ctx, encoder, learnEncoderTexts(learnOptions, encoder.info), {
+        if (flags.tune && encoderSpec) {
+          // The reader reads only what the challenger trains on: the held-out decisions stay unseen.
+          tuned = await tuneWithEstimate(ctx, {
+            base: encoderSpec.path,
+            examples: learnTrainingExamples(learnOptions),
+            dir: dirname(files.model),
+            stem: basename(files.model).replace(/\.json$/, ""),
+            seed,
+            ...(flags.python ? { python: flags.python } : {}),
             maxMinutes,
             json: flags.json === true,
           });
+          if (!tuned) return; // over --max-minutes: said, exit 2, nothing written
+          encoderSpec = { kind: "gguf", path: tuned.path };
+        }
+        if (encoderSpec) {
+          encoder = await GgufTextEncoder.open(encoderSpec.path);
+          // A champion trained with another encoder file (another sha256) is measured with its own.
+          const own = champion?.model.encoder;
+          const separate = own !== undefined && !sameEncoder(own, encoder.info);
+          if (separate) {
+            if (!championEncoderPath)
+              throw new InvalidOptionError(
+                "--model",
+                `a model whose encoder file is where it was trained (${own.name}${own.path ? `, no longer at ${own.path}` : ""}), to measure it`,
+                files.model,
+              );
+            championEncoder = await GgufTextEncoder.open(championEncoderPath);
+            if (!sameEncoder(own, championEncoder.info))
+              throw new InvalidOptionError(
+                "--model",
+                `a model whose encoder file is the one it was trained with (sha256 ${own.sha256.slice(0, 12)}…)`,
+                `${championEncoderPath} with sha256 ${championEncoder.info.sha256.slice(0, 12)}…`,
+              );
+          }
+          ahead = await embedWithEstimate(
+            ctx,
+            encoder,
+            learnEncoderTexts(learnOptions, encoder.info, { champion: !separate }),
+            { maxMinutes, json: flags.json === true },
+          );
           if (!ahead) return; // over --max-minutes: said, exit 2, nothing written
         }
         result = await learnNode({
           ...learnOptions,
           ...(ahead ? { encoder: ahead.encoder } : {}),
+          ...(championEncoder ? { championEncoder } : {}),
           ...(progress
             ? {
                 onProgress: (step: string) =>
@@ -228,9 +296,16 @@ export function registerLearn(program: Command, ctx: CliContext): void {
               }
             : {}),
         });
+        keepTuned = result.verdict.promote && !flags.dryRun;
       } finally {
         if (progress) ctx.rawStderr("\r\x1b[K");
         await encoder?.close();
+        await championEncoder?.close();
+        // A tuned reader the node does not take is not kept (it is the size of the model).
+        if (tuned && !keepTuned && !tuned.existed) {
+          rmSync(tuned.path, { force: true });
+          rmSync(tuned.path.replace(/\.gguf$/, ".json"), { force: true });
+        }
       }
       const seconds = (performance.now() - started) / 1000;
       const entry = flags.dryRun ? undefined : applyLearnResult(result, files, new Date(systemClock()));
@@ -245,11 +320,22 @@ export function registerLearn(program: Command, ctx: CliContext): void {
             {
               ...learnJson(result, files, entry, seconds),
               ...(ahead ? { embedding: embeddingJson(ahead) } : {}),
+              ...(tuned ? { tuned: tunedJson(tuned, keepTuned) } : {}),
             },
             null,
             2,
           ) + "\n",
         );
-      else ctx.stdout(renderLearn(result, files, entry, seconds));
+      else {
+        if (tuned)
+          ctx.stdout(
+            tuned.existed
+              ? `reader: ${tuned.path} (tuned again to the same bytes: the same decisions and seed)\n`
+              : keepTuned
+                ? `reader: ${tuned.path} (tuned on ${tuned.examples} decisions and traces, ${tuned.labels.length} labels, ${tuned.steps} steps) — the promoted model reads with it\n`
+                : `reader: tuned on ${tuned.examples} decisions and traces, not kept (${flags.dryRun ? "--dry-run" : "the challenger was not promoted"})\n`,
+          );
+        ctx.stdout(renderLearn(result, files, entry, seconds));
+      }
     });
 }

@@ -46,6 +46,12 @@ export interface LearnNodeOptions {
   curvePoints?: number;
   /** A pretrained encoder to train with (as `deputy distill --encoder`); the caller closes it. */
   encoder?: TextEncoder;
+  /**
+   * The encoder the champion was trained with, when it is not `encoder` (a tuned reader replaces the node's
+   * encoder, or `--encoder` names another file): the champion is measured with its own. Default `encoder`. The
+   * caller closes it.
+   */
+  championEncoder?: TextEncoder;
   /** Called with a short line at each step (a progress line on a terminal). */
   onProgress?: (step: string) => void;
   /** @internal Clock of the model's `createdAt`. */
@@ -140,7 +146,12 @@ export async function learnNode(options: LearnNodeOptions): Promise<LearnResult>
   const progress = options.onProgress ?? (() => undefined);
   if (options.champion) {
     progress("measuring the champion");
-    const measured = await measure(options.champion.model, cases, options.encoder, options.champion.trust);
+    const measured = await measure(
+      options.champion.model,
+      cases,
+      options.championEncoder ?? options.encoder,
+      options.champion.trust,
+    );
     result.champion = { measured, trainedOnKnown: saw !== undefined };
   }
   for (const [p, size] of sizes.entries()) {
@@ -195,7 +206,7 @@ export async function learnNode(options: LearnNodeOptions): Promise<LearnResult>
 }
 
 /** The split, the held-out cases and the curve's sizes of a learning turn: what {@link learnNode} runs. */
-function planLearn(options: Omit<LearnNodeOptions, "encoder">) {
+function planLearn(options: LearnPlanOptions) {
   const target = options.targetPrecision ?? 0.97;
   if (!(target > 0 && target < 1)) throw new RangeError(`targetPrecision must be in (0, 1), got ${target}`);
   const seed = options.seed ?? 1;
@@ -221,21 +232,36 @@ function planLearn(options: Omit<LearnNodeOptions, "encoder">) {
   return { target, seed, split, saw, trainTraces, trainDecisions, heldOut, cases, sizes };
 }
 
+/** The options of {@link learnNode} that decide what it trains and measures on (no encoder, no callback). */
+export type LearnPlanOptions = Omit<LearnNodeOptions, "encoder" | "championEncoder" | "onProgress">;
+
+/**
+ * What the challenger of a learning turn trains on: the traces and the training part of the decisions, never a
+ * held-out one — what a reader tuned for this turn (`deputy learn --tune`) may read, so that the held-out
+ * decisions stay unseen by every part of the challenger.
+ */
+export function learnTrainingExamples(options: LearnPlanOptions): TrainingExample[] {
+  const { trainTraces, trainDecisions } = planLearn(options);
+  return [...trainTraces, ...trainDecisions].filter((e) => e.call.name !== "");
+}
+
 /**
  * Every text {@link learnNode} will embed with this encoder — each curve point's training plan and the held-out
- * decisions under each model's encoder record, the champion's included — so a caller can state and bound the
- * time, and embed them once, first (`embedAhead`).
+ * decisions under each model's encoder record, the champion's included unless `champion` is false (it is
+ * measured with an encoder of its own) — so a caller can state and bound the time, and embed them once, first
+ * (`embedAhead`).
  */
 export function learnEncoderTexts(
-  options: Omit<LearnNodeOptions, "encoder">,
+  options: LearnPlanOptions,
   encoder: EncoderInfo,
+  { champion = true }: { champion?: boolean } = {},
 ): string[] {
   const { target, seed, trainTraces, trainDecisions, cases, sizes } = planLearn(options);
   const texts = new Set<string>();
   const measured = (record: EncoderRecord) => {
     for (const c of cases) texts.add(encoderInput(record, c.instruction, c.facts));
   };
-  if (options.champion?.model.encoder) measured(options.champion.model.encoder);
+  if (champion && options.champion?.model.encoder) measured(options.champion.model.encoder);
   for (const size of sizes) {
     const examples = [...trainTraces, ...trainDecisions.slice(0, size)];
     if (examples.length < MIN_TRAIN) continue;
@@ -268,7 +294,7 @@ function curveSizes(total: number, points: number, fromZero: boolean): number[] 
 
 /** The options of the training `deputy distill` runs, the given decisions choosing the threshold out of fold. */
 function trainOptions(
-  options: Omit<LearnNodeOptions, "encoder">,
+  options: LearnPlanOptions,
   validation: readonly TrainingExample[],
   targetPrecision: number,
   seed: number,
