@@ -45,11 +45,14 @@ torch.manual_seed(args.seed); random.seed(args.seed); np.random.seed(args.seed)
 torch.set_num_threads(max(1, os.cpu_count() or 1))
 
 d, name = str(Path(args.base).parent), Path(args.base).name
-tok = AutoTokenizer.from_pretrained(d, gguf_file=name)
+try:
+    tok = AutoTokenizer.from_pretrained(d, gguf_file=name)
+    model = AutoModelForSequenceClassification.from_pretrained(d, gguf_file=name, num_labels=len(labels), dtype=torch.float32)
+except Exception as e:  # not a file transformers reads as a decoder: say so in one line
+    fail(f"cannot load {args.base} as a decoder to tune ({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})")
 tok.padding_side = "right"
 if tok.pad_token is None:
     tok.pad_token = tok.eos_token
-model = AutoModelForSequenceClassification.from_pretrained(d, gguf_file=name, num_labels=len(labels), dtype=torch.float32)
 model.config.pad_token_id = tok.pad_token_id
 
 # The folded weights are written back in the GGUF's layout, so that layout must be the loaded one: a query and a

@@ -4,7 +4,7 @@
 // content with how it was made beside it, the same seed writing the same bytes, the weights written back in the
 // file's own layout (no steps: the same embeddings as the base), and a missing Python or a stopped run leaving
 // nothing behind.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -123,6 +123,22 @@ describe("tuneReader (the real trainer on a tiny random-weight model)", () => {
     });
     expect(readdirSync(dir)).toEqual([]);
   });
+
+  it(
+    "a base that is not a decoder it can load is one clear error about --encoder",
+    { timeout: 60_000 },
+    async () => {
+      const dir = mkdtempSync(join(root, "not-a-decoder-"));
+      const garbage = join(root, "garbage.gguf");
+      writeFileSync(garbage, "GGUF but not really");
+      await expect(tuneReader({ base: garbage, examples, dir, stem: "n", python })).rejects.toMatchObject({
+        code: "INVALID_OPTION",
+        option: "--encoder",
+        message: expect.stringMatching(/cannot load .*garbage\.gguf as a decoder to tune/),
+      });
+      expect(readdirSync(dir)).toEqual([]);
+    },
+  );
 
   it(
     "decisions all of one call teach nothing; a run stopped at its estimate writes nothing",

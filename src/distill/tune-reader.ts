@@ -232,6 +232,15 @@ function runTrainer(
             python,
           ),
         );
+      // The trainer's own refusals of its base (not a decoder it can load, a layout it cannot write back).
+      if (code === 2 && last.startsWith("deputy_tune: "))
+        return reject(
+          new InvalidOptionError(
+            "--encoder",
+            `a GGUF decoder --tune can tune (${last.slice("deputy_tune: ".length)})`,
+            options.base,
+          ),
+        );
       reject(new Error(`tuning the reader failed: ${last}`));
     });
   });

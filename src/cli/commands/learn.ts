@@ -155,6 +155,8 @@ export function registerLearn(program: Command, ctx: CliContext): void {
         "an integer from 1 to 10",
       );
       let encoderSpec = flags.encoder === undefined ? undefined : parseEncoderSpec(flags.encoder);
+      if (flags.python !== undefined && !flags.tune)
+        throw new InvalidOptionError("--python", "given only with --tune", flags.python);
       if (flags.tune && !encoderSpec)
         throw new InvalidOptionError(
           "--encoder",
