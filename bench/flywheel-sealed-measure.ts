@@ -35,7 +35,7 @@ const inputKey = (instruction: string, facts: Record<string, unknown>) =>
 const alertData = `${root}examples/alert-triage/data`;
 
 /**
- * Every alert-triage decision set the team made, in the order they were made (holdout11 last: development data
+ * Every alert-triage decision set the team made, in the order they were made (holdout12 last: development data
  * since it was measured). A condition "after all development decisions" trains on these, in this order: when two
  * sets label the same input, the later one wins.
  */
@@ -53,7 +53,16 @@ export const DECISION_SETS = [
   "holdout9",
   "holdout10",
   "holdout11",
+  "holdout12",
 ] as const;
+
+/**
+ * The decision sets a recipe measured on `sealed` trained on: those made before it, so that re-running an earlier
+ * protocol after later sets became development data computes what it computed.
+ */
+export function setsBefore(sealed: (typeof DECISION_SETS)[number]): (typeof DECISION_SETS)[number][] {
+  return DECISION_SETS.slice(0, DECISION_SETS.indexOf(sealed));
+}
 
 /** The alert-triage recipe's constants (docs/distill.md's learning curve, aimed at 97 %): see the protocol. */
 export const ALERT_RECIPE = {

@@ -27,7 +27,7 @@ import { parseArgs } from "node:util";
 import { encoderModelPath, memoized, root } from "./alert-data.js";
 import {
   ALERT_RECIPE,
-  DECISION_SETS,
+  setsBefore,
   measureChainOnSuite,
   measureOnSuite,
   trainAlertCondition,
@@ -56,7 +56,7 @@ export const ALERT_CONDITIONS = [
     id: "b",
     label: "all development decisions",
     // every set before holdout11, which this recipe was measured on
-    sets: DECISION_SETS.filter((s) => s !== "holdout11"),
+    sets: setsBefore("holdout11"),
     target: { share: 0.8, precision: 0.97 },
     chain: {
       encoder: { minConfidence: 0.8, stable: 0.8 },

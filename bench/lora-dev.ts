@@ -9,7 +9,7 @@
 import { writeFileSync } from "node:fs";
 import { basename } from "node:path";
 import { memoized } from "./alert-data.js";
-import { DECISION_SETS, trainAlertCondition } from "./flywheel-sealed-measure.js";
+import { setsBefore, trainAlertCondition } from "./flywheel-sealed-measure.js";
 import { DistilledDelegate, GgufTextEncoder, loadModelFile } from "../dist/distill/index.js";
 import { evaluateChain, readDecisionSuite, type ChainAnswer } from "../dist/eval/index.js";
 
@@ -23,7 +23,7 @@ const seconds = () => ((performance.now() - started) / 1000).toFixed(0);
 const real = await GgufTextEncoder.open(gguf);
 const encoder = memoized(real);
 const trained = await trainAlertCondition(
-  condition === "a" ? ["escalations"] : DECISION_SETS,
+  condition === "a" ? ["escalations"] : setsBefore("holdout12"),
   prefix,
   encoder,
 );

@@ -25,7 +25,7 @@ import { homedir } from "node:os";
 import { basename, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { memoized, root } from "./alert-data.js";
-import { DECISION_SETS, measureOnSuite, trainAlertCondition } from "./flywheel-sealed-measure.js";
+import { measureOnSuite, setsBefore, trainAlertCondition } from "./flywheel-sealed-measure.js";
 import { gateRow, oracleShare, type ScoredCase } from "./flywheel-sealed-metrics.js";
 import { GgufTextEncoder } from "../dist/distill/index.js";
 import { renderAlertTsv } from "../examples/alert-triage/data/handwritten.mjs";
@@ -42,7 +42,7 @@ export const LORA_CONDITIONS = [
   {
     id: "b",
     label: "all 2,066 development decisions",
-    sets: DECISION_SETS,
+    sets: setsBefore("holdout12"),
     threshold: { distilled: 0.8, head: 0.85 },
     target: { share: 0.8, precision: 0.97 },
   },

@@ -27,6 +27,7 @@ export const ALERT_TRIAGE_DATA = {
   holdout9: dataFile("holdout9"),
   holdout10: dataFile("holdout10"),
   holdout11: dataFile("holdout11"),
+  holdout12: dataFile("holdout12"),
 };
 
 /**
@@ -47,6 +48,7 @@ export const HAND_WRITTEN_SETS = [
   "holdout9",
   "holdout10",
   "holdout11",
+  "holdout12",
 ] as const;
 
 /** @internal The node the example's traces belong to. */

@@ -16,6 +16,7 @@
 //   node examples/alert-triage/data/handwritten.mjs holdout9     # holdout9.tsv → holdout9.jsonl (measured once)
 //   node examples/alert-triage/data/handwritten.mjs holdout10    # holdout10.tsv → holdout10.jsonl (measured once)
 //   node examples/alert-triage/data/handwritten.mjs holdout11    # holdout11.tsv → holdout11.jsonl (measured once)
+//   node examples/alert-triage/data/handwritten.mjs holdout12    # holdout12.tsv → holdout12.jsonl (measured once)
 //
 // `renderAlertTsv(text, name)` is the same rendering for code (bench/flywheel-sealed.ts renders a sealed set with
 // it, in memory, only once its protocol is committed): a set not in FIRST_ID gets ids from ALR-1001.
