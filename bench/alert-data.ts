@@ -37,6 +37,8 @@ export function memoized(real: TextEncoder | undefined): TextEncoder {
       if (missing.length) (await real!.embed(missing)).forEach((v, i) => memo.set(missing[i]!, v));
       return texts.map((t) => memo.get(t)!);
     },
+    // A tuned reader's head reads the raw vectors: passed through, not memoized (they are asked for at measuring).
+    ...(real?.embedRaw && { embedRaw: (texts: readonly string[]) => real.embedRaw!(texts) }),
     close: async () => {},
   };
 }

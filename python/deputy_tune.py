@@ -3,8 +3,12 @@ writes (one JSON object per line: {"text": ..., "label": ...}), folded into the 
 GGUF copy that `--encoder gguf=PATH` reads. Run by deputy, not by hand; progress goes to stdout as one JSON object
 per line ({"event": "start" | "step" | "written", ...}), errors to stderr with exit 2.
 
-usage: deputy_tune.py --base BASE.gguf --set SET.jsonl --out OUT.gguf [--seed 1] [--epochs 1] [--batch 8]
-                      [--max-steps N]
+usage: deputy_tune.py --base BASE.gguf --set SET.jsonl --out OUT.gguf [--head HEAD.json] [--seed 1] [--epochs 1]
+                      [--batch 8] [--max-steps N]
+
+--head writes the label head: {"labels": [...], "weights": [[...] per label], "check": [{"text", "logits"}]}, the
+logits over the last token's final hidden state (not scaled to unit length), and for a few training texts the
+logits the tuned model gives them here, so the caller can check that llama.cpp reads the written GGUF alike.
 """
 import argparse, json, math, os, random, sys, time
 from pathlib import Path
@@ -19,6 +23,7 @@ ap = argparse.ArgumentParser()
 ap.add_argument("--base", required=True)
 ap.add_argument("--set", required=True)
 ap.add_argument("--out", required=True)
+ap.add_argument("--head")
 ap.add_argument("--seed", type=int, default=1)
 ap.add_argument("--epochs", type=float, default=1.0)
 ap.add_argument("--batch", type=int, default=8)
@@ -115,7 +120,25 @@ for step in range(steps):
     print(json.dumps({"event": "step", "step": step + 1, "steps": steps, "loss": round(avg, 4), "seconds": round(time.time() - t0, 1)}), flush=True)
 
 # Fold the adapter into the attention weights (F16) and copy everything else from the base, raw.
-sd = model.merge_and_unload().state_dict()
+merged = model.merge_and_unload()
+merged.eval()
+if args.head:
+    # The check texts are scored by the merged model with its attention weights rounded to F16 as written, so
+    # that llama.cpp, reading the GGUF, should give the same logits up to its own arithmetic.
+    with torch.no_grad():
+        for layer in merged.model.layers:
+            for n in ("q_proj", "k_proj", "v_proj", "o_proj"):
+                w = getattr(layer.self_attn, n).weight
+                w.copy_(w.half().float())
+        texts = [r["text"] for r in rows[:4]]
+        logits = [merged(**tok([t], add_special_tokens=False, return_tensors="pt")).logits[0].tolist() for t in texts]
+    head = {"labels": labels, "weights": merged.score.weight.detach().float().tolist(),
+            "check": [{"text": t, "logits": l} for t, l in zip(texts, logits)]}
+    tmp_head = f"{args.head}.partial"
+    with open(tmp_head, "w") as f:
+        json.dump(head, f)
+    os.replace(tmp_head, args.head)
+sd = merged.state_dict()
 names = {"attn_q": "q_proj", "attn_k": "k_proj", "attn_v": "v_proj", "attn_output": "o_proj"}
 replace = {}
 for t in reader.tensors:

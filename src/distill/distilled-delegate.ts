@@ -9,7 +9,7 @@ import { toolIncompatibility } from "./tool-compatibility.js";
 import { identityDigest } from "../delegate/backends/cached-delegate.js";
 import { EmbeddingBatcher } from "./embedding-batcher.js";
 import { encoderInput } from "./encoder-input.js";
-import { GgufTextEncoder, type GgufTextEncoderOptions } from "./gguf-text-encoder.js";
+import { GgufTextEncoder, unit, type GgufTextEncoderOptions } from "./gguf-text-encoder.js";
 import { parseEncoderSpec, sameEncoder, type EncoderInfo, type TextEncoder } from "./text-encoder.js";
 import { checkStability, decisionKey, perturbedInstructions, type StabilityOptions } from "./stability.js";
 
@@ -86,7 +86,18 @@ export class DistilledDelegate implements ToolCallDelegate {
         encoder,
       );
     checkEncoder(where, this.model.encoder, encoder?.info);
-    this.#batcher = encoder && new EmbeddingBatcher(encoder);
+    if (this.model.readerHead && encoder && !encoder.embedRaw)
+      throw new DistilledModelError(where, [
+        "its reader head reads the encoder's raw vectors, which this encoder does not give (open it as a GGUF encoder)",
+      ]);
+    // A reader head reads the vector before it is scaled to unit length; the model's own heads read it scaled.
+    this.#batcher =
+      encoder &&
+      new EmbeddingBatcher(
+        this.model.readerHead
+          ? { info: encoder.info, embed: (t) => encoder.embedRaw!(t), close: () => encoder.close() }
+          : encoder,
+      );
     this.#ownedEncoder = _owned;
     this.name = options.name ?? "distilled";
     this.maxTools = positive("maxTools", options.maxTools) ?? Math.max(1, this.model.tools.length);
@@ -169,9 +180,11 @@ export class DistilledDelegate implements ToolCallDelegate {
   /** The model's prediction for one instruction (embedded first when the model has an encoder). */
   async #predict(instruction: string, facts: Record<string, unknown>, offered: ReadonlySet<string>) {
     let embedding: Float32Array | undefined;
+    let raw: Float32Array | undefined;
     if (this.#batcher) {
       try {
         embedding = await this.#batcher.embed(encoderInput(this.model.encoder!, instruction, facts));
+        if (this.model.readerHead) [raw, embedding] = [embedding, unit(embedding)];
       } catch (cause) {
         throw new DelegateBackendError(this.name, `the encoder failed: ${(cause as Error).message}`, {
           code: "DISTILLED_ENCODER_FAILED",
@@ -179,7 +192,7 @@ export class DistilledDelegate implements ToolCallDelegate {
         });
       }
     }
-    return this.#predictor.predict(this.#predictor.prepare(instruction, facts, embedding), offered);
+    return this.#predictor.predict(this.#predictor.prepare(instruction, facts, embedding), offered, raw);
   }
 
   async close(): Promise<void> {

@@ -6,7 +6,9 @@ import { prepareInput, withoutEmbedding, type PreparedInput } from "./input-feat
 import { DECLINE_CLASS, type CrossCheckData, type DistilledModelData } from "./model-file.js";
 import type { CallOrDecline } from "../records/hop.js";
 import { canonicalJson } from "../runtime/canonical-json.js";
+import { DistilledModelError } from "../errors/distilled-model-error.js";
 import { NumberHead } from "./number-head.js";
+import { readerHeadLogits, softmax, type ReaderHeadData } from "./reader-head.js";
 import { SoftmaxClassifier } from "./softmax-classifier.js";
 import { SpanHead } from "./span-head.js";
 
@@ -17,6 +19,7 @@ export type PredictorData = Pick<
 > & {
   calibration?: CalibratorData;
   crossCheck?: CrossCheckData;
+  readerHead?: ReaderHeadData;
 };
 
 /** One prediction: the call (or a decline), the probability of the whole call, and its calibrated confidence. */
@@ -46,6 +49,7 @@ export class DistilledPredictor {
   readonly #heads = new Map<string, [string, Head][]>();
   readonly #calibrator: Calibrator | undefined;
   readonly #check: DistilledPredictor | undefined;
+  readonly #reader: ReaderHeadData | undefined;
 
   constructor(data: PredictorData) {
     this.#data = data;
@@ -64,6 +68,7 @@ export class DistilledPredictor {
       );
     }
     this.#calibrator = data.calibration ? new Calibrator(data.calibration) : undefined;
+    this.#reader = data.readerHead;
     const check = data.crossCheck;
     this.#check =
       check && new DistilledPredictor({ features: data.features, familiarity: data.familiarity, ...check });
@@ -80,12 +85,24 @@ export class DistilledPredictor {
     return prepareInput(instruction, facts, this.#data.features, embedding);
   }
 
+  /** Whether the model takes its class decision from a tuned reader's head (which reads `raw` in {@link predict}). */
+  get readsRaw(): boolean {
+    return this.#reader !== undefined;
+  }
+
   /**
    * The most probable call. `offered` limits the tools to those a node offers; probabilities stay normalised over
    * every tool the model knows, so a tool picked only because the better one is not offered keeps its low
-   * probability.
+   * probability. A model with a reader head needs `raw`, the reader's vector before it was scaled to unit length.
    */
-  predict(input: PreparedInput, offered?: ReadonlySet<string>): Prediction {
+  predict(input: PreparedInput, offered?: ReadonlySet<string>, raw?: Float32Array): Prediction {
+    if (this.#reader) {
+      if (!raw)
+        throw new DistilledModelError("<model>", [
+          "its reader head predicts from the reader's raw vector, which was not given",
+        ]);
+      return this.#predictByReader(this.#reader, input, raw, offered);
+    }
     const classes = this.#toolHead.classes;
     const p = this.#toolHead.probabilities(input.features, input.values);
     let best = -1;
@@ -119,6 +136,44 @@ export class DistilledPredictor {
       calibrationInputs: inputs,
       confidence: agrees ? confidence : 0,
       crossCheckAgrees: agrees,
+    };
+  }
+
+  /**
+   * The reader head's most probable label among the offered tools decides the tool and its chosen arguments; the
+   * model's own heads fill in the rest (spans, numbers). The confidence is the label's probability times each
+   * filled argument's: the calibrator and the n-gram cross-check were fitted on the model's own tool head, not on
+   * this one, and are not applied.
+   */
+  #predictByReader(
+    head: ReaderHeadData,
+    input: PreparedInput,
+    raw: Float32Array,
+    offered?: ReadonlySet<string>,
+  ): Prediction {
+    const p = softmax(readerHeadLogits(head, raw));
+    let best = -1;
+    for (const [k, label] of head.labels.entries()) {
+      if (offered && label.name !== null && !offered.has(label.name)) continue;
+      if (best < 0 || p[k]! > p[best]!) best = k;
+    }
+    const label = best < 0 ? { name: null, arguments: {} } : head.labels[best]!;
+    let probability = best < 0 ? 0 : p[best]!;
+    const args: Record<string, unknown> = { ...label.arguments };
+    if (label.name !== null)
+      for (const [name, h] of this.#heads.get(label.name) ?? []) {
+        if (Object.hasOwn(label.arguments, name)) continue;
+        const r = h.predict(input);
+        probability *= r.probability;
+        if (r.present) args[name] = r.value;
+      }
+    const fam = familiarity(this.#data.familiarity, input.words);
+    return {
+      name: label.name,
+      arguments: args,
+      callProbability: probability,
+      calibrationInputs: calibrationInputs(probability, fam.known, fam.unknown),
+      confidence: probability,
     };
   }
 }

@@ -98,6 +98,8 @@ export async function embedAhead(
       if (missing.length) await embed(missing);
       return asked.map((t) => kept.get(t)!);
     },
+    // A tuned reader's head reads the raw vectors (asked for at measuring, not kept): straight from the encoder.
+    ...(encoder.embedRaw && { embedRaw: (texts: readonly string[]) => encoder.embedRaw!(texts) }),
     close: () => Promise.resolve(),
   };
   return { encoder: memo, estimate, seconds };

@@ -23,6 +23,12 @@ export interface GgufTextEncoderOptions {
 /** Texts whose vectors an encoder keeps (384 floats each for MiniLM: ~6 MB). */
 const RECENT_TEXTS = 4096;
 
+/** A text's vector as llama.cpp pooled it, and scaled to unit length. */
+interface Vectors {
+  raw: Float32Array;
+  unit: Float32Array;
+}
+
 /**
  * A GGUF sentence encoder (an embedding model such as all-MiniLM-L6-v2, or a small LLM) run on the CPU by
  * node-llama-cpp's embedding API. Vectors are scaled to unit length. A batch is spread over a few embedding
@@ -35,7 +41,7 @@ export class GgufTextEncoder implements TextEncoder {
   readonly #contexts: LlamaEmbeddingContext[];
   readonly #maxTokens: number;
   /** Vectors of recently embedded texts (a retried or resumed item, a training text seen again). */
-  readonly #recent = new Map<string, Float32Array>();
+  readonly #recent = new Map<string, Vectors>();
   #closed = false;
 
   private constructor(
@@ -86,10 +92,23 @@ export class GgufTextEncoder implements TextEncoder {
   }
 
   async embed(texts: readonly string[]): Promise<Float32Array[]> {
+    return (await this.#vectors(texts)).map((v) => v.unit);
+  }
+
+  /**
+   * The vectors llama.cpp pools, not scaled to unit length: what a tuned reader's label head reads (its logits are
+   * the head's weights times this vector, as the trainer computed them).
+   */
+  async embedRaw(texts: readonly string[]): Promise<Float32Array[]> {
+    return (await this.#vectors(texts)).map((v) => v.raw);
+  }
+
+  /** Each text's vector as llama.cpp pooled it and scaled to unit length, from the recent ones or embedded now. */
+  async #vectors(texts: readonly string[]): Promise<Vectors[]> {
     if (this.#closed)
       throw new DelegateBackendError("encoder", "the encoder is closed", { code: "DELEGATE_CLOSED" });
     // Known vectors are taken now: a call running beside this one may forget them meanwhile.
-    const fresh = new Map<string, Float32Array>();
+    const fresh = new Map<string, Vectors>();
     const unknown = new Set<string>();
     for (const t of texts) {
       const known = this.#recent.get(t);
@@ -101,7 +120,8 @@ export class GgufTextEncoder implements TextEncoder {
     const worker = async (context: LlamaEmbeddingContext) => {
       while (next < missing.length) {
         const text = missing[next++]!;
-        fresh.set(text, await this.#embedOne(context, text));
+        const raw = await this.#embedOne(context, text);
+        fresh.set(text, { raw, unit: unit(raw) });
       }
     };
     await Promise.all(this.#contexts.map(worker));
@@ -122,12 +142,7 @@ export class GgufTextEncoder implements TextEncoder {
     const tokens: Token[] = this.#model.tokenize(text).slice(0, this.#maxTokens - 3);
     if (tokens.length === 0) return new Float32Array(dimension);
     const { vector } = await context.getEmbeddingFor(tokens);
-    const v = Float32Array.from(vector);
-    let norm = 0;
-    for (const x of v) norm += x * x;
-    norm = Math.sqrt(norm);
-    if (norm > 0) for (let i = 0; i < v.length; i++) v[i] = v[i]! / norm;
-    return v;
+    return Float32Array.from(vector);
   }
 
   async close(): Promise<void> {
@@ -136,6 +151,16 @@ export class GgufTextEncoder implements TextEncoder {
     for (const c of this.#contexts) await c.dispose();
     await releaseModel(this.#path, false);
   }
+}
+
+/** A copy of a vector scaled to unit length (a zero vector stays zero). */
+export function unit(v: Float32Array): Float32Array {
+  let norm = 0;
+  for (const x of v) norm += x * x;
+  norm = Math.sqrt(norm);
+  const out = Float32Array.from(v);
+  if (norm > 0) for (let i = 0; i < out.length; i++) out[i] = out[i]! / norm;
+  return out;
 }
 
 /**

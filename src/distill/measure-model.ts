@@ -1,5 +1,6 @@
 import { DistilledPredictor } from "./distilled-predictor.js";
 import { encoderInput } from "./encoder-input.js";
+import { unit } from "./gguf-text-encoder.js";
 import type { ScoredOutcome } from "../confidence/score-metrics.js";
 import { REPORT_THRESHOLDS, thresholdTable, type ThresholdPoint } from "../confidence/threshold.js";
 import type { DistilledModelData } from "./model-file.js";
@@ -32,6 +33,7 @@ export async function measureModel(
 ): Promise<Measurement> {
   const predictor = new DistilledPredictor(model);
   let vectors: Float32Array[] | undefined;
+  let raw: Float32Array[] | undefined;
   if (model.encoder) {
     if (!encoder) {
       throw new DistilledModelError(`for "${model.node}"`, [`it needs its encoder ${model.encoder.name}`], {
@@ -39,10 +41,18 @@ export async function measureModel(
       });
     }
     const record = model.encoder;
-    vectors = await encoder.embed(examples.map((e) => encoderInput(record, e.instruction, e.facts)));
+    const texts = examples.map((e) => encoderInput(record, e.instruction, e.facts));
+    if (model.readerHead) {
+      if (!encoder.embedRaw)
+        throw new DistilledModelError(`for "${model.node}"`, [
+          "its reader head reads the encoder's raw vectors, which this encoder does not give",
+        ]);
+      raw = await encoder.embedRaw(texts);
+      vectors = raw.map(unit);
+    } else vectors = await encoder.embed(texts);
   }
   const scored = examples.map((e, i) => {
-    const p = predictor.predict(predictor.prepare(e.instruction, e.facts, vectors?.[i]));
+    const p = predictor.predict(predictor.prepare(e.instruction, e.facts, vectors?.[i]), undefined, raw?.[i]);
     return { score: p.confidence, correct: exactMatch(p, e.call) };
   });
   const recommended = model.recommendedMinConfidence;

@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { z } from "zod";
+import { readerHeadSchema, type ReaderHeadData } from "./reader-head.js";
 import { DistilledModelError } from "../errors/distilled-model-error.js";
 import type { ToolSpec } from "../delegate/protocol.js";
 import type { CalibratorData } from "../confidence/calibrator.js";
@@ -83,6 +84,11 @@ export interface DistilledModelData {
   calibration: CalibratorData;
   /** With an encoder: the n-gram-only model whose call must agree (see {@link CrossCheckData}). */
   crossCheck?: CrossCheckData;
+  /**
+   * With a tuned reader as the encoder (`deputy learn --tune`): the reader's own label head, which decides the tool
+   * and its chosen arguments in place of `toolHead` and the class heads ({@link ReaderHeadData}).
+   */
+  readerHead?: ReaderHeadData;
   /** The smallest `min_confidence` that reached the target precision on out-of-fold predictions. */
   recommendedMinConfidence: number;
   training: TrainingSummary;
@@ -179,6 +185,7 @@ const modelSchema = z.strictObject({
   crossCheck: z
     .strictObject({ toolHead: classifierSchema, arguments: argumentsSchema, calibration: calibrationSchema })
     .optional(),
+  readerHead: readerHeadSchema.optional(),
   recommendedMinConfidence: probability,
   training: z.strictObject({
     examples: z.number().int().min(0),
@@ -235,6 +242,21 @@ export function validateModel(value: unknown, where = "<object>"): DistilledMode
     }
   }
   if (model.crossCheck && !model.encoder) problems.push("crossCheck: only an encoder model has one");
+  if (model.readerHead) {
+    const head = model.readerHead;
+    if (!model.encoder) problems.push("readerHead: only a model trained on the reader has one");
+    else {
+      if (head.sha256 !== model.encoder.sha256)
+        problems.push("readerHead.sha256: not the encoder the model was trained on");
+      if (head.weights[0]!.length !== model.encoder.dimension)
+        problems.push(
+          `readerHead.weights: rows of ${head.weights[0]!.length}, not the encoder's ${model.encoder.dimension} dimensions`,
+        );
+    }
+    for (const [i, l] of head.labels.entries())
+      if (l.name !== null && !toolNames.has(l.name))
+        problems.push(`readerHead.labels.${i}: "${l.name}" is not one of the model's tools`);
+  }
   if (model.crossCheck && Object.keys(model.crossCheck.toolHead.weights).some((f) => f.startsWith("e:")))
     problems.push("crossCheck.toolHead.weights: the n-gram cross-check reads no encoder features");
   const dimension = model.encoder?.dimension ?? 0;

@@ -32,6 +32,11 @@ export interface TextEncoder {
   readonly info: EncoderInfo;
   /** Embeds texts; the result is aligned with `texts`. Empty text gets a zero vector. */
   embed(texts: readonly string[]): Promise<Float32Array[]>;
+  /**
+   * The same vectors before they are scaled to unit length, where the encoder has them (a GGUF encoder does): a
+   * tuned reader's label head reads these.
+   */
+  embedRaw?(texts: readonly string[]): Promise<Float32Array[]>;
   /** Frees the model. Idempotent. */
   close(): Promise<void>;
 }

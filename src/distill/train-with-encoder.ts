@@ -1,5 +1,6 @@
 import { commonPrefix, encoderInput, type EncoderRecord } from "./encoder-input.js";
 import type { EncoderInfo, TextEncoder } from "./text-encoder.js";
+import { readerHeadBeside } from "./reader-head.js";
 import { trainDistilled, type TrainDistilledOptions, type TrainDistilledResult } from "./train-distilled.js";
 import { planTraining } from "./training-plan.js";
 import type { TrainingExample } from "./training-examples.js";
@@ -30,6 +31,11 @@ export interface TrainWithEncoderOptions extends TrainDistilledOptions {
    * instruction, {@link taskText}). Default: `"task"` for a decoder model (pooling `"last"`), else `"instruction"`.
    */
   encoderInput?: "instruction" | "task";
+  /**
+   * Whether a tuned reader's label head recorded beside the encoder's file ({@link readerHeadBeside}) becomes the
+   * model's `readerHead` (its class decision). Default true.
+   */
+  readerHead?: boolean;
 }
 
 /**
@@ -73,6 +79,20 @@ export async function trainDistilledWithEncoder(
       vectors: new Map(list.map((t, i) => [t, vectors[i]!])),
     },
   });
+  // A tuned reader's own head decides the class, when it was tuned on the texts this model embeds (same prefix).
+  const head =
+    options.readerHead !== false && encoder.info.path
+      ? readerHeadBeside(encoder.info.path, encoder.info.sha256)
+      : undefined;
+  const tools = new Set(result.model.tools.map((t) => t.name));
+  if (
+    head &&
+    record.input === "task" &&
+    head.prefix === record.prefix &&
+    head.weights[0]!.length === record.dimension &&
+    head.labels.every((l) => l.name === null || tools.has(l.name))
+  )
+    result.model.readerHead = head;
   return {
     ...result,
     times: { embedSeconds, fitSeconds: (performance.now() - fitStarted) / 1000, texts: list.length },

@@ -8,11 +8,15 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { learnExamples } from "../eval/learn/learn.fixture.js";
+import { LEARN_NODE, LEARN_TOOLS, learnExamples } from "../eval/learn/learn.fixture.js";
 import { writeTinyModel } from "../testing/index.js";
 import { fileSha256 } from "./file-sha256.js";
 import { GgufTextEncoder } from "./gguf-text-encoder.js";
-import { tuneReader, tunePython } from "./tune-reader.js";
+import { DistilledDelegate } from "./distilled-delegate.js";
+import { encoderInput } from "./encoder-input.js";
+import { readerHeadBeside, readerHeadLogits, softmax } from "./reader-head.js";
+import { trainDistilledWithEncoder } from "./train-with-encoder.js";
+import { HEAD_TOLERANCE, tuneReader, tunePython } from "./tune-reader.js";
 
 const root = mkdtempSync(join(tmpdir(), "deputy-tune-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -102,6 +106,61 @@ describe("tuneReader (the real trainer on a tiny random-weight model)", () => {
         }
         // the attention weights go back as F16: the same vectors up to its rounding
         expect(dot / Math.sqrt(nv * nw)).toBeGreaterThan(0.999);
+      }
+    },
+  );
+
+  it(
+    "keeps its label head, checked against llama.cpp's reading of the file; a level trained on the reader decides by it",
+    { timeout: 180_000 },
+    async () => {
+      const tuned = await tuneReader({
+        base,
+        examples,
+        dir: mkdtempSync(join(root, "head-")),
+        stem: "route.model",
+        python,
+        maxSteps: 5,
+      });
+      expect(tuned.headCheck).toMatchObject({ texts: 4, sameLabels: true, kept: true });
+      expect(tuned.headCheck!.maxLogitDelta).toBeLessThanOrEqual(HEAD_TOLERANCE);
+      const encoder = await GgufTextEncoder.open(tuned.path);
+      try {
+        const head = readerHeadBeside(tuned.path, tuned.sha256)!;
+        expect(head.labels).toEqual([
+          { name: "page", arguments: {} },
+          { name: "ticket", arguments: { priority: "P2" } },
+          { name: "ticket", arguments: { priority: "P3" } },
+        ]);
+        expect(head.weights.map((r) => r.length)).toEqual([64, 64, 64]);
+        const trained = await trainDistilledWithEncoder(examples, { node: LEARN_NODE, seed: 1 }, encoder);
+        expect(trained.model.readerHead).toEqual(head);
+        // and not when asked to keep the level's own heads
+        const own = await trainDistilledWithEncoder(
+          examples,
+          { node: LEARN_NODE, seed: 1, readerHead: false },
+          encoder,
+        );
+        expect(own.model.readerHead).toBeUndefined();
+        const delegate = new DistilledDelegate({ model: trained.model, encoder });
+        for (const e of learnExamples(6, 9)) {
+          const [raw] = await encoder.embedRaw([
+            encoderInput(trained.model.encoder!, e.instruction, e.facts),
+          ]);
+          const p = softmax(readerHeadLogits(head, raw!));
+          const best = head.labels[p.indexOf(Math.max(...p))]!;
+          const proposal = await delegate.propose({
+            instruction: e.instruction,
+            facts: e.facts,
+            tools: LEARN_TOOLS,
+            context: { runId: "r", nodeId: LEARN_NODE },
+          });
+          expect(proposal.name).toBe(best.name);
+          expect(proposal.arguments).toMatchObject(best.arguments);
+          expect(proposal.confidence).toBeLessThanOrEqual(Math.max(...p) + 1e-9);
+        }
+      } finally {
+        await encoder.close();
       }
     },
   );

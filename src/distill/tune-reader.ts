@@ -1,10 +1,12 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { InvalidOptionError } from "../errors/invalid-option-error.js";
 import { fileSha256 } from "./file-sha256.js";
+import { GgufTextEncoder } from "./gguf-text-encoder.js";
+import { readerHeadLogits } from "./reader-head.js";
 import type { TrainingExample } from "./training-examples.js";
 import { tuningSet } from "./tuning-set.js";
 
@@ -70,6 +72,25 @@ export interface TunedReader {
   seconds: number;
   /** The file was there already (the same decisions and seed tune the same bytes): it is someone's, keep it. */
   existed: boolean;
+  /**
+   * How far llama.cpp's logits for the trainer's check texts, read from the written file, are from the trainer's
+   * own (the largest absolute difference), and whether every check text got the same top label: the head is kept
+   * in the record only when they agree ({@link HEAD_TOLERANCE}).
+   */
+  headCheck?: { texts: number; maxLogitDelta: number; sameLabels: boolean; kept: boolean };
+}
+
+/**
+ * The largest difference in any logit between the trainer's arithmetic and llama.cpp's reading of the written file
+ * for which the head is kept: F16 attention weights, a quantized rest and llama.cpp's own kernels move logits by a
+ * few hundredths; a different tokenisation or pooling moves them by whole units.
+ */
+export const HEAD_TOLERANCE = 0.5;
+
+interface HeadFile {
+  labels: string[];
+  weights: number[][];
+  check: { text: string; logits: number[] }[];
 }
 
 interface Line {
@@ -102,6 +123,7 @@ export async function tuneReader(options: TuneReaderOptions): Promise<TunedReade
   const working = join(options.dir, `${options.stem}.reader.tuning`);
   const setFile = `${working}.jsonl`;
   const out = `${working}.gguf`;
+  const headFile = `${working}.head.json`;
   writeFileSync(setFile, set.examples.map((e) => JSON.stringify(e)).join("\n") + "\n");
   const python = tunePython(options.python);
   const args = [
@@ -112,6 +134,8 @@ export async function tuneReader(options: TuneReaderOptions): Promise<TunedReade
     setFile,
     "--out",
     out,
+    "--head",
+    headFile,
     "--seed",
     String(options.seed ?? 1),
     ...(options.maxSteps === undefined ? [] : ["--max-steps", String(options.maxSteps)]),
@@ -120,6 +144,8 @@ export async function tuneReader(options: TuneReaderOptions): Promise<TunedReade
   try {
     const done = await runTrainer(python, args, options, set.labels.length);
     const sha256 = await fileSha256(out);
+    const trained = JSON.parse(readFileSync(headFile, "utf8")) as HeadFile;
+    const headCheck = await checkHead(out, trained);
     const path = join(options.dir, `${options.stem}.reader-${sha256.slice(0, 12)}.gguf`);
     const existed = existsSync(path);
     const tuned: TunedReader = {
@@ -130,10 +156,12 @@ export async function tuneReader(options: TuneReaderOptions): Promise<TunedReade
       steps: done.steps,
       seconds: (performance.now() - started) / 1000,
       existed,
+      headCheck,
     };
     if (existed) return tuned; // the same bytes: its record stands
     // Beside it, how it was made: enough to make it again (the base's checksum, the seed, the labels).
     const record = {
+      sha256,
       base: { path: options.base, sha256: await fileSha256(options.base) },
       seed: options.seed ?? 1,
       examples: tuned.examples,
@@ -142,14 +170,42 @@ export async function tuneReader(options: TuneReaderOptions): Promise<TunedReade
       seconds: Number(tuned.seconds.toFixed(1)),
       recipe:
         "LoRA r 8, alpha 16, dropout 0.05 on q/k/v/o; head over the labels; 1 epoch, batch 8, AdamW lr 5e-4",
+      prefix: set.prefix,
+      headCheck,
+      // The head a distilled level trained on this reader takes its class decision from (readerHeadBeside).
+      ...(headCheck.kept && {
+        head: { labels: trained.labels.map((l) => set.calls[l]!), weights: trained.weights },
+      }),
     };
     writeFileSync(path.replace(/\.gguf$/, ".json"), JSON.stringify(record, null, 2) + "\n");
     renameSync(out, path);
     return tuned;
   } finally {
     rmSync(setFile, { force: true });
+    rmSync(headFile, { force: true });
+    rmSync(`${headFile}.partial`, { force: true });
     rmSync(out, { force: true });
     rmSync(`${out}.partial`, { force: true });
+  }
+}
+
+/** Reads the written file with llama.cpp and compares its logits for the check texts with the trainer's. */
+async function checkHead(gguf: string, head: HeadFile): Promise<NonNullable<TunedReader["headCheck"]>> {
+  const encoder = await GgufTextEncoder.open(gguf, { contexts: 1 });
+  try {
+    const raw = await encoder.embedRaw(head.check.map((c) => c.text));
+    let maxLogitDelta = 0;
+    let sameLabels = true;
+    const top = (l: readonly number[]) => l.indexOf(Math.max(...l));
+    head.check.forEach((c, i) => {
+      const ours = readerHeadLogits(head, raw[i]!);
+      ours.forEach((l, k) => (maxLogitDelta = Math.max(maxLogitDelta, Math.abs(l - c.logits[k]!))));
+      sameLabels &&= top(ours) === top(c.logits);
+    });
+    const kept = head.check.length > 0 && sameLabels && maxLogitDelta <= HEAD_TOLERANCE;
+    return { texts: head.check.length, maxLogitDelta: Number(maxLogitDelta.toFixed(4)), sameLabels, kept };
+  } finally {
+    await encoder.close();
   }
 }
 

@@ -11,10 +11,20 @@ export interface TuningExample {
   label: string;
 }
 
-/** What a reader is tuned on: the texts, their labels (sorted), and the prefix cut from every instruction. */
+/** What a label decides: the tool (null: decline) and its class arguments ({@link classArguments}). */
+export interface LabelCall {
+  name: string | null;
+  arguments: Record<string, unknown>;
+}
+
+/**
+ * What a reader is tuned on: the texts, their labels (sorted), what each label decides, and the prefix cut from
+ * every instruction.
+ */
 export interface TuningSet {
   prefix: string;
   labels: string[];
+  calls: Record<string, LabelCall>;
   examples: TuningExample[];
 }
 
@@ -73,12 +83,20 @@ export function classArguments(examples: readonly TrainingExample[]): ClassArgum
  */
 export function callLabel(call: TrainingExample["call"], classes: ClassArguments): string {
   if (call.name === null) return DECLINE_LABEL;
-  const keys = classes.get(call.name);
-  const parts = Object.keys(call.arguments)
-    .filter((k) => keys?.has(k))
+  const decided = labelCall(call, classes);
+  const parts = Object.keys(decided.arguments)
     .sort()
-    .map((k) => `${k}=${canonicalJson(call.arguments[k])}`);
+    .map((k) => `${k}=${canonicalJson(decided.arguments[k])}`);
   return [call.name, ...parts].join(" ");
+}
+
+/** The part of a call its label decides: the tool and its class arguments. */
+export function labelCall(call: TrainingExample["call"], classes: ClassArguments): LabelCall {
+  if (call.name === null) return { name: null, arguments: {} };
+  const keys = classes.get(call.name);
+  const args: Record<string, unknown> = {};
+  for (const k of Object.keys(call.arguments).sort()) if (keys?.has(k)) args[k] = call.arguments[k];
+  return { name: call.name, arguments: args };
 }
 
 /**
@@ -89,9 +107,11 @@ export function callLabel(call: TrainingExample["call"], classes: ClassArguments
 export function tuningSet(examples: readonly TrainingExample[]): TuningSet {
   const prefix = commonPrefix(examples.map((e) => e.instruction));
   const classes = classArguments(examples);
-  const rows = examples.map((e) => ({
-    text: taskText(e.instruction, e.facts, prefix),
-    label: callLabel(e.call, classes),
-  }));
-  return { prefix, labels: [...new Set(rows.map((r) => r.label))].sort(), examples: rows };
+  const calls: Record<string, LabelCall> = {};
+  const rows = examples.map((e) => {
+    const label = callLabel(e.call, classes);
+    calls[label] ??= labelCall(e.call, classes);
+    return { text: taskText(e.instruction, e.facts, prefix), label };
+  });
+  return { prefix, labels: Object.keys(calls).sort(), calls, examples: rows };
 }

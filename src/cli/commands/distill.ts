@@ -281,7 +281,7 @@ export function registerDistill(program: Command, ctx: CliContext): void {
               `measured on ${measured.examples} (${flags.measure!.join(", ")}; not trained or tuned on): accuracy ${percent(measured.accuracy)}, at min_confidence ${result.recommendedMinConfidence} coverage ${percent(measured.atRecommended.coverage)}, precision ${percent(measured.atRecommended.precision)}`,
             ]
           : []),
-        `model written to ${flags.out} (${Math.round(statSync(flags.out).size / 1024)} KB)${result.model.encoder ? `, on the encoder ${result.model.encoder.name} (${result.model.encoder.dimension} dimensions${result.model.encoder.pooling ? `, ${result.model.encoder.pooling} pooling` : ""}${result.model.encoder.input === "task" ? ", the rendered task embedded" : ""})${result.model.crossCheck ? "; a call is accepted only when the n-gram cross-check proposes it too" : ""}` : ""}`,
+        `model written to ${flags.out} (${Math.round(statSync(flags.out).size / 1024)} KB)${result.model.encoder ? `, on the encoder ${result.model.encoder.name} (${result.model.encoder.dimension} dimensions${result.model.encoder.pooling ? `, ${result.model.encoder.pooling} pooling` : ""}${result.model.encoder.input === "task" ? ", the rendered task embedded" : ""})${result.model.readerHead ? `; its class decision is the tuned reader's own head (${result.model.readerHead.labels.length} labels: the tables above are its own heads', --measure is the level as it decides)` : result.model.crossCheck ? "; a call is accepted only when the n-gram cross-check proposes it too" : ""}` : ""}`,
       ];
       ctx.stdout(lines.join("\n") + "\n");
     });

@@ -149,6 +149,12 @@ describe("deputy learn --encoder with a decoder model", () => {
       expect(existsSync(saved.path!)).toBe(true);
       expect(existsSync(saved.path!.replace(/\.gguf$/, ".json"))).toBe(true);
       expect(r.stdout).toContain(`reader: ${saved.path}`);
+      // the reader's head decides the class only where it beats the level's own heads on the held-out decisions
+      // (a few steps on a random-weight model teach it nothing: the own heads keep it here)
+      expect(r.stdout).toMatch(
+        /^class decision: the level's own heads \(head [\d.]+ % at .+, own heads [\d.]+ % at .+ of the held-out decisions: .+\)$/m,
+      );
+      expect(loadModelFile(model).readerHead).toBeUndefined();
 
       // Another split tunes another reader; the champion is measured with its own; --dry-run keeps nothing.
       const before = Object.fromEntries(readdirSync(dir).map((f) => [f, readFileSync(join(dir, f))]));

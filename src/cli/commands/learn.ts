@@ -323,6 +323,7 @@ export function registerLearn(program: Command, ctx: CliContext): void {
               ...learnJson(result, files, entry, seconds),
               ...(ahead ? { embedding: embeddingJson(ahead) } : {}),
               ...(tuned ? { tuned: tunedJson(tuned, keepTuned) } : {}),
+              ...(result.readerHead ? { readerHead: result.readerHead } : {}),
             },
             null,
             2,
@@ -337,6 +338,14 @@ export function registerLearn(program: Command, ctx: CliContext): void {
                 ? `reader: ${tuned.path} (tuned on ${tuned.examples} decisions and traces, ${tuned.labels.length} labels, ${tuned.steps} steps) — the promoted model reads with it\n`
                 : `reader: tuned on ${tuned.examples} decisions and traces, not kept (${flags.dryRun ? "--dry-run" : "the challenger was not promoted"})\n`,
           );
+        if (result.readerHead) {
+          const h = result.readerHead;
+          const at = (m: typeof h.head) =>
+            `${(100 * m.share).toFixed(1)} % at ${m.precision === null ? "–" : `${(100 * m.precision).toFixed(1)} %`}`;
+          ctx.stdout(
+            `class decision: ${h.chosen ? "the reader's own head" : "the level's own heads"} (head ${at(h.head)}, own heads ${at(h.own)} of the held-out decisions: ${h.reason})\n`,
+          );
+        }
         ctx.stdout(renderLearn(result, files, entry, seconds));
       }
     });

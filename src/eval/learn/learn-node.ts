@@ -97,6 +97,16 @@ export interface LearnResult {
   };
   /** The challenger, when there was enough to train one (why not: `verdict.reason`). */
   challenger?: { model: DistilledModelData; trust: TrustFit; measured: MeasuredModel };
+  /**
+   * With a tuned reader: whether the challenger decides by the reader's head or by its own heads, and each as
+   * measured on the held-out decisions (the head is kept only when it beats the own heads by the promotion rule).
+   */
+  readerHead?: {
+    chosen: boolean;
+    reason: string;
+    head: { share: number; precision: number | null; wilsonLower: number | null };
+    own: { share: number; precision: number | null; wilsonLower: number | null };
+  };
   champion?: { measured: MeasuredModel; trainedOnKnown: boolean };
   curve: CurvePoint[];
   verdict: PromotionVerdict;
@@ -161,14 +171,36 @@ export async function learnNode(options: LearnNodeOptions): Promise<LearnResult>
     progress(
       `training ${p + 1}/${sizes.length}: ${size} decisions${trainTraces.length ? ` + ${trainTraces.length} traces` : ""}`,
     );
+    // A tuned reader's head learned from every training decision: only the challenger, which trains on all of
+    // them, may decide by it; a point of the curve keeps its own heads, or the curve would be flattered.
     const trained = await train(
       examples,
-      trainOptions(options, trainDecisions.slice(0, size), target, seed),
+      {
+        ...trainOptions(options, trainDecisions.slice(0, size), target, seed),
+        readerHead: size === trainDecisions.length,
+      },
       options,
     );
     if (!trained) continue;
     progress(`measuring ${p + 1}/${sizes.length} on ${cases.length} held-out decisions`);
-    const measured = await measure(trained.model, cases, options.encoder);
+    let measured = await measure(trained.model, cases, options.encoder);
+    if (trained.model.readerHead) {
+      // The reader's head decides the class only where it earns it: it must beat the level's own heads on the
+      // held-out decisions by the rule a challenger must beat a champion by.
+      const { readerHead: _, ...own } = trained.model;
+      const ownMeasured = await measure(own, cases, options.encoder);
+      const verdict = promotionVerdict(measured, ownMeasured, target);
+      result.readerHead = {
+        chosen: verdict.promote,
+        reason: verdict.reason.replace(/champion/g, "own heads").replace(/challenger/g, "reader's head"),
+        head: standing(measured),
+        own: standing(ownMeasured),
+      };
+      if (!verdict.promote) {
+        trained.model = own;
+        measured = ownMeasured;
+      }
+    }
     result.curve.push({
       decisions: size,
       share: measured.share,
@@ -177,13 +209,22 @@ export async function learnNode(options: LearnNodeOptions): Promise<LearnResult>
       minConfidence: measured.minConfidence,
     });
     if (size === trainDecisions.length) {
-      const trust = fitTrustModel(
-        trained.validationScores.map((s) => ({
-          signals: { confidence: clamp01(s.score) },
-          correct: s.correct,
-        })),
-        { targetPrecision: target },
-      );
+      // The out-of-fold scores are the level's own heads': a level deciding by a reader's head gets no trust model.
+      const trust: TrustFit = trained.model.readerHead
+        ? {
+            status: "unsupported",
+            decisions: trained.validationScores.length,
+            needed: null,
+            reason: "the level decides by its tuned reader's head, which no out-of-fold score measures",
+            ignored: 0,
+          }
+        : fitTrustModel(
+            trained.validationScores.map((s) => ({
+              signals: { confidence: clamp01(s.score) },
+              correct: s.correct,
+            })),
+            { targetPrecision: target },
+          );
       // Judged as it would serve: through the trust model fitted with it, when one could be (the curve's point
       // above stays at the raw threshold, as every other point).
       const served =
@@ -204,6 +245,12 @@ export async function learnNode(options: LearnNodeOptions): Promise<LearnResult>
   result.verdict = promotionVerdict(result.challenger.measured, result.champion?.measured, target);
   return result;
 }
+
+const standing = (m: MeasuredModel) => ({
+  share: m.share,
+  precision: m.precision,
+  wilsonLower: m.wilsonLower,
+});
 
 /** The split, the held-out cases and the curve's sizes of a learning turn: what {@link learnNode} runs. */
 function planLearn(options: LearnPlanOptions) {
@@ -313,7 +360,7 @@ function trainOptions(
 /** The training `deputy distill` runs, or undefined when these examples cannot train a model (one class, say). */
 async function train(
   examples: TrainingExample[],
-  trainWith: ReturnType<typeof trainOptions>,
+  trainWith: ReturnType<typeof trainOptions> & { readerHead?: boolean },
   options: LearnNodeOptions,
 ): Promise<TrainDistilledResult | undefined> {
   try {
