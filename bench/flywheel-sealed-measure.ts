@@ -67,7 +67,7 @@ export function setsBefore(sealed: (typeof DECISION_SETS)[number]): (typeof DECI
 /** The alert-triage recipe's constants (docs/distill.md's learning curve, aimed at 97 %): see the protocol. */
 export const ALERT_RECIPE = {
   node: "triage_items",
-  generated: ["train", "styled", "sources", "notices"],
+  generated: ["train", "styled", "sources", "notices"] as readonly string[],
   tuning: "heldout",
   targetPrecision: 0.97,
   confidenceFloor: DEFAULT_CONFIDENCE_FLOOR as number,
@@ -136,10 +136,23 @@ export async function trainAlertCondition(
   const modelFile = `${prefix}.model.json`;
   saveModelFile(modelFile, result.model);
   const clamp01 = (v: number) => (Number.isFinite(v) ? Math.min(1, Math.max(0, v)) : 0);
-  const trust = fitTrustModel(
-    result.validationScores.map((s) => ({ signals: { confidence: clamp01(s.score) }, correct: s.correct })),
-    { targetPrecision: r.targetPrecision },
-  );
+  // A model that takes its class decision from a tuned reader's head gets no trust model: the validation scores
+  // are its own heads', which it no longer decides by.
+  const trust = result.model.readerHead
+    ? ({
+        status: "unsupported",
+        decisions: 0,
+        needed: null,
+        reason: "the level decides by a tuned reader's head",
+        ignored: 0,
+      } as const)
+    : fitTrustModel(
+        result.validationScores.map((s) => ({
+          signals: { confidence: clamp01(s.score) },
+          correct: s.correct,
+        })),
+        { targetPrecision: r.targetPrecision },
+      );
   let trustFile: string | null = null;
   if (trust.status === "fitted") {
     trustFile = `${prefix}.trust.json`;

@@ -18,17 +18,16 @@
 // what falls short the share a threshold picked on the set itself could decide at ≥ 97 % ("after the fact").
 // Writes DIR/summary.json (with the commit and whether the tree had uncommitted changes), DIR/cases.jsonl and
 // DIR/table.md. Exits 0 whether the targets are met or not; bad arguments: one line, exit 2.
-import { execFileSync, spawnSync } from "node:child_process";
-import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { memoized, root } from "./alert-data.js";
 import { measureOnSuite, setsBefore, trainAlertCondition } from "./flywheel-sealed-measure.js";
+import { renderSealedSuite, writeSealedRun } from "./sealed-run.js";
 import { gateRow, oracleShare, type ScoredCase } from "./flywheel-sealed-metrics.js";
 import { GgufTextEncoder } from "../dist/distill/index.js";
-import { renderAlertTsv } from "../examples/alert-triage/data/handwritten.mjs";
 
 /** The conditions, their thresholds (fixed out of set before the set is opened) and their targets. */
 export const LORA_CONDITIONS = [
@@ -96,17 +95,13 @@ if (rows.includes("distilled"))
 for (const file of [flags.python, flags.base]) if (!existsSync(file)) fail(`${file} does not exist`);
 const out = resolve(flags.out);
 
-const text = readFileSync(suiteTsv, "utf8");
-let records: unknown[];
+let rendered: ReturnType<typeof renderSealedSuite>;
 try {
-  records = renderAlertTsv(text, basename(suiteTsv, ".tsv"));
+  rendered = renderSealedSuite(suiteTsv, out);
 } catch (error) {
   fail(`${suiteTsv}: ${(error as Error).message}`);
 }
-mkdirSync(out, { recursive: true });
-const suite = `${out}/alert-suite.jsonl`;
-writeFileSync(suite, records.map((r) => JSON.stringify(r)).join("\n") + "\n");
-process.stderr.write(`rendered ${records.length} alerts\n`);
+const { text, records, suite } = rendered;
 
 interface Score {
   id: string;
@@ -209,17 +204,6 @@ for (const c of LORA_CONDITIONS.filter((x) => conditions.includes(x.id))) {
   }
 }
 
-const git = (...args: string[]) => execFileSync("git", args, { cwd: root, encoding: "utf8" }).trim();
-const summary = {
-  commit: git("rev-parse", "HEAD"),
-  uncommittedChanges: git("status", "--porcelain", "--untracked-files=no") !== "",
-  suite: {
-    file: basename(suiteTsv),
-    sha256: createHash("sha256").update(text).digest("hex"),
-    alerts: records.length,
-  },
-  conditions: summaries,
-};
 const lines = summaries.map(
   (s) =>
     `| (${s.condition}) ${s.label} | ${s.row} | ≥ ${s.threshold} | **${pct(s.share)}** (${s.decided} of ${s.alerts}) | **${pct(s.precision)}** [${pct(s.wilson95[0])}, ${pct(s.wilson95[1])}] (${s.decided - s.right} wrong) | ${pct(s.accuracy)} | ${pct(s.oracleShareAt97)} | ≥ ${pct(s.target.share)} at ≥ ${pct(s.target.precision)}: ${s.row === "head" ? "not the target row" : s.met ? "**met**" : "not met"} |`,
@@ -229,8 +213,4 @@ const table = [
   "|---|---|---|---|---|---|---|---|",
   ...lines,
 ].join("\n");
-writeFileSync(`${out}/summary.json`, JSON.stringify(summary, null, 2) + "\n");
-writeFileSync(`${out}/cases.jsonl`, cases.map((c) => JSON.stringify(c)).join("\n") + "\n");
-writeFileSync(`${out}/table.md`, table + "\n");
-process.stdout.write(table + "\n");
-if (summary.uncommittedChanges) process.stderr.write("warning: the tree has uncommitted changes\n");
+writeSealedRun(out, { tsv: suiteTsv, text, alerts: records.length, conditions: summaries, cases }, table);
