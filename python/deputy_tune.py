@@ -117,7 +117,7 @@ for step in range(steps):
     loss = torch.nn.functional.cross_entropy(model(**enc).logits, y)
     loss.backward(); opt.step(); sched.step(); opt.zero_grad()
     avg = loss.item() if avg is None else 0.9 * avg + 0.1 * loss.item()
-    print(json.dumps({"event": "step", "step": step + 1, "steps": steps, "loss": round(avg, 4), "seconds": round(time.time() - t0, 1)}), flush=True)
+    print(json.dumps({"event": "step", "step": step + 1, "steps": steps, "loss": round(avg, 4), "seconds": round(time.time() - t0, 3)}), flush=True)
 
 # Fold the adapter into the attention weights (F16) and copy everything else from the base, raw.
 merged = model.merge_and_unload()
