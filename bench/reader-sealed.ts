@@ -30,7 +30,7 @@ export const READER_CONDITIONS = [
   {
     id: "a",
     label: "the team's first 90 decisions",
-    threshold: 0.98,
+    threshold: 0.97,
     target: { share: 0.5, precision: 0.97 },
   },
   {
@@ -120,7 +120,7 @@ for (const c of READER_CONDITIONS.filter((x) => conditions.includes(x.id))) {
     const labelRight = decidedRecords.filter(
       (r) => labelOf(r.proposal as never) === labelOf(r.person as never),
     ).length;
-    const reader = JSON.parse(readFileSync(file.replace(/\.gguf$/, ".json"), "utf8")) as Record<
+    const reader = JSON.parse(readFileSync(readerFile.replace(/\.gguf$/, ".json"), "utf8")) as Record<
       string,
       unknown
     >;

@@ -64,6 +64,7 @@ export const FIRST_ID = {
   holdout10: 12001,
   holdout11: 13001,
   holdout12: 14001,
+  holdout13: 15001,
 };
 
 /** The `triage_items` traces of a TSV's text (`severity<TAB>label<TAB>text` a line; `#` lines are comments). */
