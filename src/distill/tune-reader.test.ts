@@ -142,6 +142,9 @@ describe("tuneReader (the real trainer on a tiny random-weight model)", () => {
           encoder,
         );
         expect(own.model.readerHead).toBeUndefined();
+        // The head gates at the target precision (0.98 by default); the own heads' out-of-fold choice is kept aside.
+        expect(trained.model.recommendedMinConfidence).toBe(0.98);
+        expect(trained.ownMinConfidence).toBe(own.model.recommendedMinConfidence);
         const delegate = new DistilledDelegate({ model: trained.model, encoder });
         for (const e of learnExamples(6, 9)) {
           const [raw] = await encoder.embedRaw([

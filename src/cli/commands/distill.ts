@@ -176,7 +176,7 @@ export function registerDistill(program: Command, ctx: CliContext): void {
       };
       const started = performance.now();
       let encoder: TextEncoder | undefined;
-      let result: TrainDistilledResult;
+      let result: TrainDistilledResult & { ownMinConfidence?: number };
       let measured: Measurement | undefined;
       let ahead: EmbeddedAhead | undefined;
       try {
@@ -235,6 +235,7 @@ export function registerDistill(program: Command, ctx: CliContext): void {
         targetPrecision,
         confidenceFloor,
         recommendedMinConfidence: result.recommendedMinConfidence,
+        ...(result.ownMinConfidence === undefined ? {} : { ownMinConfidence: result.ownMinConfidence }),
         ...(measured
           ? {
               measured: {
@@ -270,12 +271,14 @@ export function registerDistill(program: Command, ctx: CliContext): void {
         "min_confidence  coverage  precision   (held out)",
         ...result.heldOutTable.map(
           (t) =>
-            `${t.threshold.toFixed(3).padEnd(16)}${percent(t.coverage).padStart(8)}  ${percent(t.precision).padStart(9)}${t.threshold === result.recommendedMinConfidence ? "   ← recommended" : ""}`,
+            `${t.threshold.toFixed(3).padEnd(16)}${percent(t.coverage).padStart(8)}  ${percent(t.precision).padStart(9)}${t.threshold === (result.ownMinConfidence ?? result.recommendedMinConfidence) ? (result.ownMinConfidence === undefined ? "   ← recommended" : "   ← its own heads' choice") : ""}`,
         ),
         "",
-        result.recommendedMinConfidence >= 1
-          ? `no threshold reached precision ${percent(targetPrecision)} on out-of-fold predictions: the model should decide nothing alone (min_confidence 1); add traces`
-          : `recommended min_confidence: ${result.recommendedMinConfidence} (the smallest reaching precision ${percent(targetPrecision)} on ${result.tuningExamples ? "the tuning half of the held-out set" : result.validationExamples ? "out-of-fold predictions of people's decisions" : "out-of-fold predictions"}, and at least ${confidenceFloor}${result.recommendedMinConfidence === confidenceFloor ? ": the floor decided" : ""})`,
+        result.model.readerHead
+          ? `recommended min_confidence: ${result.recommendedMinConfidence} (the tuned reader's head decides: its probability gates at the target precision ${percent(targetPrecision)}, at least ${confidenceFloor}; its own heads chose ${result.ownMinConfidence ?? "?"} out of fold)`
+          : result.recommendedMinConfidence >= 1
+            ? `no threshold reached precision ${percent(targetPrecision)} on out-of-fold predictions: the model should decide nothing alone (min_confidence 1); add traces`
+            : `recommended min_confidence: ${result.recommendedMinConfidence} (the smallest reaching precision ${percent(targetPrecision)} on ${result.tuningExamples ? "the tuning half of the held-out set" : result.validationExamples ? "out-of-fold predictions of people's decisions" : "out-of-fold predictions"}, and at least ${confidenceFloor}${result.recommendedMinConfidence === confidenceFloor ? ": the floor decided" : ""})`,
         ...(measured
           ? [
               `measured on ${measured.examples} (${flags.measure!.join(", ")}; not trained or tuned on): accuracy ${percent(measured.accuracy)}, at min_confidence ${result.recommendedMinConfidence} coverage ${percent(measured.atRecommended.coverage)}, precision ${percent(measured.atRecommended.precision)}`,

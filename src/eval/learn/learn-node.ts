@@ -148,7 +148,11 @@ export async function learnNode(options: LearnNodeOptions): Promise<LearnResult>
     if (trained.model.readerHead) {
       // The reader's head decides the class only where it earns it: it must beat the level's own heads on the
       // held-out decisions by the rule a challenger must beat a champion by.
-      const { readerHead: _, ...own } = trained.model;
+      const { readerHead: _, ...ownHeads } = trained.model;
+      const own = {
+        ...ownHeads,
+        recommendedMinConfidence: trained.ownMinConfidence ?? ownHeads.recommendedMinConfidence,
+      };
       const ownMeasured = await measure(own, cases, options.encoder);
       const verdict = promotionVerdict(measured, ownMeasured, target);
       result.readerHead = {
@@ -218,7 +222,7 @@ async function train(
   examples: TrainingExample[],
   trainWith: ReturnType<typeof trainOptions> & { readerHead?: boolean },
   options: LearnNodeOptions,
-): Promise<TrainDistilledResult | undefined> {
+): Promise<(TrainDistilledResult & { ownMinConfidence?: number }) | undefined> {
   try {
     return options.encoder
       ? await trainDistilledWithEncoder(examples, trainWith, options.encoder)
