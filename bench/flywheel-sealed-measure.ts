@@ -35,7 +35,7 @@ const inputKey = (instruction: string, facts: Record<string, unknown>) =>
 const alertData = `${root}examples/alert-triage/data`;
 
 /**
- * Every alert-triage decision set the team made, in the order they were made (holdout12 last: development data
+ * Every alert-triage decision set the team made, in the order they were made (holdout13 last: development data
  * since it was measured). A condition "after all development decisions" trains on these, in this order: when two
  * sets label the same input, the later one wins.
  */
@@ -54,6 +54,7 @@ export const DECISION_SETS = [
   "holdout10",
   "holdout11",
   "holdout12",
+  "holdout13",
 ] as const;
 
 /**

@@ -6,7 +6,7 @@
 //   node --import tsx bench/reader-level.ts a|b READER.gguf OUTPREFIX [SUITE.jsonl...]
 //   DECISIONS_ONLY=1 node --import tsx bench/reader-level.ts …   # without the four generated sets
 //
-// The level trains on the condition's decisions ((a) escalations.jsonl, (b) DECISION_SETS) and the four generated
+// The level trains on the condition's decisions ((a) escalations.jsonl, (b) the sets before holdout13) and the four generated
 // sets (train, styled, sources, notices), with heldout.jsonl to tune on, and no counterfactual copies (they were
 // there for the class decision, which the head now makes). The level's own heads copy the rest (alert_id, summary,
 // title): trained on the 90 decisions alone they cut multi-sentence summaries short (development, holdout5–12:
@@ -16,14 +16,14 @@
 import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { memoized } from "./alert-data.js";
-import { DECISION_SETS, trainAlertCondition } from "./flywheel-sealed-measure.js";
+import { setsBefore, trainAlertCondition } from "./flywheel-sealed-measure.js";
 import { devTable, scoreSuites } from "./sealed-run.js";
 import { GgufTextEncoder, loadModelFile } from "../dist/distill/index.js";
 
 /** The eighth recipe's level: the condition's decisions and the generated sets, no counterfactual copies. */
 export const READER_LEVEL_RECIPE = { counterfactualKinds: [] as string[] };
 /** The sets each condition's level trains on. */
-export const LEVEL_SETS = { a: ["escalations"], b: [...DECISION_SETS] } as const;
+export const LEVEL_SETS = { a: ["escalations"], b: setsBefore("holdout13") } as const;
 /** The protocol's grid of thresholds (besides the model's own min_confidence). */
 export const GRID = [0.5, 0.7, 0.8, 0.85, 0.9, 0.95, 0.97, 0.98, 0.99];
 

@@ -5,19 +5,19 @@
 //   node --import tsx bench/reader-tune.ts a|b [--out DIR] [--base GGUF] [--seed 1]
 //
 // (a) after the team's first 90 decisions: escalations.jsonl and the four generated sets the earlier recipes train
-// on (train, styled, sources, notices), in that order; (b) after all development decisions: DECISION_SETS, in
+// on (train, styled, sources, notices), in that order; (b) after all development decisions: the sets before holdout13, in
 // their order. Writes DIR/alert-a.reader-SHA12.gguf (or -b) and its record; prints the path.
 import { homedir } from "node:os";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { loadAlertExamples, root } from "./alert-data.js";
-import { DECISION_SETS } from "./flywheel-sealed-measure.js";
+import { setsBefore } from "./flywheel-sealed-measure.js";
 import { tuneReader } from "../dist/distill/tune-reader.js";
 
 /** What each condition's reader learns from, in order. */
 export const READER_SETS = {
   a: ["escalations", "train", "styled", "sources", "notices"],
-  b: [...DECISION_SETS],
+  b: setsBefore("holdout13"),
 } as const;
 
 const { values, positionals } = parseArgs({

@@ -28,6 +28,7 @@ export const ALERT_TRIAGE_DATA = {
   holdout10: dataFile("holdout10"),
   holdout11: dataFile("holdout11"),
   holdout12: dataFile("holdout12"),
+  holdout13: dataFile("holdout13"),
 };
 
 /**
@@ -49,6 +50,7 @@ export const HAND_WRITTEN_SETS = [
   "holdout10",
   "holdout11",
   "holdout12",
+  "holdout13",
 ] as const;
 
 /** @internal The node the example's traces belong to. */

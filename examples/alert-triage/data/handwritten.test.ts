@@ -1,7 +1,7 @@
 /**
  * The alert sets as deputy reads them: each committed `NAME.jsonl` is exactly `renderAlertTsv` of its `NAME.tsv`, so
- * a set rendered in code (bench/flywheel-sealed.ts) gets the traces the command line writes. A sealed set
- * (holdout13.tsv today) is not read here: nothing renders it before its protocol is committed.
+ * a set rendered in code (bench/flywheel-sealed.ts) gets the traces the command line writes. A sealed set (none
+ * today) is not read here: nothing renders it before its protocol is committed.
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
