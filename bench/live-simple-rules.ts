@@ -4,8 +4,8 @@
  * call, its answer confidence and P(null)), the encoder's relevance scores (`quality-encoder.ts`) and the
  * self-check scores (`quality-selfcheck.ts`), one half at a time, so the report half is scored only when asked.
  *
- *   node --import tsx bench/live-simple-rules.ts --half fit|report --label 1.5B \
- *     --records a.jsonl --relevance enc.jsonl [--selfcheck s.jsonl] [--rule SPEC]… [--fit-rescue]
+ *   node --import tsx bench/live-simple-rules.ts --half fit|report|all --label 1.5B \
+ *     --records a.jsonl --relevance enc.jsonl [--selfcheck s.jsonl] [--suite DIR]… [--rule SPEC]… [--fit-rescue]
  *
  * Several `--records`/`--relevance`/`--selfcheck` files may be given (the shared set's and live_simple's); the
  * first record of a case wins. A SPEC is a delegate spec's options as the catalogue writes them
@@ -13,11 +13,16 @@
  * `rescue=A/S/P`: below the threshold the model is asked anyway and its call kept when its answer confidence is
  * at least A, its self-check at least S and its P(null) below P (`-` for a signal not used).
  * `--fit-rescue` searches A/S/P on the half given (the fit half, by the protocol) for the first `--rule`.
+ * With `--suite` (the BFCL folders the records came from), a call is grounded as `RelevanceDelegate` grounds it
+ * today — `groundedCall` on the question, with the tool's schema, so a value its enum lists counts — instead of
+ * from the share the run recorded (every value spelled out: the rule `live-simple/protocol.md` was measured with).
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { answerConfidenceOfTokens } from "../src/confidence/answer-confidence.js";
-import { argumentLeaves } from "../src/confidence/proposal-context.js";
+import { argumentLeaves, groundedCall } from "../src/confidence/proposal-context.js";
+import { bfclQuestion, bfclToToolSpec } from "../src/eval/bfcl.js";
+import { bfclCases, loadBfclSuite } from "../src/eval/bfcl-suite.js";
 import type { EvalRecord } from "../src/eval/evaluate-case.js";
 import { fitHalf } from "./quality-cases.js";
 
@@ -29,6 +34,7 @@ const { values } = parseArgs({
     relevance: { type: "string", multiple: true, default: [] },
     selfcheck: { type: "string", multiple: true, default: [] },
     rule: { type: "string", multiple: true, default: [] },
+    suite: { type: "string", multiple: true, default: [] },
     "fit-rescue": { type: "boolean", default: false },
   },
 });
@@ -61,6 +67,17 @@ interface Case {
 const records = firstById<RecordRow>(values.records!);
 const scores = firstById<{ id: string; score: number }>(values.relevance!);
 const checks = firstById<{ id: string; selfCheck: number }>(values.selfcheck!);
+const samples = new Map(
+  values.suite!.flatMap((d) => bfclCases(loadBfclSuite(d)).map((c) => [c.sample.id, c.sample])),
+);
+/** Whether the call is grounded: as the delegate decides it when the suite is given, else from the record. */
+function grounded(r: RecordRow): boolean {
+  const sample = samples.get(r.id);
+  if (values.suite!.length === 0 || !sample)
+    return (r.verbatimShare ?? 0) >= 1 && argumentLeaves(r.arguments).length > 0;
+  const fn = sample.function.find((f) => f.name === r.name);
+  return groundedCall(bfclQuestion(sample), r.arguments, fn ? bfclToToolSpec(fn).parameters : undefined);
+}
 const wanted = values.half === "all" ? () => true : (id: string) => fitHalf(id) === (values.half === "fit");
 const cases: Case[] = [...records.values()].flatMap((r) => {
   const s = scores.get(r.id);
@@ -82,8 +99,7 @@ const cases: Case[] = [...records.values()].flatMap((r) => {
         : (r.confidence ?? 0),
       decline: r.declineProbability,
       selfCheck: checks.get(r.id)?.selfCheck,
-      // groundedCall's rule, from the share the run recorded (the records carry no question).
-      grounded: (r.verbatimShare ?? 0) >= 1 && argumentLeaves(r.arguments).length > 0,
+      grounded: grounded(r),
     },
   ];
 });

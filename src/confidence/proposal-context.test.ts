@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { proposalContext, verbatimShare } from "./proposal-context.js";
+import { enumValues, groundedCall, proposalContext, verbatimShare } from "./proposal-context.js";
 
 const tool = (name: string) => ({ name, description: name, parameters: { type: "object", properties: {} } });
 
@@ -26,6 +26,46 @@ describe("proposal context", () => {
         expect(share).toBeLessThanOrEqual(1);
         expect(verbatimShare(`${question} ${JSON.stringify(args)} ${collect(args).join(" ")}`, args)).toBe(1);
       }),
+    );
+  });
+
+  it("grounds a call in the question's values and, given the tool's schema, in the values its enums list", () => {
+    const schema = {
+      type: "object",
+      properties: {
+        unit: { type: "string", enum: ["Celsius", "fahrenheit"] },
+        level: { anyOf: [{ enum: [1, 2, 3] }] },
+        city: { type: "string" },
+      },
+    };
+    const question = "How warm is it in Riga?";
+    expect(groundedCall(question, { city: "Riga" })).toBe(true);
+    expect(groundedCall(question, { city: "Riga", unit: "celsius" })).toBe(false);
+    expect(groundedCall(question, { city: "Riga", unit: "celsius", level: 2 }, schema)).toBe(true);
+    expect(groundedCall(question, { city: "Oslo", unit: "celsius" }, schema)).toBe(false);
+    // No value at all grounds nothing, whatever the schema lists.
+    expect(groundedCall(question, { unit: true }, schema)).toBe(false);
+  });
+
+  it("reads any schema a tool or an MCP server sends without throwing: cycles, depth, odd enums (generated)", () => {
+    const cyclic: Record<string, unknown> = { enum: ["a"] };
+    cyclic.items = cyclic;
+    expect([...enumValues(cyclic)]).toEqual(["a"]);
+    let deep: unknown = { enum: ["bottom"] };
+    for (let i = 0; i < 10_000; i++) deep = { items: deep };
+    expect(enumValues(deep).size).toBe(0); // past the depth bound: read as listing nothing
+    fc.assert(
+      fc.property(
+        fc.jsonValue({ maxDepth: 5 }),
+        fc.string(),
+        fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 2 })),
+        (schema, question, args) => {
+          const listed = enumValues(schema);
+          for (const v of listed) expect(typeof v).toBe("string");
+          // The schema only adds grounds: a call grounded without it stays grounded with it.
+          if (groundedCall(question, args)) expect(groundedCall(question, args, schema)).toBe(true);
+        },
+      ),
     );
   });
 

@@ -30,14 +30,44 @@ export function verbatimShare(input: string, args: Record<string, unknown> | und
 
 /**
  * Whether a call is grounded in its input: it has at least one string or number argument value and every one of
- * them occurs in `input` ({@link verbatimShare} 1). A model that makes up a call to a tool the task is not about
- * invents its values; a call that copies all of them from the question is about the question (measured on BFCL
- * in docs/quality.md, "Questions worded unlike BFCL's").
+ * them occurs in `input` ({@link verbatimShare} 1) or, given the tool's argument schema, is one of the values an
+ * `enum` in it lists. A model that makes up a call to a tool the task is not about invents its values; a call that
+ * copies them from the question, or picks them from the tool's own list (a unit, a mode), is about the question
+ * (measured on BFCL in docs/quality.md, "Questions worded unlike BFCL's").
  */
-export function groundedCall(input: string, args: Record<string, unknown> | undefined): boolean {
+export function groundedCall(
+  input: string,
+  args: Record<string, unknown> | undefined,
+  schema?: unknown,
+): boolean {
   const text = input.toLowerCase();
   const leaves = argumentLeaves(args);
-  return leaves.length > 0 && leaves.every((l) => text.includes(l));
+  const listed = schema === undefined ? undefined : enumValues(schema);
+  return leaves.length > 0 && leaves.every((l) => text.includes(l) || listed?.has(l) === true);
+}
+
+/** Every value an `enum` lists anywhere in a JSON Schema, as {@link argumentLeaves} writes a value. */
+export function enumValues(schema: unknown): Set<string> {
+  const values = new Set<string>();
+  const seen = new Set<object>();
+  const walk = (node: unknown, depth: number): void => {
+    // A schema is the tool's, from a plan or an MCP server: bounded in depth and safe against cycles.
+    if (node === null || typeof node !== "object" || depth > 32 || seen.has(node)) return;
+    seen.add(node);
+    if (Array.isArray(node)) {
+      for (const n of node) walk(n, depth + 1);
+      return;
+    }
+    const record = node as Record<string, unknown>;
+    if (Array.isArray(record.enum))
+      for (const v of record.enum) {
+        if (typeof v === "string") values.add(v.toLowerCase());
+        else if (typeof v === "number") values.add(JSON.stringify(v));
+      }
+    for (const [key, child] of Object.entries(record)) if (key !== "enum") walk(child, depth + 1);
+  };
+  walk(schema, 0);
+  return values;
 }
 
 /** The arguments' string and number values at any depth, lower-cased, numbers in their JSON form. */

@@ -242,6 +242,62 @@ describe("relevance on the real encoder (all-MiniLM-L6-v2)", () => {
     expect(() => new RelevanceDelegate({ inner, encoder, threshold: 0, sure: 1.5 })).toThrow(/sure/);
   });
 
+  it("with sure=, counts a value the tool's own enum lists as grounded, and only for that tool", async () => {
+    // "COOL" is not in the question but is one of the mode's listed values: picked, not made up.
+    const airCon: ToolSpec = {
+      name: "set_air_conditioner",
+      description: "Sets the air conditioner's mode and target temperature.",
+      parameters: {
+        type: "object",
+        properties: {
+          body: {
+            type: "object",
+            properties: { mode: { type: "string", enum: ["COOL", "DRY"] }, target: { type: "integer" } },
+          },
+        },
+      },
+    };
+    const inner = new ScriptedDelegate({
+      entries: [
+        {
+          node: "a",
+          proposal: {
+            name: "set_air_conditioner",
+            arguments: { body: { mode: "COOL", target: 24 } },
+            confidence: 0.01,
+          },
+        },
+        // A listed value does not ground an invented one beside it.
+        {
+          node: "a",
+          proposal: {
+            name: "set_air_conditioner",
+            arguments: { body: { mode: "COOL", target: 19 } },
+            confidence: 0.01,
+          },
+        },
+        // Another tool's list grounds nothing: "COOL" is not a city.
+        {
+          node: "a",
+          proposal: { name: "get_current_weather", arguments: { city: "COOL" }, confidence: 0.01 },
+        },
+      ],
+    });
+    const d = new RelevanceDelegate({ inner, encoder, threshold: 1, sure: 0.5 });
+    const ask = () => d.propose(request("set it to 24 degrees please", [airCon, weather]));
+    const picked = await ask();
+    expect(picked.name).toBe("set_air_conditioner");
+    expect(picked.relevance!.asked).toMatchObject({ grounded: true });
+    expect((await ask()).relevance!.asked).toMatchObject({
+      grounded: false,
+      declined: "set_air_conditioner",
+    });
+    expect((await ask()).relevance!.asked).toMatchObject({
+      grounded: false,
+      declined: "get_current_weather",
+    });
+  });
+
   it("with sure=, any proposal the backend makes is either kept as it is or declined with the reason (generated)", async () => {
     const leaf = fc.oneof(
       fc.string({ maxLength: 12 }),
@@ -355,5 +411,29 @@ describe("relevance=encoder:T in a spec", () => {
           `scripted=${file},relevance=encoder:0.4:${encoderModelForTests()},sure=${bad}`,
         ),
       ).rejects.toThrow(/^Expected `sure in --delegate .*` to be a number from 0 to 1/);
+  });
+
+  it("sure=false takes the asking below the threshold off (a catalogued model's sure= brings it)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "deputy-relevance-"));
+    const file = join(dir, "p.jsonl");
+    writeFileSync(
+      file,
+      `${JSON.stringify({ node: "a", proposal: { name: "get_current_weather", arguments: { city: "Paris" }, confidence: 0.9 } })}\n`,
+    );
+    const propose = async (sure: string) => {
+      const d = await createDelegateFromSpec(
+        `scripted=${file},relevance=encoder:1:${encoderModelForTests()},sure=${sure}`,
+      );
+      try {
+        return await d.propose(request("Rain in Paris?"));
+      } finally {
+        await d.close();
+      }
+    };
+    // Every task is below 1: with sure=0.5 the sure, grounded call is kept; with sure=false it is declined unasked.
+    expect((await propose("0.5")).name).toBe("get_current_weather");
+    const unasked = await propose("false");
+    expect(unasked).toMatchObject({ name: null, confidence: null });
+    expect(unasked.relevance!.asked).toBeUndefined();
   });
 });

@@ -107,7 +107,8 @@ export interface RelevanceDelegateOptions {
   weak?: { below: number; minConfidence: number };
   /**
    * Below `threshold`, ask the backend anyway and keep its call when it is grounded (every argument value spelled
-   * out in the task: a model that makes up a call invents its values) or its confidence is at least `sure`;
+   * out in the task or listed by an `enum` of the tool's schema: a model that makes up a call invents its values)
+   * or its confidence is at least `sure`;
    * decline it otherwise. A grounded call is spared the second look (`weak`) too. Without it, a task below the
    * threshold is declined before the backend is asked. The encoder alone declined a fifth of real users'
    * questions a tool fits (BFCL's live_simple, worded unlike the questions the threshold was measured on);
@@ -201,7 +202,8 @@ export class RelevanceDelegate implements ToolCallDelegate {
     // and the second look is measured on the call's (docs/quality.md, "The self-check").
     const callConfidence = proposal.selfCheck ? proposal.selfCheck.callConfidence : proposal.confidence;
     const sure = this.#sure;
-    const grounded = sure !== undefined && groundedCall(taskText(request), proposal.arguments);
+    const schema = request.tools.find((t) => t.name === proposal.name)?.parameters;
+    const grounded = sure !== undefined && groundedCall(taskText(request), proposal.arguments, schema);
     const decline = (why: Partial<ProposalRelevance>): Proposal => ({
       ...proposal,
       name: null,

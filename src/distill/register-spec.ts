@@ -46,7 +46,8 @@ export function registerDistilledSpec(registry: DelegateSpecRegistry): void {
  * in front of the backend — decline below T before the call; with `/BELOW@C`, also decline a call on a task
  * scoring below BELOW whose confidence is under C — with the sentence encoder at PATH (default: the
  * all-MiniLM-L6-v2 that `scripts/encoder-model.sh` caches), opened on the first proposal. With `sure=A`, a task
- * below T is still asked and its call kept when grounded or at least A sure ({@link RelevanceDelegate}'s `sure`).
+ * below T is still asked and its call kept when grounded or at least A sure ({@link RelevanceDelegate}'s `sure`);
+ * `sure=false` takes a catalogued model's `sure` off.
  */
 export function registerRelevanceSpec(registry: DelegateSpecRegistry): void {
   registry.wrap(
@@ -67,7 +68,8 @@ export function registerRelevanceSpec(registry: DelegateSpecRegistry): void {
           "encoder:T[/BELOW@C][:PATH.gguf] with T and BELOW from -1 to 1, C from 0 to 1",
           value,
         );
-      const sure = shareOption(options, "sure", spec);
+      // sure=false: no asking below T (a catalogued model's measured settings may bring one; this takes it off).
+      const sure = options.sure === "false" ? undefined : shareOption(options, "sure", spec);
       const path = m[4] ?? defaultEncoderModelPath();
       // Checked now, so a wrong path fails before anything runs, not on the first item.
       if (!existsSync(path))
@@ -87,7 +89,7 @@ export function registerRelevanceSpec(registry: DelegateSpecRegistry): void {
         },
       });
     },
-    "relevance=encoder:T[/BELOW@C][:PATH.gguf][,sure=A]|false",
+    "relevance=encoder:T[/BELOW@C][:PATH.gguf][,sure=A|false]|false",
     ["sure"],
   );
 }
