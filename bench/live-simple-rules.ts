@@ -73,8 +73,7 @@ const samples = new Map(
 /** Whether the call is grounded: as the delegate decides it when the suite is given, else from the record. */
 function grounded(r: RecordRow): boolean {
   const sample = samples.get(r.id);
-  if (values.suite!.length === 0 || !sample)
-    return (r.verbatimShare ?? 0) >= 1 && argumentLeaves(r.arguments).length > 0;
+  if (!sample) return (r.verbatimShare ?? 0) >= 1 && argumentLeaves(r.arguments).length > 0;
   const fn = sample.function.find((f) => f.name === r.name);
   return groundedCall(bfclQuestion(sample), r.arguments, fn ? bfclToToolSpec(fn).parameters : undefined);
 }

@@ -42,8 +42,12 @@ export function groundedCall(
 ): boolean {
   const text = input.toLowerCase();
   const leaves = argumentLeaves(args);
-  const listed = schema === undefined ? undefined : enumValues(schema);
-  return leaves.length > 0 && leaves.every((l) => text.includes(l) || listed?.has(l) === true);
+  // The schema is read only when a value is not in the text (most grounded calls copy every value).
+  let listed: Set<string> | undefined;
+  return (
+    leaves.length > 0 &&
+    leaves.every((l) => text.includes(l) || (schema !== undefined && (listed ??= enumValues(schema)).has(l)))
+  );
 }
 
 /** Every value an `enum` lists anywhere in a JSON Schema, as {@link argumentLeaves} writes a value. */
@@ -61,8 +65,8 @@ export function enumValues(schema: unknown): Set<string> {
     const record = node as Record<string, unknown>;
     if (Array.isArray(record.enum))
       for (const v of record.enum) {
-        if (typeof v === "string") values.add(v.toLowerCase());
-        else if (typeof v === "number") values.add(JSON.stringify(v));
+        const text = leafText(v);
+        if (text !== undefined) values.add(text);
       }
     for (const [key, child] of Object.entries(record)) if (key !== "enum") walk(child, depth + 1);
   };
@@ -74,13 +78,20 @@ export function enumValues(schema: unknown): Set<string> {
 export function argumentLeaves(args: Record<string, unknown> | undefined): string[] {
   const leaves: string[] = [];
   const walk = (v: unknown): void => {
-    if (typeof v === "string") leaves.push(v.toLowerCase());
-    else if (typeof v === "number") leaves.push(JSON.stringify(v));
+    const text = leafText(v);
+    if (text !== undefined) leaves.push(text);
     else if (Array.isArray(v)) v.forEach(walk);
     else if (v !== null && typeof v === "object") Object.values(v).forEach(walk);
   };
   walk(args ?? {});
   return leaves;
+}
+
+/** A string lower-cased, a number in its JSON form; nothing else is a value a task can spell out. */
+function leafText(v: unknown): string | undefined {
+  if (typeof v === "string") return v.toLowerCase();
+  if (typeof v === "number") return JSON.stringify(v);
+  return undefined;
 }
 
 /** The {@link ProposalContext} of a proposal's arguments for a request. */
