@@ -5,7 +5,7 @@
  * self-check scores (`quality-selfcheck.ts`), one half at a time, so the report half is scored only when asked.
  *
  *   node --import tsx bench/live-simple-rules.ts --half fit|report|all --label 1.5B \
- *     --records a.jsonl --relevance enc.jsonl [--selfcheck s.jsonl] [--suite DIR]… [--rule SPEC]… [--fit-rescue]
+ *     --records a.jsonl --relevance enc.jsonl [--selfcheck s.jsonl] [--suite DIR]… [--rule SPEC]… [--fit-rescue] [--lost]
  *
  * Several `--records`/`--relevance`/`--selfcheck` files may be given (the shared set's and live_simple's); the
  * first record of a case wins. A SPEC is a delegate spec's options as the catalogue writes them
@@ -36,6 +36,7 @@ const { values } = parseArgs({
     rule: { type: "string", multiple: true, default: [] },
     suite: { type: "string", multiple: true, default: [] },
     "fit-rescue": { type: "boolean", default: false },
+    lost: { type: "boolean", default: false },
   },
 });
 const jsonl = <T>(file: string): T[] =>
@@ -201,6 +202,16 @@ console.log(`${values.label}, ${values.half} half: ${cases.length} cases with re
 console.log("| set | rule | irrelevance declined | exact without the step | exact with it | points lost |");
 console.log("|---|---|---|---|---|---|");
 for (const [name, list] of sets) if (list.length) for (const r of rules) console.log(row(name, list, r));
+if (values.lost)
+  for (const r of rules)
+    for (const c of cases.filter((x) =>
+      x.irrelevant ? !declines(r, x) : x.correct && !x.greedyDeclined && declines(r, x),
+    ))
+      console.log(
+        `${c.irrelevant ? "kept" : "lost"} by ${ruleText(r)}: ${c.id} relevance ${c.score.toFixed(3)} answer ${c.answer.toFixed(2)}` +
+          ` self-check ${c.selfCheck?.toFixed(2) ?? "–"} P(null) ${c.decline?.toFixed(3) ?? "–"}` +
+          ` ${c.grounded ? "grounded" : "not grounded"}`,
+      );
 
 if (values["fit-rescue"] && rules[0]) {
   // The revision (protocol step 2): the rescue that keeps the most live_simple calls while the shared set's

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { enumValues, groundedCall, proposalContext, verbatimShare } from "./proposal-context.js";
+import { listedValues, groundedCall, proposalContext, verbatimShare } from "./proposal-context.js";
 
 const tool = (name: string) => ({ name, description: name, parameters: { type: "object", properties: {} } });
 
@@ -47,20 +47,40 @@ describe("proposal context", () => {
     expect(groundedCall(question, { unit: true }, schema)).toBe(false);
   });
 
+  it("grounds a value the tool documents as its default, and a copied phrase with stray white space", () => {
+    // live_simple_48-21-0: the model fills the optional ranges with the defaults the schema states.
+    const schema = {
+      type: "object",
+      properties: {
+        style: { type: "string" },
+        abv_max: { type: "number", default: 12.5 },
+        note: { type: "string", default: "no  preference " },
+      },
+    };
+    const question = "Could you recommend a lager from Sierra Nevada?";
+    expect(groundedCall(question, { style: "lager", abv_max: 12.5 })).toBe(false);
+    expect(groundedCall(question, { style: "lager", abv_max: 12.5 }, schema)).toBe(true);
+    expect(groundedCall(question, { style: "lager", abv_max: 13 }, schema)).toBe(false);
+    expect(groundedCall(question, { style: "lager", note: "No preference" }, schema)).toBe(true);
+    // live_simple_123-79-0: the question copied with a trailing space; white space inside is squeezed too.
+    expect(groundedCall("analyze 'How does it look?' please", { q: "How does  it look? " })).toBe(true);
+    expect(groundedCall("analyze 'How does it look?' please", { q: "How does it feel?" })).toBe(false);
+  });
+
   it("reads any schema a tool or an MCP server sends without throwing: cycles, depth, odd enums (generated)", () => {
     const cyclic: Record<string, unknown> = { enum: ["a"] };
     cyclic.items = cyclic;
-    expect([...enumValues(cyclic)]).toEqual(["a"]);
+    expect([...listedValues(cyclic)]).toEqual(["a"]);
     let deep: unknown = { enum: ["bottom"] };
     for (let i = 0; i < 10_000; i++) deep = { items: deep };
-    expect(enumValues(deep).size).toBe(0); // past the depth bound: read as listing nothing
+    expect(listedValues(deep).size).toBe(0); // past the depth bound: read as listing nothing
     fc.assert(
       fc.property(
         fc.jsonValue({ maxDepth: 5 }),
         fc.string(),
         fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 2 })),
         (schema, question, args) => {
-          const listed = enumValues(schema);
+          const listed = listedValues(schema);
           for (const v of listed) expect(typeof v).toBe("string");
           // The schema only adds grounds: a call grounded without it stays grounded with it.
           if (groundedCall(question, args)) expect(groundedCall(question, args, schema)).toBe(true);

@@ -30,30 +30,44 @@ export function verbatimShare(input: string, args: Record<string, unknown> | und
 
 /**
  * Whether a call is grounded in its input: it has at least one string or number argument value and every one of
- * them occurs in `input` ({@link verbatimShare} 1) or, given the tool's argument schema, is one of the values an
- * `enum` in it lists. A model that makes up a call to a tool the task is not about invents its values; a call that
- * copies them from the question, or picks them from the tool's own list (a unit, a mode), is about the question
- * (measured on BFCL in docs/quality.md, "Questions worded unlike BFCL's").
+ * them occurs in `input` or, given the tool's argument schema, is one the schema lists ({@link listedValues}: an
+ * `enum`'s values, a property's `default`). Runs of white space count as one space and a value's ends are trimmed,
+ * so a copied phrase with a stray space is still copied. A model that makes up a call to a tool the task is not
+ * about invents its values; a call that copies them from the question, or picks them from the tool's own list (a
+ * unit, a mode, the default it documents), is about the question (measured on BFCL in docs/quality.md,
+ * "Questions worded unlike BFCL's").
  */
 export function groundedCall(
   input: string,
   args: Record<string, unknown> | undefined,
   schema?: unknown,
 ): boolean {
-  const text = input.toLowerCase();
-  const leaves = argumentLeaves(args);
+  const text = squeeze(input.toLowerCase());
+  const leaves = argumentLeaves(args).map(squeeze);
   // The schema is read only when a value is not in the text (most grounded calls copy every value).
   let listed: Set<string> | undefined;
   return (
     leaves.length > 0 &&
-    leaves.every((l) => text.includes(l) || (schema !== undefined && (listed ??= enumValues(schema)).has(l)))
+    leaves.every(
+      (l) => text.includes(l) || (schema !== undefined && (listed ??= listedValues(schema)).has(l)),
+    )
   );
 }
 
-/** Every value an `enum` lists anywhere in a JSON Schema, as {@link argumentLeaves} writes a value. */
-export function enumValues(schema: unknown): Set<string> {
+/** Runs of white space as one space, the ends trimmed. */
+const squeeze = (text: string): string => text.replace(/\s+/g, " ").trim();
+
+/**
+ * Every value a JSON Schema lists anywhere — each `enum`'s values and each `default` that is a string or a
+ * number — as {@link argumentLeaves} writes a value, white space squeezed as {@link groundedCall} compares it.
+ */
+export function listedValues(schema: unknown): Set<string> {
   const values = new Set<string>();
   const seen = new Set<object>();
+  const add = (v: unknown): void => {
+    const text = leafText(v);
+    if (text !== undefined) values.add(squeeze(text));
+  };
   const walk = (node: unknown, depth: number): void => {
     // A schema is the tool's, from a plan or an MCP server: bounded in depth and safe against cycles.
     if (node === null || typeof node !== "object" || depth > 32 || seen.has(node)) return;
@@ -63,11 +77,8 @@ export function enumValues(schema: unknown): Set<string> {
       return;
     }
     const record = node as Record<string, unknown>;
-    if (Array.isArray(record.enum))
-      for (const v of record.enum) {
-        const text = leafText(v);
-        if (text !== undefined) values.add(text);
-      }
+    if (Array.isArray(record.enum)) record.enum.forEach(add);
+    if ("default" in record) add(record.default);
     for (const [key, child] of Object.entries(record)) if (key !== "enum") walk(child, depth + 1);
   };
   walk(schema, 0);
