@@ -85,7 +85,7 @@ const cases: Case[] = [...records.values()].flatMap((r) => {
   return [
     {
       id: r.id,
-      set: r.id.startsWith("live_simple") ? ("live" as const) : ("shared" as const),
+      set: /^live_(simple|multiple)/.test(r.id) ? ("live" as const) : ("shared" as const),
       irrelevant: r.category.includes("irrelevance"),
       score: s.score,
       greedyDeclined: r.name === null || r.name === undefined,

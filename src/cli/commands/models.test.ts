@@ -57,7 +57,7 @@ describe("deputy models pull / list", () => {
       );
       // The measured settings a catalogued model brings to `local=NAME`, under its line.
       expect(catalogue.out).toMatch(
-        /^qwen2\.5-coder-1\.5b-instruct\t.*\n\tdefaults of local=qwen2\.5-coder-1\.5b-instruct: selfcheck=0\.6,relevance=encoder:/m,
+        /^qwen2\.5-coder-1\.5b-instruct\t.*\n\tdefaults of local=qwen2\.5-coder-1\.5b-instruct: selfcheck=0\.55,relevance=encoder:/m,
       );
       expect(listed.out).toMatch(
         /qwen\.gguf\t0 MB\t\S+\tlocal=qwen2\.5-coder-0\.5b-instruct \(defaults: relevance=encoder:/,

@@ -26,7 +26,7 @@ describe("local= with a catalogued model", () => {
     const { main, options } = parseSpecValue(expandCataloguedLocal(ONE_5B, dir));
     expect(main).toBe(file);
     expect(options).toEqual(parseSpecValue(`x,${measured}`).options);
-    expect(options).toMatchObject({ selfcheck: "0.6", sure: "0.5" });
+    expect(options).toMatchObject({ selfcheck: "0.55", sure: "0.5" });
     expect(options.relevance).toMatch(/^encoder:/);
   });
 
@@ -35,7 +35,7 @@ describe("local= with a catalogued model", () => {
     const { options } = parseSpecValue(
       expandCataloguedLocal(`${ONE_5B},decline=false,threads=1,relevance=false`, dir),
     );
-    expect(options).toMatchObject({ decline: "false", threads: "1", relevance: "false", selfcheck: "0.6" });
+    expect(options).toMatchObject({ decline: "false", threads: "1", relevance: "false", selfcheck: "0.55" });
   });
 
   it("says how to fetch a catalogued model that is not cached, in one error", () => {
