@@ -62,6 +62,6 @@ describe("local= with a catalogued model", () => {
   it.skipIf(!real)("knows a catalogued model's file by its digest, wherever it lies (real weights)", () => {
     expect(identify(real!)?.name).toBe("qwen2.5-coder-0.5b-instruct");
     const { options } = parseSpecValue(expandCataloguedLocal(`${real},threads=1`));
-    expect(options).toMatchObject({ threads: "1", relevance: "encoder:0.262/0.6@0.3", sure: "0.3" });
+    expect(options).toMatchObject({ threads: "1", relevance: "encoder:0.262/0.45@0.3", sure: "0.3" });
   });
 });
