@@ -43,9 +43,9 @@ export const MODEL_CATALOGUE: readonly CatalogueModel[] = [
     goodAt: "the model measured in docs/quality.md",
     pip: "qwen2.5-coder-0.5b-instruct",
     // The relevance step, asking below its threshold (sure=0.3; a value an enum lists counts as grounded), its
-    // second look only below 0.45 (was 0.6): real users' calls lost 4 of 307 at 0.6 over live_simple and 60 of
-    // live_multiple, 1 at 0.45 (development data by then); BFCL's irrelevance declined 62 % / 67 % (shared set,
-    // fresh holdout; 69 % / 68 % at 0.6). Measured once on fresh cases: bench/results/live-multiple-b/.
+    // second look only below 0.45 (was 0.6). In-sample (development data by then): real users' calls lost 4 of 307
+    // at 0.6 over live_simple and 60 of live_multiple, 1 at 0.45; BFCL's irrelevance declined 62 % / 67 % (shared
+    // set, fresh holdout; 69 % / 68 % at 0.6). Measured once on fresh cases: bench/results/live-multiple-b/.
     settings: "relevance=encoder:0.262/0.45@0.3,sure=0.3",
     digest: {
       sha256: "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
@@ -62,8 +62,8 @@ export const MODEL_CATALOGUE: readonly CatalogueModel[] = [
     // The self-check and the relevance step, asking below its threshold (sure=0.5). With the self-check at 0.6
     // real users' calls lost on live_simple: 2.1 points (report half), 4.0 and 5.2 on two fresh samples — most of
     // them grounded calls the check scored 0.56–0.59 (bench/results/live-simple*/). At 0.55, on all 257 of
-    // live_simple (development data by then): 3 calls lost instead of 6; BFCL's irrelevance declined 66 / 84 /
-    // 73 % (shared set, two holdouts; 68 / 86 / 73 % at 0.6). Measured on live_multiple in
+    // live_simple (in-sample: development data by then): 3 calls lost instead of 6; BFCL's irrelevance declined
+    // 66 / 84 / 73 % (shared set, two holdouts; 68 / 86 / 73 % at 0.6). Measured on live_multiple in
     // bench/results/live-multiple/ and live-multiple-b/ (no call lost on either).
     settings: "selfcheck=0.55,relevance=encoder:0.262/0.6@0.2,sure=0.5",
     digest: {
